@@ -1,0 +1,14 @@
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+
+
+@tf.function
+def infer(x):
+    return model(x, training=False)
+
+
+@tf.function(jit_compile=False)
+def infer_quiet(x):
+    y = model(x, training=False)
+    return y * 2.0

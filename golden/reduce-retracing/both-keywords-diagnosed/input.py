@@ -1,0 +1,6 @@
+import tensorflow as tf
+
+
+@tf.function(experimental_relax_shapes=True, reduce_retracing=False)
+def a(x):
+    return x

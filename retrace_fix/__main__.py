@@ -1,0 +1,3 @@
+from retrace_fix.cli import main
+
+main()

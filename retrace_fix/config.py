@@ -1,0 +1,86 @@
+"""``[tool.retrace-fix]`` in pyproject.toml: select, ignore, exclude, unsafe-fixes."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KNOWN_KEYS = {"select", "ignore", "exclude", "unsafe-fixes", "unsafe_fixes"}
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used (reported, exit 2)."""
+
+
+@dataclass
+class Config:
+    path: Path | None = None
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    unsafe_fixes: bool = False
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent if self.path else Path.cwd()
+
+
+def find_config(start: Path) -> Path | None:
+    """Nearest pyproject.toml with a ``[tool.retrace-fix]`` table, from ``start`` upwards."""
+    for directory in [start, *start.parents]:
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if "retrace-fix" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(path: Path | None) -> Config:
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc})") from None
+    table = data.get("tool", {}).get("retrace-fix", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.retrace-fix] must be a table")
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key `{unknown[0]}` in [tool.retrace-fix]")
+    config = Config(path=path)
+    config.select = _codes(table, "select", path) if "select" in table else None
+    config.ignore = _codes(table, "ignore", path) or []
+    config.exclude = _strings(table, "exclude", path)
+    unsafe = table.get("unsafe-fixes", table.get("unsafe_fixes", False))
+    if not isinstance(unsafe, bool):
+        raise ConfigError(f"{path}: `unsafe-fixes` must be true or false")
+    config.unsafe_fixes = unsafe
+    return config
+
+
+def _strings(table: dict, key: str, path: Path) -> list[str]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of strings")
+    return value
+
+
+def _codes(table: dict, key: str, path: Path) -> list[str]:
+    return [c.strip().upper() for c in _strings(table, key, path) if c.strip()]

@@ -1,0 +1,175 @@
+"""Which files a run looks at: paths, .gitignore, excludes, project roots.
+
+* A file named on the command line is always processed (if it is a Python file).
+* A directory is walked: ``*.py`` files, not following symbolic links (no loops,
+  nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
+  directories, every ``.gitignore`` on the way (from the repository root down)
+  and the ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+DEFAULT_EXCLUDED_DIRS = frozenset(
+    {
+        ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+        ".mypy_cache", ".nox", ".pants.d", ".pytest_cache", ".pytype", ".ruff_cache",
+        ".svn", ".tox", ".venv", ".retrace", "__pycache__", "__pypackages__", "_build",
+        "buck-out", "node_modules", "site-packages", "venv",
+    }
+)
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+class DiscoveryError(Exception):
+    """A path named on the command line does not exist (reported, exit 2)."""
+
+
+@dataclass
+class Discovered:
+    files: list[Path] = field(default_factory=list)  # absolute, sorted by display path
+    problems: list[str] = field(default_factory=list)  # "path: reason" for skipped named paths
+
+
+def find_project_root(path: Path) -> Path:
+    """The nearest ancestor holding ``.git`` (a repository root), else the current directory."""
+    start = path if path.is_dir() else path.parent
+    for candidate in [start, *start.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return Path.cwd().resolve()
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """Path relative to the current directory where possible (POSIX separators)."""
+    cwd = cwd or Path.cwd()
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+class _IgnoreRules:
+    """``.gitignore`` files (cached per directory) plus extra exclude patterns."""
+
+    def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:
+        # excludes: (base directory, patterns) pairs; patterns are gitignore-style
+        self._extra = [(base, pathspec.GitIgnoreSpec.from_lines(pats)) for base, pats in excludes if pats]
+        self._gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+
+    def _spec_for(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+        if directory not in self._gitignores:
+            spec = None
+            gitignore = directory / ".gitignore"
+            try:
+                if gitignore.is_file():
+                    spec = pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
+            except OSError:
+                spec = None
+            self._gitignores[directory] = spec
+        return self._gitignores[directory]
+
+    def ignored(self, path: Path, is_dir: bool, gitignore_dirs: list[Path]) -> bool:
+        for base, spec in self._extra:
+            if _matches(spec, path, base, is_dir):
+                return True
+        for directory in gitignore_dirs:
+            spec = self._spec_for(directory)
+            if spec is not None and _matches(spec, path, directory, is_dir):
+                return True
+        return False
+
+
+def _matches(spec: pathspec.GitIgnoreSpec, path: Path, base: Path, is_dir: bool) -> bool:
+    try:
+        rel = path.relative_to(base).as_posix()
+    except ValueError:
+        return False
+    if is_dir:
+        rel += "/"
+    return spec.match_file(rel)
+
+
+def _gitignore_chain(directory: Path, repo_root: Path | None) -> list[Path]:
+    """Directories from the repository root down to ``directory`` (their .gitignore files apply)."""
+    if repo_root is None:
+        return [directory]
+    chain = []
+    current = directory
+    while True:
+        chain.append(current)
+        if current == repo_root or current.parent == current:
+            break
+        current = current.parent
+    return list(reversed(chain))
+
+
+def _repo_root(directory: Path) -> Path | None:
+    for candidate in [directory, *directory.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
+    """Expand command-line paths to the Python files to process."""
+    rules = _IgnoreRules(excludes)
+    result = Discovered()
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        key = Path(os.path.realpath(path))
+        if key not in seen:
+            seen.add(key)
+            result.files.append(path)
+
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists() and not path.is_symlink():
+            raise DiscoveryError(f"{raw}: no such file or directory")
+        absolute = Path(os.path.abspath(path))
+        if absolute.is_file():
+            if absolute.suffix in PYTHON_SUFFIXES:
+                add(absolute)
+            else:
+                result.problems.append(f"{raw}: not a Python file (skipped)")
+            continue
+        if not absolute.is_dir():
+            result.problems.append(f"{raw}: not a regular file or directory (skipped)")
+            continue
+        repo_root = _repo_root(absolute)
+        for dirpath, dirnames, filenames in os.walk(absolute, onerror=_walk_error(result)):
+            directory = Path(dirpath)
+            chain = _gitignore_chain(directory, repo_root)
+            kept = []
+            for name in sorted(dirnames):
+                sub = directory / name
+                if name in DEFAULT_EXCLUDED_DIRS or sub.is_symlink():
+                    continue
+                if rules.ignored(sub, True, chain):
+                    continue
+                kept.append(name)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                if not name.endswith(PYTHON_SUFFIXES):
+                    continue
+                file_path = directory / name
+                if file_path.is_symlink():
+                    continue  # never follow a link out of the tree
+                if rules.ignored(file_path, False, chain):
+                    continue
+                add(file_path)
+    result.files.sort(key=lambda p: display_path(p))
+    return result
+
+
+def _walk_error(result: Discovered):
+    def onerror(error: OSError) -> None:
+        result.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
+
+    return onerror

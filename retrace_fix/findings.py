@@ -1,0 +1,73 @@
+"""Finding / tier types shared by the codemods, the engine and every output format."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+
+
+class Tier(str, enum.Enum):
+    """How far a fix may be trusted; decided per site, not per codemod."""
+
+    SAFE = "safe"  # applied by default: behaviour preserved for every call the code/traces show
+    UNSAFE = "unsafe"  # needs --unsafe-fixes: may change behaviour for unseen inputs
+    DIAGNOSTIC = "diagnostic"  # never edits: explains what to do by hand
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One site a codemod looked at and has something to say about.
+
+    ``applied`` is True when the codemod edited the site in this run; a fixable
+    finding that was not applied (unsafe tier without ``--unsafe-fixes``,
+    suppressed, or ``--check``) keeps ``applied`` False.
+    """
+
+    code: str
+    message: str
+    tier: Tier
+    line: int
+    column: int = 0
+    path: str = ""
+    applied: bool = False
+    reason: str = ""  # for unsafe fixes: why the fix may change behaviour
+
+    @property
+    def fixable(self) -> bool:
+        return self.tier is not Tier.DIAGNOSTIC
+
+    def with_path(self, path: str) -> "Finding":
+        return Finding(**{**asdict(self), "tier": self.tier, "path": path})
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["tier"] = self.tier.value
+        data["fixable"] = self.fixable
+        return data
+
+
+@dataclass
+class FileResult:
+    """What the engine learned about one file."""
+
+    path: str  # as displayed: relative to the current directory where possible
+    original: str | None = None  # decoded text (None when the file could not be read)
+    fixed: str | None = None  # decoded text after fixes (== original when nothing changed)
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None  # "path:line: reason" style message when the file was skipped
+    encoding: str = "utf-8"
+    skipped: bool = False  # prefilter decided the file cannot contain a target
+
+    @property
+    def changed(self) -> bool:
+        return self.error is None and self.fixed is not None and self.fixed != self.original
+
+    @property
+    def applied_count(self) -> int:
+        return sum(1 for f in self.findings if f.applied)

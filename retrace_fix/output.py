@@ -1,0 +1,131 @@
+"""Rendering: diffs, findings, the summary line; text (coloured only on a terminal) and JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO
+
+from retrace_fix.engine import RunResult
+from retrace_fix.findings import FileResult, Finding, Tier
+from retrace_fix.patching import unified_diff
+
+JSON_SCHEMA_VERSION = 1
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def file_diff(result: FileResult) -> str:
+    if not result.changed:
+        return ""
+    return unified_diff(result.original or "", result.fixed or "", result.path)
+
+
+def finding_line(finding: Finding) -> str:
+    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies)."""
+    mark = " [*]" if finding.applied else ""
+    text = f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
+    if finding.reason:
+        text += f" (unsafe: {finding.reason})"
+    return text
+
+
+def summary_line(run: RunResult, mode: str) -> str:
+    changed = sum(1 for f in run.files if f.changed)
+    fixes = sum(f.applied_count for f in run.files)
+    diagnostics = sum(1 for r in run.files for f in r.findings if f.tier is Tier.DIAGNOSTIC)
+    hidden = sum(1 for r in run.files for f in r.findings if f.fixable and not f.applied)
+    errors = len(run.errors)
+    if mode == "fix":
+        head = f"{_plural(changed, 'file')} changed, {_plural(fixes, 'fix')} applied"
+    else:
+        head = f"{_plural(changed, 'file')} would change, {_plural(fixes, 'fix')} available"
+    head = head.replace("fixs", "fixes")
+    line = f"{head}, {_plural(diagnostics, 'diagnostic')}, {_plural(errors, 'error')}"
+    if hidden:
+        line += f" ({_plural(hidden, 'fix').replace('fixs', 'fixes')} not applied: unsafe or suppressed; see --unsafe-fixes)"
+    return line
+
+
+def write_diffs(run: RunResult, out: IO[str], color: bool) -> None:
+    for result in run.files:
+        diff = file_diff(result)
+        if not diff:
+            continue
+        if color:
+            _write_colored_diff(diff, out)
+        else:
+            out.write(diff)
+
+
+def _write_colored_diff(diff: str, out: IO[str]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True)
+    for line in diff.splitlines():
+        style = None
+        if line.startswith(("---", "+++")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        console.print(Text(line, style=style or ""))
+
+
+def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False) -> None:
+    for finding in run.findings:
+        if only_unapplied and finding.applied:
+            continue
+        out.write(finding_line(finding) + "\n")
+
+
+def write_errors(run: RunResult, err: IO[str]) -> None:
+    for message in run.errors:
+        err.write(f"error: {message}\n")
+
+
+def to_json(run: RunResult, mode: str, include_diff: bool) -> str:
+    files = []
+    for result in run.files:
+        if not (result.findings or result.error or result.changed):
+            continue
+        entry: dict = {
+            "path": result.path,
+            "changed": result.changed,
+            "findings": [f.to_json() for f in result.findings],
+            "error": result.error,
+        }
+        if include_diff:
+            entry["diff"] = file_diff(result)
+        files.append(entry)
+    payload = {
+        "version": JSON_SCHEMA_VERSION,
+        "mode": mode,
+        "files": files,
+        "summary": {
+            "files_scanned": len(run.files),
+            "files_changed": sum(1 for f in run.files if f.changed),
+            "fixes": sum(f.applied_count for f in run.files),
+            "diagnostics": sum(1 for r in run.files for f in r.findings if f.tier is Tier.DIAGNOSTIC),
+            "errors": len(run.errors),
+            "text": summary_line(run, mode),
+        },
+    }
+    return json.dumps(payload, indent=2, sort_keys=False) + "\n"
+
+
+def stream_is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def stdout() -> IO[str]:
+    return sys.stdout

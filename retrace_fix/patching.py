@@ -1,0 +1,71 @@
+"""Unified diffs (difflib) and atomic writes.
+
+Diffs use git's ``a/`` and ``b/`` prefixes so that they apply with ``git apply``
+or ``patch -p1`` as well as with ``retrace-fix apply``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
+    """A unified diff of two texts of the file at display path ``path`` ('' when equal)."""
+    if old == new:
+        return ""
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    out: list[str] = []
+    for line in difflib.unified_diff(
+        old_lines, new_lines, f"a/{path}", f"b/{path}", n=context
+    ):
+        if line.endswith("\n"):
+            out.append(line)
+        else:  # last line of a file without a trailing newline
+            out.append(line + "\n")
+            out.append(NO_NEWLINE)
+    return "".join(out)
+
+
+def atomic_write(path: Path, data: bytes, expected_old: bytes | None = None) -> None:
+    """Replace ``path``'s content with ``data`` via a temporary file and ``os.replace``.
+
+    Keeps the file's permission bits; writes through a symbolic link to its
+    target.  With ``expected_old``, refuses (``FileChangedError``) when the file
+    no longer holds those bytes (it changed while we were working on it).
+    """
+    target = Path(os.path.realpath(path))
+    if not os.access(target, os.W_OK):
+        raise FileChangedError("file is read-only; not written")
+    if expected_old is not None:
+        try:
+            current = target.read_bytes()
+        except OSError as exc:
+            raise FileChangedError(f"cannot re-read before writing ({exc.strerror})") from None
+        if current != expected_old:
+            raise FileChangedError("changed on disk during the run; not written")
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".retrace-tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        raise
+
+
+class FileChangedError(Exception):
+    """Writing is refused: the file changed on disk since it was read, or it is read-only."""

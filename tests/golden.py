@@ -1,0 +1,95 @@
+"""Golden cases: ``golden/<codemod-name>/<case>/``.
+
+Each case holds
+
+* ``input.py`` — the code before;
+* ``expected.py`` — the code after (equal to ``input.py`` when it must not change);
+* ``findings.txt`` — every finding, one per line: ``LINE:COL: CODE[ [*]] [tier] message``
+  (``[*]`` = the fix was applied);
+* optional ``case.toml`` — ``unsafe-fixes = true``, ``select = [...]`` (default:
+  the codes of the codemod the directory is named after);
+* optional ``traces.json`` — recorded traces, keyed by file ``input.py``;
+* optional ``drive.py`` — a program that imports the case's module and prints
+  results (executed before and after by the semantic tests).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from codemods import REGISTRY
+from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.findings import FileResult, Finding
+
+GOLDEN_ROOT = Path(__file__).resolve().parent.parent / "golden"
+
+
+@dataclass
+class GoldenCase:
+    directory: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.directory.parent.name}/{self.directory.name}"
+
+    @property
+    def codemod_name(self) -> str:
+        return self.directory.parent.name
+
+    def settings(self) -> dict:
+        path = self.directory / "case.toml"
+        return tomllib.loads(path.read_text()) if path.exists() else {}
+
+    def options(self) -> RunOptions:
+        settings = self.settings()
+        select = settings.get("select")
+        if select is None:
+            matching = [c for c in REGISTRY if c.NAME == self.codemod_name]
+            assert matching, f"golden/{self.codemod_name}: no codemod with that NAME"
+            cls = matching[0]
+            select = [cls.CODE, *getattr(cls, "EXTRA_CODES", {})]
+        traces = None
+        if (self.directory / "traces.json").exists():
+            from retrace_fix.traces.model import load_trace_files
+
+            traces = load_trace_files([str(self.directory / "traces.json")])
+        return RunOptions(
+            select=tuple(select),
+            ignore=tuple(settings.get("ignore", ())),
+            unsafe_fixes=bool(settings.get("unsafe-fixes", False)),
+            traces=traces,
+        )
+
+    def run_on(self, source: Path, workdir: Path) -> FileResult:
+        """Run the engine on ``source`` copied to ``workdir/input.py`` (so traces match)."""
+        target = workdir / "input.py"
+        if source.resolve() != target.resolve():
+            shutil.copyfile(source, target)
+        job = FileJob(path=target, display="input.py", relpath="input.py")
+        return process_file(job, self.options())
+
+
+def discover_cases() -> list[GoldenCase]:
+    return [
+        GoldenCase(case)
+        for codemod_dir in sorted(GOLDEN_ROOT.iterdir())
+        if codemod_dir.is_dir()
+        for case in sorted(codemod_dir.iterdir())
+        if (case / "input.py").exists()
+    ]
+
+
+def render_findings(findings: list[Finding]) -> str:
+    lines = []
+    for f in findings:
+        mark = " [*]" if f.applied else ""
+        lines.append(f"{f.line}:{f.column + 1}: {f.code}{mark} [{f.tier.value}] {f.message}")
+    return "".join(line + "\n" for line in lines)
