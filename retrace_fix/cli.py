@@ -17,8 +17,12 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-import click
 import typer
+
+try:  # typer >= 0.24 vendors its own click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click import exceptions as click_exceptions
 
 from retrace_fix import __version__
 
@@ -202,16 +206,13 @@ def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelp as exc:  # pragma: no cover - click < 8.2
-        typer.echo(exc.format_message(), err=True)
-        code = EXIT_ERROR
-    except click.UsageError as exc:
+    except click_exceptions.UsageError as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
-    except click.exceptions.Abort:
+    except click_exceptions.Abort:
         typer.echo("retrace-fix: interrupted", err=True)
         code = 130
-    except click.ClickException as exc:
+    except click_exceptions.ClickException as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
     except KeyboardInterrupt:

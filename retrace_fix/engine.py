@@ -8,12 +8,14 @@ contain a target (no trigger text, no recorded traces) are never parsed.
 
 from __future__ import annotations
 
+import ast
 import io
 import multiprocessing
 import os
 import sys
 import tokenize
 import traceback
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,7 +117,13 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
     codemods = selected_codemods(options)
     has_traces = options.traces is not None and _traces_mention(options.traces, job.relpath)
     if not might_contain_target(data, codemods, has_traces):
+        # Nothing to rewrite, but a file that does not parse is still reported;
+        # CPython's own parser is an order of magnitude cheaper than LibCST's.
         result.skipped = True
+        syntax_error = quick_syntax_check(text)
+        if syntax_error is not None:
+            line, column, message = syntax_error
+            result.error = f"{job.display}:{line}:{column}: {PARSE_ERROR_PREFIX}: {message}"
         return result
     try:
         tree = cst.parse_module(text)
@@ -157,6 +165,19 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
     result.fixed = new_text
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     return result
+
+
+def quick_syntax_check(text: str) -> tuple[int, int, str] | None:
+    """(line, column, message) of the first syntax error CPython finds, else None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(text)
+        except SyntaxError as exc:
+            return exc.lineno or 1, exc.offset or 1, exc.msg
+        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+            return 1, 1, str(exc) or type(exc).__name__
+    return None
 
 
 def _traces_mention(traces: Any, relpath: str) -> bool:
