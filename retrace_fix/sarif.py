@@ -45,7 +45,6 @@ from retrace_fix.findings import FileResult, Finding, Tier
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-INFORMATION_URI = "https://github.com/retrace-fix/retrace-fix"
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -327,7 +326,6 @@ def sarif_log(result: RunResult) -> dict:
                 "name": "retrace-fix",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
                 "rules": rules,
             }
         },
