@@ -1,0 +1,179 @@
+"""``retrace-fix report --plot FILE.png``: traces per function as a bar chart (matplotlib).
+
+One horizontal bar per tf.function, most costly on top (the report's order):
+
+* grey — the first trace (unavoidable);
+* red — retraces: distinct traces after the first (new shapes, dtypes, Python
+  values or objects; ``retrace-fix report`` says which argument changed);
+* orange — identical traces repeated, i.e. the tf.function object was created
+  again (in a loop, per call, per model instance);
+
+with the number of calls written after each bar.  When the reports carry the
+time spent tracing (a ``trace_seconds`` attribute on the report objects), a
+second panel shows it per function.
+
+matplotlib is an optional dependency (``pip install 'retrace-fix[plot]'``).
+The chart is drawn on an Agg canvas without pyplot, so it touches no global
+matplotlib state and needs no display.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+try:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+except ImportError as exc:  # pragma: no cover - exercised by the missing-matplotlib test
+    raise ImportError("matplotlib is not installed; pip install 'retrace-fix[plot]'") from exc
+
+MAX_FUNCTIONS = 30
+FIRST_COLOR = "#9e9e9e"
+RETRACE_COLOR = "#d62728"
+REPEAT_COLOR = "#ff7f0e"
+TIME_COLOR = "#1f77b4"
+
+
+@dataclass(frozen=True)
+class PlotRow:
+    """What one bar shows."""
+
+    label: str
+    first: int  # 1 when the function traced at all
+    retraces: int  # distinct traces after the first
+    repeats: int  # identical traces again (the tf.function was re-created)
+    calls: int
+    seconds: float | None  # time spent tracing, when recorded
+
+    @property
+    def total(self) -> int:
+        return self.first + self.retraces + self.repeats
+
+
+def _label(report: Any, width: int = 48) -> str:
+    qualname = str(report.qualname)
+    where = f"{report.file}:{report.firstlineno}"
+    text = f"{qualname}  ({where})"
+    if len(text) > width:
+        keep = width - len(qualname) - 5
+        if keep > 8:
+            text = f"{qualname}  (…{where[-keep:]})"
+        else:
+            text = qualname if len(qualname) <= width else "…" + qualname[-(width - 1) :]
+    return text
+
+
+def plot_rows(reports: Sequence[Any], limit: int = MAX_FUNCTIONS) -> tuple[list[PlotRow], int]:
+    """The bars to draw (report order, at most ``limit``) and how many functions were left out."""
+    rows = []
+    for report in list(reports)[:limit]:
+        distinct = int(report.traces)
+        total = int(getattr(report, "total_traces", distinct))
+        seconds = getattr(report, "trace_seconds", None)
+        rows.append(
+            PlotRow(
+                label=_label(report),
+                first=1 if distinct else 0,
+                retraces=max(0, distinct - 1),
+                repeats=max(0, total - distinct),
+                calls=int(report.calls),
+                seconds=float(seconds) if seconds is not None else None,
+            )
+        )
+    return rows, max(0, len(reports) - limit)
+
+
+def _plural(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
+def build_figure(reports: Sequence[Any]) -> Figure:
+    """The chart as a matplotlib Figure (not yet saved)."""
+    rows, left_out = plot_rows(reports)
+    timed = any(row.seconds is not None for row in rows)
+    height = max(2.6, 1.5 + 0.42 * len(rows))
+    figure = Figure(figsize=(12.5 if timed else 10, height), dpi=110, layout="constrained")
+    FigureCanvasAgg(figure)
+    if not rows:
+        axes = figure.add_subplot()
+        axes.axis("off")
+        axes.text(0.5, 0.5, "no tf.function traces recorded", ha="center", va="center", fontsize=13)
+        return figure
+
+    if timed:
+        axes, time_axes = figure.subplots(1, 2, sharey=True, width_ratios=[3, 1.4])
+    else:
+        axes, time_axes = figure.add_subplot(), None
+    positions = list(range(len(rows)))
+    first = [r.first for r in rows]
+    retraces = [r.retraces for r in rows]
+    repeats = [r.repeats for r in rows]
+    axes.barh(positions, first, color=FIRST_COLOR, label="first trace")
+    axes.barh(positions, retraces, left=first, color=RETRACE_COLOR, label="retraces (an argument changed)")
+    axes.barh(
+        positions,
+        repeats,
+        left=[a + b for a, b in zip(first, retraces)],
+        color=REPEAT_COLOR,
+        label="identical traces again (tf.function re-created)",
+    )
+    longest = max(r.total for r in rows)
+    for position, row in zip(positions, rows):
+        axes.text(
+            row.total + longest * 0.01 + 0.05,
+            position,
+            f"{_plural(row.total, 'trace')}, {_plural(row.calls, 'call')}",
+            va="center",
+            fontsize=9,
+        )
+    axes.set_yticks(positions, [r.label for r in rows], fontsize=9)
+    axes.set_ylim(len(rows) - 0.5, -0.5)  # most costly on top, no padding rows
+    axes.set_xlim(0, longest * 1.35 + 1)
+    axes.set_xlabel("traces")
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.grid(axis="x", alpha=0.3)
+    axes.set_axisbelow(True)
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+    figure.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    total = sum(r.total for r in rows)
+    beyond = sum(r.retraces + r.repeats for r in rows)
+    title = f"tf.function traces per function: {_plural(total, 'trace')}, {beyond} beyond the first"
+    if left_out:
+        title += f" (top {len(rows)} shown, {left_out} more)"
+    figure.suptitle(title, x=0.01, ha="left", fontsize=11)
+    if time_axes is not None:
+        axes.set_title("traces", loc="left", fontsize=10)
+
+    if time_axes is not None:
+        seconds = [r.seconds or 0.0 for r in rows]
+        time_axes.barh(positions, seconds, color=TIME_COLOR)
+        for position, row in zip(positions, rows):
+            if row.seconds is not None:
+                time_axes.text(row.seconds, position, f" {row.seconds:.2f} s", va="center", fontsize=9)
+        time_axes.set_xlabel("seconds spent tracing")
+        time_axes.set_xlim(0, max(seconds) * 1.45 or 1)
+        time_axes.set_title("time spent tracing", loc="left", fontsize=10)
+        time_axes.grid(axis="x", alpha=0.3)
+        time_axes.set_axisbelow(True)
+        time_axes.tick_params(axis="y", left=False)
+        for side in ("top", "right"):
+            time_axes.spines[side].set_visible(False)
+    return figure
+
+
+def write_plot(reports: Sequence[Any], path: str | os.PathLike) -> None:
+    """Write the chart of ``reports`` (from :func:`retrace_fix.traces.report.build_report`) to ``path``.
+
+    The format follows the file's extension (``.png``, ``.svg``, ``.pdf``; PNG
+    when there is none matplotlib knows).
+    """
+    figure = build_figure(reports)
+    suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    fmt = suffix if suffix in figure.canvas.get_supported_filetypes() else "png"
+    figure.savefig(path, format=fmt)
+
+
+__all__ = ["write_plot", "build_figure", "plot_rows", "PlotRow"]
