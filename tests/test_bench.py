@@ -1,0 +1,400 @@
+"""``retrace-fix bench`` without TensorFlow: arguments, copies, comparisons, verdicts, exit codes.
+
+The programs benchmarked here are plain Python (fast); the runs under real
+TensorFlow are in ``test_bench_tf.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from retrace_fix.bench import (
+    BenchReport,
+    BenchRequest,
+    FixSummary,
+    RunRecord,
+    TextOutput,
+    compare_text,
+    compare_values,
+    function_rows,
+    judge,
+    load_output,
+    map_command,
+    render,
+    run_bench,
+    stdout_matches,
+)
+
+RELAX_SRC = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+
+    @tf.function(experimental_relax_shapes=True)
+    def total(x):
+        return tf.reduce_sum(x)
+    """
+)
+# Plain Python: prints numbers; never imports the TF module above.
+DRIVE_SRC = textwrap.dedent(
+    """\
+    import json
+    values = [i * 0.1 for i in range(5)]
+    print("result", sum(values))
+    with open("out.json", "w") as handle:
+        json.dump({"values": values}, handle)
+    """
+)
+# Its output depends on the source text of relax.py, so the (correct) rename fix changes it.
+SOURCE_SENSITIVE_DRIVE = 'print("size", len(open("relax.py").read()))\n'
+
+
+def tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_in_process(*args: str, cwd: Path, monkeypatch, capsys) -> tuple[int, str, str]:
+    """``retrace-fix bench ARGS`` through the real CLI entry point, in this process."""
+    from retrace_fix.cli import main
+
+    monkeypatch.chdir(cwd)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", *args])
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
+    return subprocess.run(
+        [sys.executable, "-m", "retrace_fix", "bench", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "relax.py").write_text(RELAX_SRC)
+    (root / "drive.py").write_text(DRIVE_SRC)
+    (root / ".venv").mkdir()
+    (root / ".venv" / "big.bin").write_bytes(b"x" * 10)
+    return root
+
+
+# --------------------------------------------------------------------------- end to end (CLI)
+
+
+def test_cli_fixes_a_copy_runs_both_and_leaves_the_tree_alone(project: Path):
+    before = tree_hash(project)
+    result = run_cli("--runs", "2", "--compare", "out.json", "--compare-stdout", "^result", "--format", "json",
+                     "--", sys.executable, "drive.py", cwd=project)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["format"] == "retrace-fix-bench"
+    assert report["fixes"]["by_code"] == {"RTF004": 1}
+    assert report["fixes"]["files_changed"] == ["relax.py"]
+    assert "+@tf.function(reduce_retracing=True)" in report["fixes"]["diff"]
+    assert [r["side"] for r in report["run_details"]] == ["before", "before", "after", "after"]
+    assert all(r["ok"] and r["exit_code"] == 0 for r in report["run_details"])
+    assert report["outputs"] == {"compared": ["out.json", "stdout /^result/"], "equal": True, "differences": []}
+    assert report["traces"] == {"before": 0, "after": 0}
+    assert report["timing"]["wall_s"]["before"]["values"] and report["timing"]["program_s"]["after"]["median"] >= 0
+    assert report["status"] == "ok" and report["exit_code"] == 0
+    assert "no tf.function traces were recorded" in " ".join(report["notes"])
+    assert tree_hash(project) == before
+    assert not (project / "out.json").exists()
+
+
+def test_cli_exit_1_when_the_fix_changes_outputs(project: Path):
+    (project / "drive.py").write_text(SOURCE_SENSITIVE_DRIVE)
+    before = tree_hash(project)
+    result = run_cli("--runs", "1", "--compare-stdout", r"size (\d+)", "--", sys.executable, "drive.py", cwd=project)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAIL: outputs differ" in result.stdout
+    assert "113 before, 104 after" in result.stdout
+    assert tree_hash(project) == before
+
+
+def test_cli_text_table_and_markdown(project: Path):
+    result = run_cli("--runs", "1", "--format", "markdown", "--", sys.executable, "drive.py", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "| tf.function | traces before | traces after | calls |" in result.stdout
+    assert "| wall time of CMD |" in result.stdout
+    assert "✅ **OK: 1 fix in 1 file" in result.stdout
+    assert "```diff" in result.stdout
+
+
+def test_text_report_and_quiet(project: Path, monkeypatch, capsys):
+    code, out, err = run_in_process("--runs", "1", "-q", "--", sys.executable, "drive.py", cwd=project,
+                                    monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and err == ""
+    assert "time (median, min–max)" in out and "OK: 1 fix in 1 file" in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((), "no command given"),
+        (("--",), "no command given"),
+        (("--runs", "0", "--", "python", "x.py"), "--runs must be at least 1"),
+        (("--rtol", "-1", "--", "python", "x.py"), "--rtol must be"),
+        (("--format", "html", "--", "python", "x.py"), "--format must be one of"),
+        (("--compare-stdout", "(", "--", "python", "x.py"), "invalid regular expression"),
+        (("--compare", "/elsewhere/out.npy", "--", "python", "x.py"), "outside the project"),
+        (("--select", "RTF999", "--", "python", "x.py"), "unknown code `RTF999`"),
+        (("--traces", "missing.json", "--", "python", "x.py"), "missing.json"),
+        (("--timeout", "0", "--", "python", "x.py"), "--timeout must be positive"),
+    ],
+)
+def test_cli_bad_arguments_exit_2(project: Path, args, message, monkeypatch, capsys):
+    before = tree_hash(project)
+    code, out, err = run_in_process(*args, cwd=project, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2, out + err
+    assert message in err
+    assert tree_hash(project) == before
+
+
+def test_cli_compare_that_compares_nothing_is_a_usage_error(project: Path, monkeypatch, capsys):
+    args = ("--runs", "1", "--compare", "never.npy", "--", sys.executable, "drive.py")
+    code, _out, err = run_in_process(*args, cwd=project, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2
+    assert "--compare never.npy: the original run did not write this file" in err
+    args = ("--runs", "1", "--compare-stdout", "^nomatch", "--", sys.executable, "drive.py")
+    code, _out, err = run_in_process(*args, cwd=project, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2
+    assert "matched no line of the original's output" in err
+
+
+def test_cli_nothing_to_fix_does_not_run(tmp_path: Path, monkeypatch, capsys):
+    (tmp_path / "drive.py").write_text("raise SystemExit(3)\n")
+    code, out, _err = run_in_process("--", sys.executable, "drive.py", cwd=tmp_path, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "nothing to fix with these options" in out
+
+
+def test_cli_missing_program_is_reported_per_run(project: Path, monkeypatch, capsys):
+    code, out, _err = run_in_process("--runs", "1", "--", "no-such-program-retrace-fix", cwd=project,
+                                     monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 1
+    assert "cannot run no-such-program-retrace-fix" in out
+    assert "nothing could be validated" in out
+
+
+# --------------------------------------------------------------------------- in process, custom fixers
+
+
+def _rewriting_fixer(old: str, new: str, filename: str = "drive.py"):
+    def fix(before_root: Path, after_root: Path, project_root: Path) -> FixSummary:
+        path = after_root / filename
+        path.write_text(path.read_text().replace(old, new))
+        return FixSummary(files_changed=[filename], applied=Counter({"RTF999": 1}))
+
+    return fix
+
+
+def test_broken_fixer_changing_a_results_file_exits_1(project: Path, monkeypatch):
+    monkeypatch.chdir(project)
+    out, err = io.StringIO(), io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, compare=["out.json"], quiet=True)
+    code = run_bench(request, fixer=_rewriting_fixer("i * 0.1", "i * 0.2"), out=out, err=err)
+    assert code == 1, out.getvalue() + err.getvalue()
+    assert "FAIL: outputs differ (out.json['values'][1]: 0.1 before, 0.2 after)" in out.getvalue()
+
+
+def test_fixed_version_failing_exits_1(project: Path, monkeypatch):
+    monkeypatch.chdir(project)
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, quiet=True)
+    fixer = _rewriting_fixer("import json", "import json\nraise RuntimeError('broken by the fix')")
+    assert run_bench(request, fixer=fixer, out=out, err=io.StringIO()) == 1
+    text = out.getvalue()
+    assert "FAIL: the fixed version fails (exit code 1) where the original runs" in text
+    assert "RuntimeError: broken by the fix" in text
+
+
+def test_original_failing_and_fixed_running_exits_0(project: Path, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "drive.py").write_text("raise RuntimeError('original is broken')\n")
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, quiet=True)
+    fixer = _rewriting_fixer("raise RuntimeError('original is broken')", "print('fine')")
+    assert run_bench(request, fixer=fixer, out=out, err=io.StringIO()) == 0
+    assert "OK: the original fails (exit code 1) and the fixed version runs" in out.getvalue()
+
+
+def test_timeout_counts_as_failure(project: Path, monkeypatch):
+    monkeypatch.chdir(project)
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, quiet=True, timeout=1.5)
+    fixer = _rewriting_fixer("import json", "import json, time\ntime.sleep(60)")
+    assert run_bench(request, fixer=fixer, out=out, err=io.StringIO()) == 1
+    assert "the fixed version fails (timed out)" in out.getvalue()
+
+
+def test_keep_keeps_the_trees_and_the_fixed_copy_is_fixed(project: Path, monkeypatch):
+    monkeypatch.chdir(project)
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, quiet=True, keep=True, output_format="json")
+    assert run_bench(request, out=out, err=io.StringIO()) == 0
+    report = json.loads(out.getvalue())
+    kept = next(n for n in report["notes"] if n.startswith("trees kept in "))[len("trees kept in "):]
+    try:
+        before, after = Path(kept) / "before" / "proj", Path(kept) / "after" / "proj"
+        assert (before / "relax.py").read_text() == RELAX_SRC
+        assert "reduce_retracing=True" in (after / "relax.py").read_text()
+        assert not (before / ".venv").exists()  # virtual environments are not copied
+    finally:
+        import shutil
+
+        shutil.rmtree(kept)
+
+
+def test_exclude_is_neither_copied_nor_fixed(project: Path, monkeypatch):
+    monkeypatch.chdir(project)
+    (project / "data").mkdir()
+    (project / "data" / "relax_copy.py").write_text(RELAX_SRC)
+    out = io.StringIO()
+    request = BenchRequest(
+        command=[sys.executable, "-c", "import os; print(os.path.exists('data'))"],
+        runs=1, quiet=True, exclude=["data/"], output_format="json", compare_stdout="True|False",
+    )
+    assert run_bench(request, out=out, err=io.StringIO()) == 0
+    report = json.loads(out.getvalue())
+    assert report["fixes"]["files_changed"] == ["relax.py"]
+
+
+def test_absolute_paths_into_the_project_are_mapped_to_the_copies(tmp_path: Path):
+    root = tmp_path / "p"
+    copy = tmp_path / "copy"
+    assert map_command(["python", str(root / "a" / "drive.py"), "/usr/bin/x", "rel.py"], root, copy) == [
+        "python", str(copy / "a" / "drive.py"), "/usr/bin/x", "rel.py",
+    ]
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+def test_compare_text_numbers_with_tolerance():
+    assert compare_text("loss 0.1000001\nok", "loss 0.1\nok", 1e-5, 1e-8) == []
+    assert compare_text("loss 0.11", "loss 0.1", 1e-5, 1e-8) == ["line 1: 0.11 before, 0.1 after ('loss 0.11')"]
+    assert compare_text("a 1", "b 1", 1e-5, 1e-8) == ["line 1: 'a 1' before, 'b 1' after"]
+    assert compare_text("x\ny", "x", 1e-5, 1e-8) == ["text: 2 lines before, 1 after"]
+    assert compare_text("nan inf", "nan inf", 1e-5, 1e-8) == []
+
+
+def test_compare_values_nested_json():
+    a = {"loss": [1.0, 2.0], "name": "m", "steps": 3}
+    assert compare_values(a, {"loss": [1.0, 2.0000001], "name": "m", "steps": 3}, 1e-5, 1e-8) == []
+    assert compare_values(a, {"loss": [1.0, 2.5], "name": "m", "steps": 3}, 1e-5, 1e-8) == [
+        "'loss'[1]: 2.0 before, 2.5 after"
+    ]
+    assert compare_values(a, {"loss": [1.0], "name": "m", "steps": 3}, 1e-5, 1e-8) == ["'loss': 2 items before, 1 after"]
+    assert compare_values(a, {"name": "m"}, 1e-5, 1e-8)[0].startswith("value: keys")
+    assert compare_values(True, 1, 1e-5, 1e-8) == []  # bool/int compare with ==
+
+
+def test_compare_arrays(tmp_path: Path):
+    np = pytest.importorskip("numpy")
+    np.save(tmp_path / "a.npy", np.array([1.0, 2.0, np.nan]))
+    np.save(tmp_path / "b.npy", np.array([1.0, 2.0 + 1e-9, np.nan]))
+    np.save(tmp_path / "c.npy", np.array([1.0, 3.0, np.nan]))
+    np.savez(tmp_path / "d.npz", w=np.ones(2), b=np.zeros(3))
+    a, b, c = (load_output(tmp_path / f"{n}.npy") for n in "abc")
+    assert compare_values(a, b, 1e-5, 1e-8, "out.npy") == []
+    (problem,) = compare_values(a, c, 1e-5, 1e-8, "out.npy")
+    assert problem.startswith("out.npy: 1 of 3 elements differ (max abs diff 1; first at (1,)")
+    assert compare_values(a, np.ones(2), 1e-5, 1e-8, "x") == ["x: shape (3,) before, (2,) after"]
+    archive = load_output(tmp_path / "d.npz")
+    assert sorted(archive) == ["b", "w"]
+    assert compare_values(archive, {"w": np.ones(2), "b": np.zeros(3)}, 1e-5, 1e-8) == []
+
+
+def test_text_output_files_and_stdout_patterns(tmp_path: Path):
+    (tmp_path / "log.txt").write_text("step 1 loss 0.5\n")
+    value = load_output(tmp_path / "log.txt")
+    assert isinstance(value, TextOutput)
+    assert compare_values(value, TextOutput("step 1 loss 0.5000001\n"), 1e-5, 1e-8) == []
+    text = "noise 1\nloss: 0.25\nacc: 0.5\nloss: 0.125\n"
+    assert stdout_matches(text, re.compile(r"^loss")) == "loss: 0.25\nloss: 0.125"
+    assert stdout_matches(text, re.compile(r"^(loss|acc): (\S+)")) == "loss\t0.25\nacc\t0.5\nloss\t0.125"
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def _record(side: str, index: int, traces: dict, exit_code: int = 0, program: float = 1.0) -> RunRecord:
+    return RunRecord(side=side, index=index, exit_code=exit_code, wall_s=program + 3, program_s=program,
+                     tracing_s=program / 2, traces=dict(traces), calls={k: 10 for k in traces})
+
+
+def _report(records: list[RunRecord]) -> BenchReport:
+    report = BenchReport(command=["python", "drive.py"], runs=2, rtol=1e-5, atol=1e-8, project="/p",
+                         fixes=FixSummary(files_changed=["m.py"], applied=Counter({"RTF003": 1})), records=records)
+    report.functions = function_rows(report.side("before"), report.side("after"))
+    return report
+
+
+def test_judge_more_traces_after_is_a_failure():
+    key = ("m.py", "step", 4)
+    report = _report([_record("before", 0, {key: 2}), _record("after", 0, {key: 3})])
+    judge(report)
+    assert report.exit_code == 1 and report.verdict == "FAIL: the fixed version traces more (2 → 3)"
+
+
+def test_judge_ok_reports_traces_speedup_and_noise():
+    key, moved = ("m.py", "step", 4), ("m.py", "step", 5)  # the fix moved the function down one line
+    report = _report([
+        _record("before", 0, {key: 10}, program=2.0), _record("before", 1, {key: 10}, program=2.2),
+        _record("after", 0, {moved: 1}, program=1.0), _record("after", 1, {moved: 1}, program=1.1),
+    ])
+    judge(report)
+    assert report.exit_code == 0
+    assert report.verdict.startswith("OK: 1 fix in 1 file; traces 10 → 1, 2.00× faster (program time 2.10 s → 1.05 s)")
+    assert [(r.qualname, r.traces_before, r.traces_after) for r in report.functions] == [("step", 10, 1)]
+    stream = io.StringIO()
+    render(report, "text", stream)
+    assert "m.py::step   10             1             10" in stream.getvalue()
+    assert "2.00×" in stream.getvalue()
+    slow = _report([
+        _record("before", 0, {key: 1}, program=1.0), _record("before", 1, {key: 1}, program=1.2),
+        _record("after", 0, {key: 1}, program=1.1), _record("after", 1, {key: 1}, program=1.3),
+    ])
+    judge(slow)
+    assert "slower" in slow.verdict and "within run-to-run noise" in slow.verdict and slow.exit_code == 0
+
+
+def test_judge_json_is_serialisable():
+    key = ("m.py", "step", 4)
+    report = _report([_record("before", 0, {key: 3}), _record("after", 0, {key: 1})])
+    judge(report)
+    stream = io.StringIO()
+    render(report, "json", stream)
+    data = json.loads(stream.getvalue())
+    assert data["functions"] == [{
+        "file": "m.py", "qualname": "step", "traces_before": 3, "traces_after": 1,
+        "traces_before_runs": [3], "traces_after_runs": [1], "calls_before": 10, "calls_after": 10,
+    }]
+    assert data["speedup_metric"] == "program_s" and data["speedup"] == 1.0
+    assert data["machine"]["cores"] >= 1
