@@ -27,10 +27,15 @@ import re
 import textwrap
 
 _INLINE = re.compile(r"``(.+?)``(?!`)", re.S)
-_TITLE = re.compile(r"^(RTF\d+)\s+(.*?)\.?\s*$")
+_TITLE = re.compile(r"^(RTF\d+)\s+([\w-]+)\.?\s*$")
+
+
+_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|obj|exc|const):`~?([^`]+)`")
 
 
 def _inline(text: str) -> str:
+    text = _ROLE.sub(r"``\1``", text)  # Sphinx roles (:func:`x`) read as inline code
+
     def code(match: re.Match) -> str:
         content = " ".join(match.group(1).split())
         if "`" in content:
@@ -107,24 +112,33 @@ def _body_to_markdown(lines: list[str]) -> list[str]:
 def split_sections(doc: str) -> tuple[str, list[tuple[str, list[str]]]]:
     """(title line, [(heading, dedented body lines)]) of a code's documentation."""
     lines = doc.strip("\n").splitlines()
-    title = lines[0].strip() if lines else ""
+    title = ""
+    if lines and _TITLE.match(lines[0].strip()):  # "RTF002 predict-to-call." (absent in EXTRA_CODES docs)
+        title = lines.pop(0).strip()
     sections: list[tuple[str, list[str]]] = []
     current: tuple[str, list[str]] | None = None
-    for line in lines[1:]:
+    for line in lines:
         if line.strip() and _indent_of(line) == 0:
             current = (line.strip(), [])
             sections.append(current)
         else:
             if current is None:
-                current = ("", [])
+                if not line.strip():
+                    continue  # blank lines between the title and the first heading
+                current = ("", [])  # text before any heading
                 sections.append(current)
             current[1].append(line)
     return title, [(heading, textwrap.dedent("\n".join(body)).splitlines()) for heading, body in sections]
 
 
-def doc_to_markdown(doc: str, heading_level: int = 1) -> str:
-    """The documentation text of one code as a Markdown page (ends with one newline)."""
-    title, sections = split_sections(doc)
+def doc_to_markdown(doc: str, heading_level: int = 1, title: str | None = None) -> str:
+    """The documentation text of one code as a Markdown page (ends with one newline).
+
+    ``title`` (e.g. ``"RTF101 tf-function-per-call"``) is used when the text has no
+    title line of its own.
+    """
+    own_title, sections = split_sections(doc)
+    title = own_title or (title or "")
     match = _TITLE.match(title)
     hashes = "#" * heading_level
     out: list[str] = []

@@ -62,21 +62,21 @@ def rule_metadata(code: str, cls: Any) -> tuple[str, str, str]:
 
 
 def _first_paragraph(doc: str) -> str:
-    """The first paragraph of a code's documentation below its title and section heading."""
-    lines = doc.splitlines()[1:]  # the title line ("RTF002 predict-to-call.")
+    """The first paragraph of a code's documentation (the start of *What it does*)."""
+    from retrace_fix.docmd import split_sections
+
+    _, sections = split_sections(doc)
     paragraph: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if paragraph:
-                break
-            continue
-        if not line[:1].isspace() and not paragraph:  # a section heading ("What it does")
-            continue
-        if not line[:1].isspace() and paragraph:
+    for _, body in sections:
+        for line in body:
+            if not line.strip():
+                if paragraph:
+                    break
+                continue
+            paragraph.append(line.strip())
+        if paragraph:
             break
-        paragraph.append(line.strip())
-    text = " ".join(paragraph)
-    return text.replace("``", "`")
+    return " ".join(paragraph).replace("``", "`")
 
 
 def _rules() -> tuple[list[dict], dict[str, int]]:
@@ -95,7 +95,10 @@ def _rules() -> tuple[list[dict], dict[str, int]]:
             "name": name,
             "shortDescription": {"text": sentence(summary or name)},
             "fullDescription": {"text": sentence(full)},
-            "help": {"text": doc or summary, "markdown": doc_to_markdown(doc) if doc else summary},
+            "help": {
+                "text": doc or summary,
+                "markdown": doc_to_markdown(doc, title=f"{code} {name}") if doc else summary,
+            },
             "defaultConfiguration": {"level": level},
             "properties": {"tier": tier, "tags": ["tensorflow", "tf.function", "retracing", "performance"]},
         }
