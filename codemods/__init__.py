@@ -14,11 +14,13 @@ import inspect
 import sys
 
 from codemods._base import CodemodSettings, RetraceCodemod
+from codemods.input_signature import InputSignatureCommand
 from codemods.predict_to_call import PredictToCallCommand
 from codemods.reduce_retracing import ReduceRetracingCommand
 
 REGISTRY: list[type[RetraceCodemod]] = [
     PredictToCallCommand,
+    InputSignatureCommand,
     ReduceRetracingCommand,
 ]
 

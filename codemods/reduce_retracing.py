@@ -28,10 +28,43 @@ Example
         def step(x):
             return tf.reduce_sum(x)
 
+    Trace-driven (``--traces``): a function whose recorded traces differ only in
+    tensor shapes (same dtypes, same Python values, the same objects), but for
+    which no ``input_signature`` is possible — typically
+    ``train_step(x, y, model, optimizer, loss_fn)`` called with the same model
+    and optimizer every step — gets ``reduce_retracing=True``.  Never where the
+    function traced once, never where RTF003 can inject a signature (TensorFlow
+    ignores ``reduce_retracing`` once there is one), never where
+    ``reduce_retracing``/``experimental_relax_shapes``/``input_signature`` is
+    already given.  When the body reads a static size of a dimension that
+    varied (``x.shape[0]``, ``len(x)``, ``x.shape.as_list()``) it is a
+    diagnostic instead: on the generalised trace that size is ``None``.
+
+    Before::
+
+        @tf.function
+        def train_step(x, y, model, optimizer, loss_fn):
+            ...
+
+        for batch in (10, 20, 10, 30):
+            train_step(x[:batch], y[:batch], model, optimizer, loss_fn)   # 3 traces
+
+    After::
+
+        @tf.function(reduce_retracing=True)
+        def train_step(x, y, model, optimizer, loss_fn):
+            ...                                                       # 2 traces
+
 Fix safety
     safe.  The rename is an exact alias: TensorFlow maps one keyword onto the
     other.  When both keywords are already present the site is reported as a
     diagnostic and left alone (TensorFlow would reject or ignore one of them).
+
+    The trace-driven ``reduce_retracing=True`` is safe: the first trace stays
+    exact, later shapes reuse a trace whose varying dimensions are ``None``, and
+    every call still gets a graph (nothing is rejected).  The body was checked
+    for static-shape reads of those dimensions; the objects and Python values
+    that were recorded constant still key the cache as before.
 """
 
 from __future__ import annotations
@@ -39,7 +72,10 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import RetraceCodemod
+from codemods._trace_plan import add_keyword, plans, site_keywords
+from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.traces.generalize import SignaturePlan
 
 OLD_KEYWORD = "experimental_relax_shapes"
 NEW_KEYWORD = "reduce_retracing"
@@ -52,7 +88,65 @@ class ReduceRetracingCommand(RetraceCodemod):
     TIER = Tier.SAFE
     TRIGGERS = (OLD_KEYWORD.encode(),)
 
+    # ------------------------------------------------------------------ trace-driven
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._plans = plans(self) if self.settings.traces is not None else {}
+        self._edits: set[cst.CSTNode] = set()
+        self._wrap_sites: dict[cst.Call, tuple[cst.FunctionDef, TfFunctionSite]] = {}
+        for function, site in self.analysis.tf_functions.items():
+            if site.form == "wrap-call" and function in self._plans and site.call is not None:
+                self._wrap_sites[site.call] = (function, site)
+        return True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        plan = self._plans.get(node)
+        site = self.tf_site(node)
+        if plan is not None and site is not None and site.form != "wrap-call" and site.decorator is not None:
+            self._handle_traces(node, site, plan, site.decorator)
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        entry = self._wrap_sites.get(node)
+        if entry is not None:
+            function, site = entry
+            sup = self.analysis.suppressions
+            if not (sup.by_line and sup.suppresses(self.analysis.line_of(function.name), self.CODE)):
+                self._handle_traces(function, site, self._plans[function], node)
+        return True
+
+    def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+        if not plan.shape_only or plan.already_signed or plan.possible:
+            return  # traced once / not only shapes (RTF003 says why) / RTF003 injects a signature
+        keywords = site_keywords(site)
+        if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(keywords):
+            return
+        name = function.name.value
+        changes = "; ".join(plan.changes) or "shapes vary"
+        head = f"`{name}` traced {plan.distinct_traces} times on tensor shapes alone ({changes})"
+        if plan.static_blockers:
+            self.report(
+                anchor,
+                f"{head}, but " + "; ".join(plan.static_blockers)
+                + f"; after that, {NEW_KEYWORD}=True or an input_signature removes the retraces",
+                Tier.DIAGNOSTIC,
+            )
+            return
+        why = plan.refusals[0] if plan.refusals else "no input_signature is possible"
+        if self.report(anchor, f"{head} and no input_signature fits ({why}): add {NEW_KEYWORD}=True", Tier.SAFE):
+            self._edits.add(anchor)
+
+    def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
+        if original_node not in self._edits:
+            return updated_node
+        return updated_node.with_changes(decorator=add_keyword(updated_node.decorator, NEW_KEYWORD, cst.Name("True")))
+
+    # ------------------------------------------------------------------ rename
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node in self._edits:
+            return add_keyword(updated_node, NEW_KEYWORD, cst.Name("True"))
         if not self.scope.is_tf_function(original_node.func):
             return updated_node
         keywords = {arg.keyword.value for arg in original_node.args if arg.keyword is not None}

@@ -1,0 +1,601 @@
+"""Shared by the trace-driven codemods (RTF003 input-signature, RTF004 reduce-retracing).
+
+* match a recorded function to its ``def`` (project-relative file + qualified
+  name, falling back to the first line: ``co_firstlineno`` is the first
+  decorator's line);
+* read what the source says (:class:`~retrace_fix.traces.generalize.SourceInfo`):
+  parameters and literal defaults, ``self`` of methods, an existing signature,
+  and what the body does with each parameter (Python-scalar uses, static-shape
+  reads, reassignments);
+* hand both to :func:`retrace_fix.traces.generalize.plan_signature`;
+* small LibCST helpers to add a keyword to a ``tf.function`` spelling.
+
+Never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.tfnames import Scope, dotted_name, local_bindings
+from retrace_fix.traces.generalize import (
+    NO_LITERAL,
+    BodyFacts,
+    ParamInfo,
+    ScalarUse,
+    ShapeRead,
+    SignaturePlan,
+    SourceInfo,
+    plan_signature,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from codemods._base import RetraceCodemod
+
+_PLAN_KEY = "retrace_fix.trace_plans"
+_EMPTY = cst.Module(body=[])
+
+_RANDOM_APIS = {
+    "tensorflow.random.normal",
+    "tensorflow.random.uniform",
+    "tensorflow.random.truncated_normal",
+    "tensorflow.random.stateless_normal",
+    "tensorflow.random.stateless_uniform",
+    "tensorflow.random.stateless_truncated_normal",
+}
+_RANDOM_KEYWORDS = {"mean", "stddev", "minval", "maxval"}
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_LITERAL_CLIMB = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Divide)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def short(node: cst.CSTNode, limit: int = 60) -> str:
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- qualified names
+
+
+class _QualnameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: dict[cst.FunctionDef, str] = {}
+        self._stack: list[tuple[str, bool]] = []  # (name, is_function)
+
+    def _prefix(self) -> str:
+        parts: list[str] = []
+        for name, is_function in self._stack:
+            parts.append(name)
+            if is_function:
+                parts.append("<locals>")
+        return ".".join(parts)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._stack.append((node.name.value, False))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        prefix = self._prefix()
+        self.names[node] = f"{prefix}.{node.name.value}" if prefix else node.name.value
+        self._stack.append((node.name.value, True))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+
+def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
+    """``co_qualname`` of every ``def`` (``Cls.step``, ``outer.<locals>.inner``)."""
+    collector = _QualnameCollector()
+    module.visit(collector)
+    return collector.names
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def literal_default(node: cst.BaseExpression | None) -> Any:
+    if node is None:
+        return NO_LITERAL
+    try:
+        value = ast.literal_eval(code_of(node).strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return NO_LITERAL
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return NO_LITERAL
+
+
+def param_infos(node: cst.FunctionDef) -> list[ParamInfo]:
+    params = node.params
+    infos: list[ParamInfo] = []
+    for param in [*params.posonly_params, *params.params]:
+        infos.append(ParamInfo(param.name.value, "positional", param.default is not None, literal_default(param.default)))
+    if isinstance(params.star_arg, cst.Param):
+        infos.append(ParamInfo(params.star_arg.name.value, "var_positional"))
+    for param in params.kwonly_params:
+        infos.append(ParamInfo(param.name.value, "keyword_only", param.default is not None, literal_default(param.default)))
+    if isinstance(params.star_kwarg, cst.Param):
+        infos.append(ParamInfo(params.star_kwarg.name.value, "var_keyword"))
+    return infos
+
+
+def site_keywords(site: TfFunctionSite) -> dict[str, cst.Arg]:
+    """Keyword arguments already given to the ``tf.function(...)`` of this site."""
+    call = site.call
+    if call is None and site.decorator is not None and isinstance(site.decorator.decorator, cst.Call):
+        call = site.decorator.decorator
+    if call is None:
+        return {}
+    return {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+
+
+def _method_info(node: cst.FunctionDef, site: TfFunctionSite, scope: Scope, infos: list[ParamInfo]) -> tuple[str | None, str | None]:
+    """(parameter TensorFlow skips, problem) for methods."""
+    if site.class_name is None:
+        return None, None
+    if site.form == "wrap-call":
+        # tf.function(self._step): a bound method, its first parameter is already bound
+        return (infos[0].name if infos else None), None
+    kinds = set()
+    for decorator in node.decorators:
+        name = scope.qualify(decorator.decorator)
+        if name in ("builtins.staticmethod", "builtins.classmethod"):
+            kinds.add(name.split(".")[1])
+    if "staticmethod" in kinds:
+        return None, None
+    if not infos or infos[0].kind != "positional":
+        return None, None
+    first = infos[0].name
+    if "classmethod" in kinds:
+        return first, f"`{first}` of a classmethod is not skipped by TensorFlow (only a parameter named `self` is)"
+    if first != "self":
+        return first, f"the first parameter `{first}` is not named `self` (TensorFlow skips `self` by name only)"
+    return "self", None
+
+
+# --------------------------------------------------------------------------- the body
+
+
+class _BodyFactsCollector(cst.CSTVisitor):
+    """Uses of the parameters in one function body (nested defs included unless they shadow)."""
+
+    def __init__(self, params: set[str], scope: Scope, loop_blockers) -> None:
+        self.params = params
+        self.scope = scope
+        self.loop_blockers = loop_blockers
+        self.facts = BodyFacts()
+        self.stack: list[cst.CSTNode] = []
+        self.shadowed: list[set[str]] = []
+        # local name -> parameters it was computed from (static-shape taint)
+        self.derived: dict[str, set[str]] = {}
+
+    # -- bookkeeping
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.stack:
+            bound = set(local_bindings(node))
+            self.shadowed.append(bound & self.params)
+        self.stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self.stack.pop()
+        if isinstance(original_node, (cst.FunctionDef, cst.Lambda)) and self.stack:
+            self.shadowed.pop()
+
+    def _visible(self, name: str) -> bool:
+        return name in self.params and not any(name in s for s in self.shadowed)
+
+    def _parent(self, node: cst.CSTNode, depth: int = 1) -> cst.CSTNode | None:
+        """The ``depth``-th ancestor of ``node`` (which must be on the stack)."""
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i] is node:
+                return self.stack[i - depth] if i - depth >= 0 else None
+        return None
+
+    # -- assignments
+    def _targets(self, node: cst.BaseExpression) -> list[str]:
+        if isinstance(node, cst.Name):
+            return [node.value]
+        if isinstance(node, (cst.Tuple, cst.List)):
+            names: list[str] = []
+            for element in node.elements:
+                names.extend(self._targets(element.value))
+            return names
+        if isinstance(node, cst.StarredElement):
+            return self._targets(node.value)
+        return []
+
+    def _mark_reassigned(self, target: cst.BaseExpression) -> None:
+        for name in self._targets(target):
+            if self._visible(name):
+                self.facts.reassigned.add(name)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        sources = self._sources(node.value)
+        for target in node.targets:
+            self._mark_reassigned(target.target)
+            for name in self._targets(target.target):
+                if sources and name not in self.params:
+                    self.derived[name] = set(sources)
+                else:
+                    self.derived.pop(name, None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._mark_reassigned(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._mark_reassigned(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._mark_reassigned(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._mark_reassigned(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._mark_reassigned(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._mark_reassigned(node.target)
+
+    def _sources(self, expr: cst.BaseExpression) -> set[str]:
+        found: set[str] = set()
+
+        class _Names(cst.CSTVisitor):
+            def visit_Name(inner, name: cst.Name) -> None:  # noqa: N805
+                if self._visible(name.value):
+                    found.add(name.value)
+                elif name.value in self.derived:
+                    found.update(self.derived[name.value])
+
+            def visit_Attribute(inner, attr: cst.Attribute) -> bool:  # noqa: N805
+                attr.value.visit(inner)
+                return False
+
+        expr.visit(_Names())
+        return found
+
+    # -- names
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self._parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return
+        if isinstance(parent, cst.Arg) and parent.keyword is node:
+            return
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.AsName)):
+            return
+        name = node.value
+        if self._visible(name):
+            self._shape_read(node, {name}, derived=False)
+            self._scalar_use(node, name)
+        elif name in self.derived and not any(name in s for s in self.shadowed):
+            self._shape_read(node, self.derived[name], derived=True)
+
+    def _shape_read(self, node: cst.Name, params: set[str], derived: bool) -> None:
+        parent = self._parent(node)
+        # len(x)
+        if isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None:
+            call = self._parent(parent)
+            if isinstance(call, cst.Call) and self.scope.is_builtin(call.func, "len") and call.args and call.args[0] is parent:
+                for param in params:
+                    self.facts.shape_reads.append(ShapeRead(param, frozenset({0}), short(call), derived))
+            return
+        # walk x[...]/x.attr chains up to a `.shape`
+        expr: cst.CSTNode = node
+        depth = 1
+        rooted_deeper = False
+        while True:
+            up = self._parent(node, depth)
+            if isinstance(up, cst.Attribute) and up.value is expr and up.attr.value in ("shape", "get_shape"):
+                shape_node: cst.CSTNode = up
+                after = self._parent(node, depth + 1)
+                if up.attr.value == "get_shape":
+                    if not (isinstance(after, cst.Call) and after.func is up):
+                        return
+                    shape_node = after
+                    depth += 1
+                    after = self._parent(node, depth + 1)
+                self._classify_shape(node, shape_node, after, depth + 1, params, derived, rooted_deeper)
+                return
+            if isinstance(up, cst.Subscript) and up.value is expr or isinstance(up, cst.Attribute) and up.value is expr:
+                expr = up
+                depth += 1
+                rooted_deeper = True
+                continue
+            return
+
+    def _classify_shape(self, node, shape_node, after, depth, params, derived, rooted_deeper) -> None:
+        dims: frozenset | None = None
+        text_node = shape_node
+        if isinstance(after, cst.Attribute) and after.value is shape_node:
+            attr = after.attr.value
+            if attr in ("rank", "ndims"):
+                return
+            if attr == "as_list":
+                call = self._parent(node, depth + 1)
+                text_node = call if isinstance(call, cst.Call) else after
+                sub = self._parent(node, depth + 2)
+                if isinstance(call, cst.Call) and isinstance(sub, cst.Subscript) and sub.value is call:
+                    dims = _index_of(sub)
+                    text_node = sub
+            else:
+                text_node = after
+        elif isinstance(after, cst.Subscript) and after.value is shape_node:
+            dims = _index_of(after)
+            text_node = after
+        if rooted_deeper:
+            dims = None
+        for param in params:
+            self.facts.shape_reads.append(ShapeRead(param, dims, short(text_node), derived))
+
+    def _scalar_use(self, node: cst.Name, name: str) -> None:
+        expr: cst.CSTNode = node
+        float_op = False
+        depth = 1
+        parent = self._parent(node, depth)
+        # n - 1, 2 * n ... with literals stay "an expression of n"
+        while isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, _LITERAL_CLIMB):
+            other = parent.right if parent.left is expr else parent.left
+            if not _is_number(other):
+                break
+            float_op = float_op or isinstance(parent.operator, cst.Divide)
+            expr = parent
+            depth += 1
+            parent = self._parent(node, depth)
+        uses = self.facts.uses.setdefault(name, [])
+        if isinstance(parent, cst.Arg) and parent.value is expr:
+            call = self._parent(node, depth + 1)
+            if isinstance(call, cst.Call):
+                uses.append(self._call_use(call, parent, expr, node, depth, float_op))
+                return
+        if isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is expr else parent.left
+            other_name = other.value if isinstance(other, cst.Name) and self._visible(other.value) else None
+            uses.append(
+                ScalarUse(
+                    "binop",
+                    short(parent),
+                    other=other_name,
+                    float_op=float_op or isinstance(parent.operator, cst.Divide),
+                )
+                if isinstance(parent.operator, _ARITHMETIC)
+                else ScalarUse("tf_arg", short(parent))
+            )
+            return
+        if isinstance(parent, cst.Element):
+            container = self._parent(node, depth + 1)
+            arg = self._parent(node, depth + 2)
+            call = self._parent(node, depth + 3)
+            if (
+                isinstance(container, (cst.List, cst.Tuple))
+                and isinstance(arg, cst.Arg)
+                and isinstance(call, cst.Call)
+                and _is_tf_api(self.scope.qualify(call.func))
+            ):
+                uses.append(ScalarUse("tf_arg", short(call)))
+                return
+        uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr)))
+
+    def _call_use(self, call: cst.Call, arg: cst.Arg, expr, node, depth: int, float_op: bool) -> ScalarUse:
+        qualified = self.scope.qualify(call.func)
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        positional = keyword is None and not arg.star
+        if qualified == "builtins.range" and positional:
+            loop = self._parent(node, depth + 2)
+            if isinstance(loop, cst.For) and loop.iter is call:
+                blockers = tuple(self.loop_blockers(loop, self.scope))
+                return ScalarUse("range", f"for {short(loop.target)} in {short(call)}", blockers=blockers)
+            return ScalarUse("other", short(call))
+        if qualified == "tensorflow.range":
+            return ScalarUse("tf_range", short(call), float_op=float_op)
+        if qualified == "tensorflow.cast" and call.args and call.args[0] is arg:
+            return ScalarUse("cast", short(call))
+        if qualified in _RANDOM_APIS and keyword in _RANDOM_KEYWORDS:
+            dtype = None
+            for other in call.args:
+                if other.keyword is not None and other.keyword.value == "dtype":
+                    dotted = self.scope.qualify(other.value) or short(other.value)
+                    dtype = dotted.rsplit(".", 1)[-1]
+            return ScalarUse("random_kw", short(call), dtype=dtype)
+        if _is_tf_api(qualified):
+            return ScalarUse("tf_arg", short(call))
+        return ScalarUse("other", short(call))
+
+
+def _is_tf_api(qualified: str | None) -> bool:
+    return bool(qualified) and qualified.startswith("tensorflow.") and qualified != "tensorflow.function"
+
+
+def _is_number(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, (cst.Integer, cst.Float))
+
+
+def _index_of(subscript: cst.Subscript) -> frozenset | None:
+    if len(subscript.slice) != 1:
+        return None
+    index = subscript.slice[0].slice
+    if not isinstance(index, cst.Index):
+        return None
+    value = index.value
+    if isinstance(value, cst.Integer):
+        return frozenset({int(value.value, 0)})
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and isinstance(value.expression, cst.Integer):
+        return frozenset({-int(value.expression.value, 0)})
+    return None
+
+
+def _statement_of(stack: list[cst.CSTNode], node: cst.CSTNode | None) -> cst.CSTNode | None:
+    """The innermost small statement / compound-statement header around the use, for messages."""
+    if node is None:
+        return None
+    for candidate in reversed(stack):
+        if isinstance(candidate, (cst.If, cst.While)):
+            return candidate.test
+        if isinstance(candidate, cst.BaseSmallStatement):
+            return candidate
+    return node
+
+
+def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_names: set[str] = frozenset()) -> BodyFacts:
+    """What ``node``'s body does with ``params``; ``tensor_names``: parameters that hold tensors."""
+
+    def blockers(loop: cst.For, loop_scope: Scope) -> list[str]:
+        return loop_blockers_for(loop, loop_scope, node, tensor_names)
+
+    scope.push_function(node)
+    try:
+        collector = _BodyFactsCollector(params, scope, blockers)
+        node.body.visit(collector)
+    finally:
+        scope.pop_function()
+    return collector.facts
+
+
+def loop_blockers_for(loop: cst.For, scope: Scope, function: cst.FunctionDef, tensor_names: set[str]) -> list[str]:
+    """Why ``loop`` is not safe with a tensor bound (RTF001's analysis), one line each.
+
+    The bound parameter counts as a tensor name: it is the one about to get a
+    ``TensorSpec([], tf.int32)`` slot.
+    """
+    try:
+        from codemods._loop_safety import loop_blockers
+    except ImportError:  # pragma: no cover - RTF001 not installed
+        return ["the loop safety analysis (RTF001) is not installed"]
+    call = loop.iter
+    bound = {a.value.value for a in getattr(call, "args", ()) if isinstance(a.value, cst.Name)}
+    found = loop_blockers(loop, scope, function=function, tensor_names=set(tensor_names) | bound)
+    return [getattr(b, "reason", str(b)) for b in found]
+
+
+# --------------------------------------------------------------------------- matching traces
+
+
+def match_traces(codemod: "RetraceCodemod", node: cst.FunctionDef, qualname: str, unique: bool):
+    """The recorded FunctionTraces of ``node``, or None."""
+    traces = codemod.settings.traces
+    relpath = codemod.settings.relpath
+    if traces is None or not relpath:
+        return None
+    analysis = codemod.analysis
+    first_line = analysis.line_of(node.decorators[0] if node.decorators else node)
+    if unique:
+        found = traces.find(relpath, qualname, first_line)
+    else:
+        found = [f for f in traces.find(relpath, qualname=qualname) if f.firstlineno == first_line]
+    if not found:
+        found = [f for f in traces.find(relpath, line=first_line) if f.name == node.name.value]
+    return found[0] if len(found) == 1 else None
+
+
+def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
+    """The signature plan of every recorded tf.function of this tree (cached per tree)."""
+    analysis = codemod.analysis
+    cache = codemod.context.scratch.get(_PLAN_KEY)
+    if cache is not None and cache[0] is analysis.module:
+        return cache[1]
+    result: dict[cst.FunctionDef, SignaturePlan] = {}
+    if codemod.settings.traces is not None and analysis.tf_functions:
+        names = qualnames(analysis.module)
+        counts: dict[str, int] = {}
+        for name in names.values():
+            counts[name] = counts.get(name, 0) + 1
+        scope = Scope(analysis.table)
+        for node, site in analysis.tf_functions.items():
+            qualname = names.get(node)
+            if qualname is None:
+                continue
+            function = match_traces(codemod, node, qualname, counts[qualname] == 1)
+            if function is None:
+                continue
+            infos = param_infos(node)
+            if function.params and function.params != [p.name for p in infos]:
+                continue  # the code changed since recording
+            skip_self, problem = _method_info(node, site, scope, infos)
+            params = {p.name for p in infos if p.name != skip_self}
+            tensor_names = {
+                name
+                for name in params
+                if function.traces
+                and all(t.args.get(name, {}).get("kind") in ("tensor", "ragged", "sparse") for t in function.traces)
+            }
+            source = SourceInfo(
+                params=infos,
+                skip_self=skip_self,
+                method_problem=problem,
+                has_signature="input_signature" in site_keywords(site),
+                facts=body_facts(node, params, scope, tensor_names),
+            )
+            result[node] = plan_signature(function, source)
+    codemod.context.scratch[_PLAN_KEY] = (analysis.module, result)
+    return result
+
+
+# --------------------------------------------------------------------------- editing
+
+
+def call_arg_indent(expr: cst.BaseExpression) -> str | None:
+    """The indentation of the arguments of a call written one argument per line, else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return expr.whitespace_before_args.last_line.value
+    return None
+
+
+def add_keyword(expr: cst.BaseExpression, keyword: str, value: cst.BaseExpression) -> cst.Call:
+    """``tf.function`` → ``tf.function(kw=value)``; ``tf.function(a)`` → ``tf.function(a, kw=value)``.
+
+    A call written one argument per line gets the new argument on its own line,
+    before the closing parenthesis; comments stay on the lines they were on.
+    """
+    new_arg = cst.Arg(
+        value=value,
+        keyword=cst.Name(keyword),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+    if not isinstance(expr, cst.Call):
+        return cst.Call(func=expr, args=[new_arg])
+    args = list(expr.args)
+    if not args:
+        return expr.with_changes(args=[new_arg])
+    last = args[-1]
+    indent = call_arg_indent(expr)
+    if isinstance(last.comma, cst.Comma):
+        after = last.comma.whitespace_after
+        if isinstance(after, cst.ParenthesizedWhitespace) and indent is not None:
+            # `    last=1,  # note\n)` -> `    last=1,  # note\n    kw=value,\n)`
+            args[-1] = last.with_changes(
+                comma=last.comma.with_changes(whitespace_after=after.with_changes(last_line=cst.SimpleWhitespace(indent)))
+            )
+            closing = cst.ParenthesizedWhitespace(
+                first_line=cst.TrailingWhitespace(), empty_lines=[], indent=after.indent, last_line=after.last_line
+            )
+            new_arg = new_arg.with_changes(comma=cst.Comma(whitespace_after=closing))
+        args.append(new_arg)
+    elif indent is not None and isinstance(last.whitespace_after_arg, cst.ParenthesizedWhitespace):
+        # `    last=1\n)` -> `    last=1,\n    kw=value\n)`
+        before_close = last.whitespace_after_arg
+        args[-1] = last.with_changes(
+            comma=cst.Comma(
+                whitespace_after=cst.ParenthesizedWhitespace(
+                    first_line=cst.TrailingWhitespace(), empty_lines=[], indent=before_close.indent,
+                    last_line=cst.SimpleWhitespace(indent),
+                )
+            ),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        )
+        args.append(new_arg.with_changes(whitespace_after_arg=before_close))
+    else:
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(new_arg)
+    return expr.with_changes(args=args)

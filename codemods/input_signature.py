@@ -1,0 +1,215 @@
+"""RTF003 input-signature.
+
+What it does
+    With recorded traces (``--traces``), generalises every trace of a
+    tf.function into one signature and injects it:
+    ``input_signature=[tf.TensorSpec(shape=[None, 50], dtype=tf.float32), ...]``,
+    in every spelling (``@tf.function`` becomes ``@tf.function(input_signature=[...])``,
+    ``@tf.function(...)`` and ``tf.function(f, ...)`` get the keyword added,
+    methods leave ``self`` out).  Per tensor parameter the spec keeps the common
+    rank and dtype and puts ``None`` in every dimension that varied; ragged and
+    sparse tensors get ``tf.RaggedTensorSpec`` / ``tf.SparseTensorSpec``; nested
+    lists, tuples, dicts and namedtuples keep the container type that was
+    recorded.  A Python int/float/bool whose value varied becomes
+    ``tf.TensorSpec(shape=[], dtype=tf.int32 | tf.float32 | tf.bool)`` when the
+    body only uses it as a tensor operand or as the bound of a ``range`` loop
+    that is safe with a tensor bound (RTF001's loop analysis).  Trailing
+    parameters with defaults that every call left alone stay pinned defaults.
+    ``import tensorflow as tf`` is added when the module has no name for
+    TensorFlow.  Functions that traced once are never touched.
+
+    When no signature is possible it says why, as an RTF003 diagnostic: a dtype
+    that varies ("`x`: dtype varies (int32, float32) — cast at the call site"),
+    a new object per call, a varying string, a ``tf.Variable``, a varying rank,
+    ``**kwargs`` used by callers, a keyword-only parameter without a default, a
+    ``cls``/non-``self`` first parameter, or a static-shape read of a dimension
+    that would become ``None`` (``x.shape[0]``, ``len(x)``,
+    ``x.shape.as_list()``).  When the only thing that varied is tensor shapes,
+    RTF004 adds ``reduce_retracing=True`` instead and this codemod stays silent.
+
+Why it retraces
+    tf.function keys its graph cache on every argument's shape, dtype and
+    Python value.  Each new batch size, sequence length or Python ``int``
+    builds and optimises a new graph.  An ``input_signature`` with ``None`` in
+    the varying dimensions (and scalar tensors for varying Python numbers)
+    makes every recorded call fit one graph.
+
+Example
+    Before::
+
+        @tf.function
+        def predict(x):
+            return model(x, training=False)
+
+        for batch in (16, 32, 64):
+            predict(tf.random.normal([batch, 50]))      # 3 traces
+
+    After::
+
+        @tf.function(input_signature=[tf.TensorSpec(shape=[None, 50], dtype=tf.float32)])
+        def predict(x):
+            return model(x, training=False)              # 1 trace
+
+Fix safety
+    safe when every recorded call fits the signature and the body is unchanged
+    by it: the spec is the most specific common supertype of the recorded
+    traces, the body reads no static size of a dimension that becomes ``None``,
+    and converted Python scalars are only used as a ``range`` bound of a safe
+    loop, in ``tf.range``/``tf.cast``, or in arithmetic with a tensor parameter
+    of the same dtype.  unsafe (``--unsafe-fixes``) when a converted Python
+    scalar reaches another TensorFlow API or arithmetic whose other operand's
+    dtype is unknown: the body then sees a tensor where it saw a Python number.
+    In every tier, calls with shapes, dtypes or pinned values that were never
+    recorded raise ``TypeError`` instead of retracing — record a representative
+    run.  ``reduce_retracing`` is ignored once a signature exists.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods._base import RetraceCodemod
+from codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
+from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.findings import Tier
+from retrace_fix.tfnames import BUILTIN_NAMES, canonical
+from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names
+
+KEYWORD = "input_signature"
+#: longest decorator/call line (with its indentation) kept on one line
+MAX_LINE = 88
+
+
+class InputSignatureCommand(RetraceCodemod):
+    CODE = "RTF003"
+    NAME = "input-signature"
+    SUMMARY = "inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces"
+    TIER = Tier.SAFE
+    NEEDS_TRACES = True
+
+    # ------------------------------------------------------------------ traversal
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._plans = plans(self) if self.settings.traces is not None else {}
+        self._edits: dict[cst.CSTNode, cst.BaseExpression] = {}
+        self._wrap_sites: dict[cst.Call, tuple[cst.FunctionDef, TfFunctionSite]] = {}
+        self._import_needed: str | None = None
+        for function, site in self.analysis.tf_functions.items():
+            if site.form == "wrap-call" and function in self._plans and site.call is not None:
+                self._wrap_sites[site.call] = (function, site)
+        return True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        super().visit_FunctionDef(node)
+        plan = self._plans.get(node)
+        site = self.tf_site(node)
+        if plan is not None and site is not None and site.form != "wrap-call" and site.decorator is not None:
+            self._handle(node, site, plan, site.decorator)
+        return True
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        entry = self._wrap_sites.get(node)
+        if entry is not None:
+            function, site = entry
+            if not self._def_suppressed(function):
+                self._handle(function, site, self._plans[function], node)
+        return True
+
+    def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
+        value = self._edits.get(original_node)
+        if value is None:
+            return updated_node
+        return updated_node.with_changes(decorator=add_keyword(updated_node.decorator, KEYWORD, value))
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        value = self._edits.get(original_node)
+        if value is None:
+            return updated_node
+        return add_keyword(updated_node, KEYWORD, value)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self._import_needed == "tf":
+            self.add_needed_import("tensorflow", asname="tf")
+        elif self._import_needed == "tensorflow":
+            self.add_needed_import("tensorflow")
+        return updated_node
+
+    # ------------------------------------------------------------------ decisions
+
+    def _def_suppressed(self, function: cst.FunctionDef) -> bool:
+        sup = self.analysis.suppressions
+        return bool(sup.by_line) and sup.suppresses(self.analysis.line_of(function.name), self.CODE)
+
+    def _handle(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+        if not plan.retraced or plan.already_signed:
+            return
+        name = function.name.value
+        count = f"`{name}` traced {plan.distinct_traces} times"
+        if not plan.possible:
+            if plan.shape_only:
+                return  # only shapes varied: RTF004 adds reduce_retracing=True (or says what blocks it)
+            explained = {text for texts in plan.loop_blocked.values() for text in texts}
+            if all(text in explained for text in [*plan.problems, *plan.refusals]):
+                return  # a step count blocked by its loop alone: RTF001 explains it at the loop
+            causes = list(plan.problems)
+            others = [r for r in plan.refusals if r not in causes]
+            message = f"{count}: " + "; ".join(causes)
+            if others:
+                message += "; no input_signature: " + "; ".join(others)
+            self.report(anchor, message, Tier.DIAGNOSTIC)
+            return
+        tf_name, import_needed = self._tf_name()
+        if tf_name is None:
+            self.report(anchor, f"{count}: no name for TensorFlow is free in this module to write the signature with", Tier.DIAGNOSTIC)
+            return
+        missing = sorted(n for _, spec in plan.specs for n in namedtuple_names(spec) if not self._module_binds(n))
+        if missing:
+            self.report(
+                anchor,
+                f"{count}: its signature needs the namedtuple class `{missing[0]}`, which this module does not define or import",
+                Tier.DIAGNOSTIC,
+            )
+            return
+        changes = "; ".join(plan.changes)
+        message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
+        tier = Tier.UNSAFE if plan.unsafe_reasons else Tier.SAFE
+        reason = "; ".join(plan.unsafe_reasons)
+        if not self.report(anchor, message, tier, reason=reason):
+            return
+        self._edits[anchor] = self._signature_value(plan, tf_name, anchor)
+        if import_needed:
+            self._import_needed = tf_name
+
+    # ------------------------------------------------------------------ helpers
+
+    def _module_binds(self, name: str) -> bool:
+        table = self.analysis.table
+        return name in table.aliases or name in table.rebound
+
+    def _tf_name(self) -> tuple[str | None, bool]:
+        """(how to spell ``tensorflow`` here, whether an import must be added)."""
+        table = self.analysis.table
+        for local, target in sorted(table.aliases.items()):
+            if canonical(f"{target}.TensorSpec") == "tensorflow.TensorSpec" and canonical(target) in (
+                "tensorflow",
+                "tensorflow.compat.v2",
+            ):
+                return local, False
+        for candidate in ("tf", "tensorflow"):
+            if candidate not in table.aliases and candidate not in table.rebound and candidate not in BUILTIN_NAMES:
+                return candidate, True
+        return None, False
+
+    def _signature_value(self, plan: SignaturePlan, tf_name: str, anchor: cst.CSTNode) -> cst.BaseExpression:
+        specs = plan.render(tf_name)
+        one_line = "[" + ", ".join(specs) + "]"
+        current = anchor.decorator if isinstance(anchor, cst.Decorator) else anchor
+        arg_indent = call_arg_indent(current)
+        if arg_indent is not None:  # one argument per line: the new one gets its own line
+            length = len(arg_indent) + self.analysis.column_of(anchor) + len(KEYWORD) + len(one_line) + 2
+        else:
+            length = self.analysis.column_of(anchor) + len(code_of(current)) + len(KEYWORD) + len(one_line) + 4
+        if length <= MAX_LINE or not specs:
+            return cst.parse_expression(one_line)
+        outer = arg_indent or ""
+        return cst.parse_expression("[\n" + "".join(f"{outer}    {spec},\n" for spec in specs) + f"{outer}]")

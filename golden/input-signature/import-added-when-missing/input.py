@@ -1,0 +1,6 @@
+from tensorflow import function, reduce_sum
+
+
+@function
+def total(values):
+    return reduce_sum(values)

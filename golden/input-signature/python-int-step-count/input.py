@@ -1,0 +1,10 @@
+"""Seed 004, Test 3: a Python int step count retraces once per value."""
+import tensorflow as tf
+
+
+@tf.function
+def train_with_python_args(X, y, num_steps):
+    loss = tf.constant(0.0)
+    for i in range(num_steps):
+        loss = loss + tf.reduce_mean(tf.square(X - y))
+    return loss

@@ -1,0 +1,7 @@
+import tensorflow as tf
+
+
+@tf.function(reduce_retracing=True)
+def scaled_sum(x, *, scale):
+    # keyword-only without a default: no input_signature is possible
+    return tf.reduce_sum(x) * scale

@@ -1,0 +1,6 @@
+import tensorflow as tf
+
+
+@tf.function
+def simple_computation(input_tensor):
+    return tf.reduce_sum(input_tensor)

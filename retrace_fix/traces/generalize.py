@@ -1,0 +1,764 @@
+"""Generalise the recorded traces of one tf.function into one ``input_signature``.
+
+Pure Python: no TensorFlow, no LibCST.  The codemods (RTF003 input-signature,
+RTF004 reduce-retracing) collect what the function's *source* says
+(:class:`ParamInfo`, :class:`BodyFacts`) and call :func:`plan_signature`, which
+combines it with the *traces* and decides, with reasons:
+
+* whether the function retraced at all (two distinct traces of one instance;
+  functions that traced once are never touched);
+* the signature: per tensor parameter the common rank and dtype with ``None``
+  in every dimension that varied (ragged/sparse keep their spec class, nested
+  list/tuple/dict/namedtuple containers keep the recorded container type); a
+  Python int/float/bool whose value varied becomes a scalar ``TensorSpec`` when
+  the body only uses it as a tensor operand or a ``range`` bound of a safe loop;
+  trailing parameters with defaults that never varied stay pinned defaults;
+* or why there can be none (:attr:`SignaturePlan.refusals`), and whether the
+  retracing is *shape-only* (then ``reduce_retracing=True`` is the fallback,
+  unless the body reads static shapes that would become ``None``).
+
+The rules follow TensorFlow's binding of ``input_signature`` (TF 2.15-2.21):
+``self`` is skipped by name; a parameter without a spec must have a default
+and is then pinned to it; keyword-only parameters need defaults; ``**kwargs``
+are dropped; ``*args`` consume every remaining spec; a ``tf.Variable`` passed
+into a TensorSpec slot becomes a read-only snapshot; the container type of a
+nested spec must match exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Union
+
+from retrace_fix.traces.model import FunctionTraces, Trace
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+TENSOR_KINDS = ("tensor", "ragged", "sparse")
+_MAX_LISTED = 4
+
+#: dtype of the scalar TensorSpec a varying Python value becomes
+SCALAR_DTYPES = {"int": "int32", "float": "float32", "bool": "bool"}
+
+
+class _NoLiteral:
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "<no literal>"
+
+
+#: ``ParamInfo.default`` when the default is not a plain literal
+NO_LITERAL: Any = _NoLiteral()
+
+
+# ---------------------------------------------------------------------------
+# specs
+
+
+@dataclass(frozen=True)
+class TensorSpecInfo:
+    """``tf.TensorSpec`` / ``tf.RaggedTensorSpec`` / ``tf.SparseTensorSpec``."""
+
+    kind: str  # tensor | ragged | sparse
+    shape: tuple | None  # None: unknown rank
+    dtype: str
+    ragged_rank: int | None = None
+    row_splits_dtype: str | None = None
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """A nested structure of specs, with the container type recorded."""
+
+    kind: str  # list | tuple | dict | namedtuple
+    items: tuple  # list/tuple: specs; dict/namedtuple: ((key, spec), ...)
+    type_name: str | None = None  # namedtuple class name
+
+
+Spec = Union[TensorSpecInfo, ContainerSpec]
+
+
+def render_spec(spec: Spec, tf: str = "tf") -> str:
+    """Source text of ``spec`` (``tf.TensorSpec(shape=[None, 50], dtype=tf.float32)``)."""
+    if isinstance(spec, TensorSpecInfo):
+        shape = "None" if spec.shape is None else "[" + ", ".join("None" if d is None else str(d) for d in spec.shape) + "]"
+        if spec.kind == "ragged":
+            text = f"{tf}.RaggedTensorSpec(shape={shape}, dtype={tf}.{spec.dtype}, ragged_rank={spec.ragged_rank}"
+            if spec.row_splits_dtype and spec.row_splits_dtype != "int64":
+                text += f", row_splits_dtype={tf}.{spec.row_splits_dtype}"
+            return text + ")"
+        if spec.kind == "sparse":
+            return f"{tf}.SparseTensorSpec(shape={shape}, dtype={tf}.{spec.dtype})"
+        return f"{tf}.TensorSpec(shape={shape}, dtype={tf}.{spec.dtype})"
+    if spec.kind == "list":
+        return "[" + ", ".join(render_spec(s, tf) for s in spec.items) + "]"
+    if spec.kind == "tuple":
+        inner = ", ".join(render_spec(s, tf) for s in spec.items)
+        return f"({inner},)" if len(spec.items) == 1 else f"({inner})"
+    if spec.kind == "dict":
+        return "{" + ", ".join(f"{key!r}: {render_spec(s, tf)}" for key, s in spec.items) + "}"
+    # namedtuple: Name(field=spec, ...)
+    return f"{spec.type_name}(" + ", ".join(f"{key}={render_spec(s, tf)}" for key, s in spec.items) + ")"
+
+
+def namedtuple_names(spec: Spec) -> set[str]:
+    """Class names a rendered spec refers to (namedtuples must be bound where it is used)."""
+    if isinstance(spec, TensorSpecInfo):
+        return set()
+    names: set[str] = {spec.type_name} if spec.kind == "namedtuple" and spec.type_name else set()
+    for item in spec.items:
+        names |= namedtuple_names(item[1] if spec.kind in ("dict", "namedtuple") else item)
+    return names
+
+
+# ---------------------------------------------------------------------------
+# one value across traces
+
+
+@dataclass
+class ValueSummary:
+    """What one parameter (or nested element) looked like over all traces."""
+
+    path: str
+    kind: str  # a descriptor kind, or "mixed"
+    varies: bool = False
+    spec: Spec | None = None  # set when every leaf is a tensor of one dtype and rank
+    #: variation that is not a change of tensor shape (reduce_retracing cannot remove it)
+    problems: list[str] = field(default_factory=list)
+    #: why a signature cannot describe it although at most shapes vary
+    blockers: list[str] = field(default_factory=list)
+    #: top-level tensor: dims whose size varied (or already None); None = every dim (rank unknown/varies)
+    varying_dims: frozenset | None = frozenset()
+    dim_values: dict = field(default_factory=dict)  # dim -> sizes seen, in first-seen order
+    deep_varying: bool = False  # some nested tensor changed shape
+    children: list = field(default_factory=list)  # containers: the elements' summaries
+    values: list = field(default_factory=list)  # python: distinct values, first-seen order
+    types: list = field(default_factory=list)  # python: type names seen
+    object_types: list = field(default_factory=list)
+
+    @property
+    def shape_varies(self) -> bool:
+        return self.varying_dims is None or bool(self.varying_dims) or self.deep_varying
+
+
+def _listed(items: Iterable[Any]) -> str:
+    items = list(items)
+    text = ", ".join(str(i) for i in items[:_MAX_LISTED])
+    return text + (", …" if len(items) > _MAX_LISTED else "")
+
+
+def _unique(values: Iterable[Any]) -> list:
+    seen: list = []
+    for value in values:
+        if not any(_same_value(value, s) for s in seen):
+            seen.append(value)
+    return seen
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _python_repr(desc: dict) -> str:
+    value = desc.get("value")
+    if desc.get("type") == "str" and isinstance(value, str):
+        return repr(value)
+    return "None" if value is None else str(value)
+
+
+def _kind_name(desc: dict) -> str:
+    kind = desc.get("kind")
+    if kind == "python":
+        return "None" if desc.get("type") == "NoneType" else f"Python {desc.get('type')}"
+    if kind == "object":
+        return f"object ({desc.get('type')})"
+    return str(kind)
+
+
+def summarize(descs: list[dict], path: str) -> ValueSummary:
+    """Combine the descriptors one parameter had in every trace."""
+    kinds = _unique(d.get("kind") for d in descs)
+    if len(kinds) > 1:
+        names = _unique(_kind_name(d) for d in descs)
+        if set(kinds) <= set(TENSOR_KINDS) | {"variable"}:
+            problem = f"`{path}`: kind varies ({_listed(names)}) — pass one kind of tensor every time"
+        elif "python" in kinds and any(d.get("type") == "NoneType" for d in descs):
+            problem = f"`{path}`: None in some calls and a {'/'.join(n for n in names if n != 'None')} in others — each gets its own graph"
+        else:
+            problem = f"`{path}`: kind varies ({_listed(names)})"
+        return ValueSummary(path, "mixed", varies=True, problems=[problem])
+    kind = kinds[0]
+    if kind in TENSOR_KINDS:
+        return _summarize_tensor(descs, path, kind)
+    if kind == "variable":
+        return _summarize_variable(descs, path)
+    if kind == "python":
+        return _summarize_python(descs, path)
+    if kind == "object":
+        return _summarize_object(descs, path)
+    if kind in ("list", "tuple"):
+        return _summarize_sequence(descs, path, kind)
+    if kind in ("dict", "namedtuple"):
+        return _summarize_mapping(descs, path, kind)
+    reprs = _unique(d.get("repr", d.get("type")) for d in descs)
+    type_name = descs[0].get("type", "?")
+    summary = ValueSummary(path, "other", varies=len(reprs) > 1)
+    if summary.varies:
+        summary.problems.append(f"`{path}`: argument of type {type_name} changes ({len(reprs)} values)")
+    else:
+        summary.blockers.append(f"`{path}` is a {type_name}, which a signature cannot describe")
+    return summary
+
+
+def _summarize_tensor(descs: list[dict], path: str, kind: str) -> ValueSummary:
+    summary = ValueSummary(path, kind)
+    dtypes = _unique(d.get("dtype") for d in descs)
+    if len(dtypes) > 1:
+        summary.varies = True
+        summary.problems.append(f"`{path}`: dtype varies ({_listed(dtypes)}) — cast at the call site")
+    if kind == "ragged":
+        for key, label in (("ragged_rank", "ragged_rank"), ("row_splits_dtype", "row_splits dtype")):
+            values = _unique(d.get(key) for d in descs)
+            if len(values) > 1:
+                summary.varies = True
+                summary.problems.append(f"`{path}`: {label} varies ({_listed(values)})")
+    shapes = [d.get("shape") for d in descs]
+    ranks = _unique(None if s is None else len(s) for s in shapes)
+    if None in ranks or len(ranks) > 1:
+        summary.varying_dims = None
+        if len(_unique(tuple(s) if s is not None else None for s in shapes)) > 1:
+            summary.varies = True
+        if len(ranks) > 1:
+            summary.blockers.append(
+                f"`{path}`: rank varies ({_listed('unknown' if r is None else r for r in ranks)}) — "
+                "a signature fixes the rank"
+            )
+        generalized = None
+    else:
+        rank = ranks[0]
+        dims: list = []
+        varying = set()
+        for index in range(rank):
+            sizes = _unique(s[index] for s in shapes)
+            summary.dim_values[index] = sizes
+            if len(sizes) > 1 or None in sizes:
+                dims.append(None)
+                if len(sizes) > 1:  # a dim that was None in every trace stays None: no change
+                    varying.add(index)
+            else:
+                dims.append(sizes[0])
+        summary.varying_dims = frozenset(varying)
+        if len(_unique(tuple(s) for s in shapes)) > 1:
+            summary.varies = True
+        generalized = tuple(dims)
+    if summary.problems or summary.blockers:
+        return summary
+    first = descs[0]
+    summary.spec = TensorSpecInfo(
+        kind=kind,
+        shape=generalized,
+        dtype=dtypes[0],
+        ragged_rank=first.get("ragged_rank") if kind == "ragged" else None,
+        row_splits_dtype=first.get("row_splits_dtype") if kind == "ragged" else None,
+    )
+    return summary
+
+
+def _summarize_variable(descs: list[dict], path: str) -> ValueSummary:
+    summary = ValueSummary(path, "variable")
+    specs = _unique((tuple(d["shape"]) if d.get("shape") is not None else None, d.get("dtype"), d.get("trainable")) for d in descs)
+    if len(specs) > 1:
+        summary.varies = True
+        summary.problems.append(f"`{path}`: tf.Variable of varying shape or dtype")
+    summary.blockers.append(
+        f"`{path}` is a tf.Variable — a signature would pass a read-only snapshot (assign would fail)"
+    )
+    return summary
+
+
+def _summarize_python(descs: list[dict], path: str) -> ValueSummary:
+    values = _unique(_python_key(d) for d in descs)
+    types = _unique(d.get("type") for d in descs)
+    summary = ValueSummary(path, "python", varies=len(values) > 1, types=types)
+    summary.values = [_python_value(v) for v in values]
+    return summary
+
+
+def _python_key(desc: dict) -> Any:
+    # (type, value): True and 1 are different arguments to us even if TF folds them
+    return (desc.get("type"), desc.get("value"))
+
+
+def _python_value(key: tuple) -> Any:
+    return key[1]
+
+
+def _summarize_object(descs: list[dict], path: str) -> ValueSummary:
+    ids = _unique((d.get("type"), d.get("id")) for d in descs)
+    types = _unique(d.get("type") for d in descs)
+    summary = ValueSummary(path, "object", varies=len(ids) > 1, object_types=types)
+    if summary.varies:
+        summary.problems.append(
+            f"`{path}`: a new {'/'.join(types)} object in {len(ids)} traces — "
+            "create it once and reuse it (objects are compared by identity)"
+        )
+    else:
+        summary.blockers.append(
+            f"`{path}` is an object ({types[0]}) — a signature can only describe tensors; "
+            "close over it instead of passing it"
+        )
+    return summary
+
+
+def _summarize_sequence(descs: list[dict], path: str, kind: str) -> ValueSummary:
+    lengths = _unique(len(d.get("items", [])) for d in descs)
+    summary = ValueSummary(path, kind)
+    if len(lengths) > 1:
+        summary.varies = True
+        summary.problems.append(f"`{path}`: {kind} length varies ({_listed(lengths)})")
+        return summary
+    children = [summarize([d["items"][i] for d in descs], f"{path}[{i}]") for i in range(lengths[0])]
+    _merge_children(summary, children)
+    if summary.spec is None and not summary.problems and not summary.blockers:
+        summary.spec = ContainerSpec(kind, tuple(c.spec for c in children))
+    return summary
+
+
+def _summarize_mapping(descs: list[dict], path: str, kind: str) -> ValueSummary:
+    summary = ValueSummary(path, kind)
+    types = _unique(d.get("type") for d in descs)
+    keys = _unique(tuple(d.get("items", {})) for d in descs)
+    if kind == "namedtuple" and len(types) > 1:
+        summary.varies = True
+        summary.problems.append(f"`{path}`: namedtuple type varies ({_listed(types)})")
+        return summary
+    if len(keys) > 1:
+        summary.varies = True
+        summary.problems.append(f"`{path}`: {kind} keys vary")
+        return summary
+    order = list(keys[0])
+    children = [summarize([d["items"][k] for d in descs], f"{path}[{k!r}]" if kind == "dict" else f"{path}.{k}") for k in order]
+    _merge_children(summary, children)
+    if summary.spec is None and not summary.problems and not summary.blockers:
+        summary.spec = ContainerSpec(kind, tuple(zip(order, (c.spec for c in children))), types[0] if kind == "namedtuple" else None)
+    return summary
+
+
+def _merge_children(summary: ValueSummary, children: list[ValueSummary]) -> None:
+    summary.children = children
+    for child in children:
+        summary.varies = summary.varies or child.varies
+        summary.problems.extend(child.problems)
+        summary.blockers.extend(child.blockers)
+        summary.deep_varying = summary.deep_varying or child.shape_varies
+        if child.kind == "python":
+            if child.varies:
+                type_name = child.types[0] if len(child.types) == 1 else ""
+                shown = _listed(_python_repr({"type": type_name, "value": v}) for v in child.values)
+                summary.problems.append(f"`{child.path}`: Python value varies ({shown}) inside a container")
+            else:
+                summary.blockers.append(
+                    f"`{child.path}` is a Python value inside a container — a signature can only hold tensors"
+                )
+    summary.varying_dims = frozenset()
+
+
+# ---------------------------------------------------------------------------
+# what the source says
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One parameter of the ``def``, as written."""
+
+    name: str
+    kind: str = "positional"  # positional | keyword_only | var_positional | var_keyword
+    has_default: bool = False
+    default: Any = NO_LITERAL  # the default's value when it is a plain literal
+
+
+@dataclass(frozen=True)
+class ScalarUse:
+    """One use of a parameter in the body, classified for a Python-scalar → tensor conversion.
+
+    kinds: ``range`` (bound of ``for ... in range(...)``; ``blockers`` say why the
+    loop is not safe with a tensor bound), ``tf_range`` (argument of
+    ``tf.range``), ``cast`` (first argument of ``tf.cast``), ``binop`` (arithmetic
+    operand; ``other`` names the other operand when it is a parameter),
+    ``random_kw`` (``mean/stddev/minval/maxval`` of ``tf.random.*``; ``dtype``
+    when a dtype keyword is given), ``tf_arg`` (any other argument of a
+    TensorFlow API), ``other`` (anything else: Python control flow, a Python
+    call, an index, ``return`` ...).
+    """
+
+    kind: str
+    text: str
+    other: str | None = None
+    blockers: tuple = ()
+    dtype: str | None = None
+    float_op: bool = False  # arithmetic only valid on floats (``/``)
+
+
+@dataclass(frozen=True)
+class ShapeRead:
+    """A static-shape read in the body: ``x.shape[0]``, ``len(x)``, ``x.shape.as_list()`` ..."""
+
+    param: str
+    dims: frozenset | None  # None: every dim
+    text: str
+    derived: bool = False  # read on a local variable computed from the parameter
+
+
+@dataclass
+class BodyFacts:
+    """What the function body does with its parameters."""
+
+    uses: dict = field(default_factory=dict)  # param -> [ScalarUse]
+    shape_reads: list = field(default_factory=list)  # [ShapeRead]
+    reassigned: set = field(default_factory=set)
+
+
+@dataclass
+class SourceInfo:
+    """The ``def`` and its tf.function spelling."""
+
+    params: list  # [ParamInfo], in order
+    skip_self: str | None = None  # the parameter TF skips by name (``self`` of a method)
+    method_problem: str | None = None  # e.g. a classmethod's ``cls``
+    has_signature: bool = False  # input_signature= already given
+    facts: BodyFacts = field(default_factory=BodyFacts)
+
+
+# ---------------------------------------------------------------------------
+# the plan
+
+
+@dataclass
+class SignaturePlan:
+    """The decision for one recorded tf.function."""
+
+    function: FunctionTraces
+    retraced: bool = False
+    distinct_traces: int = 0
+    specs: list = field(default_factory=list)  # [(param, Spec)] in signature order
+    pinned: list = field(default_factory=list)  # params left to their defaults
+    conversions: dict = field(default_factory=dict)  # param -> dtype (Python scalar -> tensor)
+    unsafe_reasons: list = field(default_factory=list)
+    refusals: list = field(default_factory=list)  # why no signature; empty = possible
+    problems: list = field(default_factory=list)  # variation reduce_retracing cannot remove
+    static_blockers: list = field(default_factory=list)  # static-shape reads of varying dims
+    changes: list = field(default_factory=list)  # what varied, for messages
+    already_signed: bool = False
+    #: Python ints blocked only by their ``range`` loop: RTF001 explains those at the loop
+    loop_blocked: dict = field(default_factory=dict)  # param -> [problem, refusal]
+
+    @property
+    def possible(self) -> bool:
+        return self.retraced and not self.already_signed and not self.refusals
+
+    @property
+    def tier(self) -> str:
+        return "unsafe" if self.unsafe_reasons else "safe"
+
+    @property
+    def shape_only(self) -> bool:
+        """Every retrace came from tensor shapes alone (reduce_retracing can fold them)."""
+        return self.retraced and not self.problems
+
+    def render(self, tf: str = "tf") -> list[str]:
+        return [render_spec(spec, tf) for _, spec in self.specs]
+
+
+def distinct_by_instance(function: FunctionTraces, skip_self: str | None) -> tuple[int, bool]:
+    """(distinct traces ignoring ``self``, whether one instance traced more than once)."""
+    groups: dict[Any, set] = {}
+    everything: set = set()
+    for trace in function.traces:
+        owner = None
+        args = dict(trace.args)
+        if skip_self and skip_self in args:
+            self_desc = args.pop(skip_self)
+            owner = (self_desc.get("type"), self_desc.get("id"))
+        key = _args_key(args)
+        groups.setdefault(owner, set()).add(key)
+        everything.add(key)
+    return len(everything), any(len(keys) > 1 for keys in groups.values())
+
+
+def _args_key(args: dict) -> str:
+    return json.dumps(args, sort_keys=True, separators=(",", ":"))
+
+
+def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePlan:
+    """Decide the signature (or why there is none) for ``function`` defined as ``source`` says."""
+    plan = SignaturePlan(function=function)
+    traces: list[Trace] = list(function.traces)
+    plan.distinct_traces, plan.retraced = distinct_by_instance(function, source.skip_self)
+    if not plan.retraced:
+        return plan
+    if source.has_signature or function.has_input_signature:
+        plan.already_signed = True
+        return plan
+
+    params = [p for p in source.params if p.name != source.skip_self]
+    named = {p.name for p in source.params}
+    # -- structural refusals
+    if source.method_problem:
+        plan.refusals.append(source.method_problem)
+    for param in params:
+        if param.kind == "var_positional":
+            plan.refusals.append(f"`*{param.name}`: a signature would fix the number of positional arguments")
+        elif param.kind == "keyword_only" and not param.has_default:
+            plan.refusals.append(f"keyword-only parameter `{param.name}` has no default (TensorFlow requires one with a signature)")
+    var_keyword = next((p for p in params if p.kind == "var_keyword"), None)
+    var_positional = next((p for p in params if p.kind == "var_positional"), None)
+    star_keys: list[str] = []
+    if var_positional is not None:
+        pattern = re.compile(re.escape(var_positional.name) + r"_\d+$")
+        star_keys = _unique(k for t in traces for k in t.args if pattern.match(k) and k not in named)
+    extra = _unique(
+        k for t in traces for k in t.args if k not in named and k != source.skip_self and k not in star_keys
+    )
+    if extra:
+        if var_keyword is not None:
+            plan.refusals.append(
+                f"callers pass {_listed('`' + k + '`' for k in extra)} through `**{var_keyword.name}`, "
+                "which a signature drops"
+            )
+            plan.problems.append(f"keyword arguments through `**{var_keyword.name}` vary")
+        else:
+            plan.refusals.append("the traces do not match the parameters (re-record)")
+            plan.problems.append("stale traces")
+
+    # -- each parameter over all traces
+    summaries: dict[str, ValueSummary] = {}
+    for param in params:
+        if param.kind == "var_keyword":
+            continue
+        if param.kind == "var_positional":
+            if len(_unique(sum(1 for k in t.args if k in star_keys) for t in traces)) > 1:
+                plan.problems.append(f"the number of arguments passed through `*{param.name}` varies")
+            for key in star_keys:
+                descs = [t.args[key] for t in traces if key in t.args]
+                if len(descs) == len(traces):
+                    plan.problems.extend(summarize(descs, key).problems)
+            continue
+        descs = [t.args[param.name] for t in traces if param.name in t.args]
+        if not descs:
+            continue
+        summaries[param.name] = summarize(descs, param.name)
+
+    signable = [p for p in params if p.kind in ("positional", "keyword_only")]
+    # -- pinned tail: trailing params with literal defaults that every trace used
+    pinned: list[str] = []
+    for param in reversed(signable):
+        summary = summaries.get(param.name)
+        if not _pinnable(param, summary):
+            break
+        pinned.append(param.name)
+    pinned.reverse()
+    plan.pinned = pinned
+    spec_params = [p for p in signable if p.name not in pinned]
+
+    for param in signable:
+        summary = summaries.get(param.name)
+        if summary is None:
+            continue
+        plan.problems.extend(summary.problems)
+        if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple") and not summary.problems:
+            plan.changes.append(_describe_change(summary))
+
+    for param in spec_params:
+        summary = summaries.get(param.name)
+        if summary is None:
+            plan.refusals.append(f"`{param.name}` was never recorded")
+            continue
+        if summary.problems:
+            plan.refusals.extend(summary.problems)
+            continue
+        if summary.kind == "python":
+            _plan_scalar(plan, param, summary, source.facts, summaries)
+            continue
+        if summary.blockers or summary.spec is None:
+            plan.refusals.extend(summary.blockers or [f"`{param.name}` cannot be described by a signature"])
+            continue
+        plan.specs.append((param.name, summary.spec))
+
+    # -- static-shape reads of dims that become None
+    for read in source.facts.shape_reads:
+        summary = summaries.get(read.param)
+        if summary is None:
+            continue
+        message = _static_read_blocker(read, summary)
+        if message:
+            plan.static_blockers.append(message)
+    plan.refusals.extend(plan.static_blockers)
+    # problems are de-duplicated (a container reports its children's)
+    plan.problems = _unique(plan.problems)
+    plan.refusals = _unique(plan.refusals)
+    if plan.refusals:
+        plan.specs = []
+        plan.conversions = {}
+        plan.unsafe_reasons = []
+    return plan
+
+
+def _pinnable(param: ParamInfo, summary: ValueSummary | None) -> bool:
+    if not param.has_default or param.default is NO_LITERAL:
+        return False
+    if summary is None:  # never recorded: it always took its default
+        return True
+    if summary.kind != "python" or summary.varies:
+        return False
+    (type_name,) = summary.types or ("?",)
+    value = summary.values[0]
+    default = param.default
+    if default is None:
+        return type_name == "NoneType"
+    if type(default).__name__ != type_name:
+        return False
+    if isinstance(default, float) and isinstance(value, float) and math.isnan(default) and math.isnan(value):
+        return True
+    return value == default
+
+
+def _scalar_dtype(summary: ValueSummary) -> tuple[str | None, str | None]:
+    """(dtype, reason it cannot convert)."""
+    types = summary.types
+    if len(types) != 1:
+        return None, f"`{summary.path}`: Python type varies ({_listed(types)})"
+    type_name = types[0]
+    dtype = SCALAR_DTYPES.get(type_name)
+    if dtype is None:
+        values = _listed(_python_repr({"type": type_name, "value": v}) for v in summary.values)
+        what = "None" if type_name == "NoneType" else f"a Python {type_name}"
+        if summary.varies:
+            return None, f"`{summary.path}`: Python {type_name} varies ({values}) — each value builds a new graph"
+        return None, f"`{summary.path}` is {what} — a signature cannot describe it; give it a default or close over it"
+    if type_name == "float" and any(not isinstance(v, (int, float)) for v in summary.values):
+        return None, f"`{summary.path}`: non-finite Python float"
+    if dtype == "int32" and any(not (INT32_MIN <= v <= INT32_MAX) for v in summary.values):
+        return None, f"`{summary.path}`: Python int outside the int32 range"
+    return dtype, None
+
+
+def _plan_scalar(plan: SignaturePlan, param: ParamInfo, summary: ValueSummary, facts: BodyFacts, summaries: dict) -> None:
+    values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
+    dtype, reason = _scalar_dtype(summary)
+    if dtype is None:
+        plan.refusals.append(reason)
+        if summary.varies:
+            plan.problems.append(reason)
+        return
+    status, notes = classify_scalar(param.name, dtype, facts, summaries)
+    what = f"Python {summary.types[0]}"
+    if summary.varies:
+        plan.problems.append(f"`{param.name}`: {what} varies ({values})")
+        if status == "blocked":
+            refusal = f"`{param.name}` cannot become a tensor: {'; '.join(notes)}"
+            plan.refusals.append(refusal)
+            uses = facts.uses.get(param.name, [])
+            if dtype == "int32" and param.name not in facts.reassigned and any(u.kind == "range" for u in uses) and all(
+                u.kind == "range" or classify_scalar(param.name, dtype, BodyFacts(uses={param.name: [u]}), summaries)[0] == "safe"
+                for u in uses
+            ):
+                plan.loop_blocked[param.name] = [f"`{param.name}`: {what} varies ({values})", refusal]
+            return
+        plan.changes.append(f"`{param.name}`: {what} varies ({values}) → {dtype} tensor")
+    else:
+        if status == "safe":
+            plan.changes.append(f"`{param.name}`: Python {summary.types[0]} {values} in every call → {dtype} tensor")
+        if status != "safe":
+            why = "; ".join(notes) if notes else "it is used as a Python value"
+            plan.refusals.append(
+                f"`{param.name}` is a {what} with no usable default and cannot safely become a tensor ({why})"
+            )
+            return
+    if status == "unsafe":
+        plan.unsafe_reasons.extend(notes)
+    plan.conversions[param.name] = dtype
+    plan.specs.append((param.name, TensorSpecInfo("tensor", (), dtype)))
+
+
+def classify_scalar(name: str, dtype: str, facts: BodyFacts, summaries: dict) -> tuple[str, list[str]]:
+    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor."""
+    if name in facts.reassigned:
+        return "blocked", [f"`{name}` is reassigned in the body"]
+    blocked: list[str] = []
+    unsafe: list[str] = []
+    for use in facts.uses.get(name, []):
+        if use.kind == "range":
+            if dtype != "int32":
+                blocked.append(f"`{use.text}` needs an int")
+            elif use.blockers:
+                blocked.append(f"the loop `{use.text}` is not safe with a tensor bound ({'; '.join(use.blockers)})")
+        elif use.kind == "tf_range":
+            if dtype not in ("int32", "float32"):
+                blocked.append(f"`{use.text}` needs a number")
+        elif use.kind == "cast":
+            pass
+        elif use.kind == "binop":
+            if dtype == "bool":
+                blocked.append(f"`{use.text}` does arithmetic on a bool")
+            elif use.float_op and dtype != "float32":
+                unsafe.append(f"`{use.text}` divides an int32 tensor (a float64 result instead of a Python float)")
+            else:
+                other = summaries.get(use.other) if use.other else None
+                other_dtype = None
+                if other is not None and isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor":
+                    other_dtype = other.spec.dtype
+                if other_dtype != dtype:
+                    unsafe.append(f"`{use.text}`: `{name}` becomes a {dtype} tensor; the other operand must be {dtype} too")
+        elif use.kind == "random_kw":
+            if dtype != "float32" or (use.dtype not in (None, "float32")):
+                unsafe.append(f"`{use.text}` receives a {dtype} tensor")
+        elif use.kind == "tf_arg":
+            unsafe.append(f"`{use.text}` receives a {dtype} tensor instead of a Python value")
+        else:
+            blocked.append(f"`{use.text}` uses it as a Python value")
+    if blocked:
+        return "blocked", _unique(blocked)
+    if unsafe:
+        return "unsafe", _unique(unsafe)
+    return "safe", []
+
+
+def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:
+    if not summary.shape_varies:
+        return None
+    name = read.param
+    if summary.kind in TENSOR_KINDS and not summary.deep_varying:
+        varying = summary.varying_dims
+        rank = None if summary.spec is None or not isinstance(summary.spec, TensorSpecInfo) or summary.spec.shape is None else len(summary.spec.shape)
+        if rank is None and summary.dim_values:
+            rank = len(summary.dim_values)
+        if read.dims is not None and varying is not None:
+            hits = sorted({(d + rank if d < 0 and rank is not None else d) for d in read.dims} & set(varying))
+            if not hits:
+                return None
+            dim = hits[0]
+            sizes = _listed("?" if s is None else s for s in summary.dim_values.get(dim, []))
+            source = f" (computed from `{name}`)" if read.derived else ""
+            return (
+                f"`{read.text}`{source} reads dim {dim} of `{name}`, which varies ({sizes}; "
+                f"use `tf.shape({name})[{dim}]`)"
+            )
+    source = f" (computed from `{name}`)" if read.derived else ""
+    return f"`{read.text}`{source} reads the static shape of `{name}`, which varies (use `tf.shape({name})`)"
+
+
+def _describe_change(summary: ValueSummary) -> str:
+    if summary.children:
+        parts = [_describe_change(c) for c in summary.children if c.varies and not c.problems]
+        return "; ".join(parts) if parts else f"`{summary.path}` shapes vary"
+    if summary.kind in TENSOR_KINDS and summary.varying_dims:
+        dims = sorted(summary.varying_dims)
+        parts = []
+        for dim in dims:
+            sizes = summary.dim_values.get(dim, [])
+            parts.append(f"dim {dim}: {_listed('?' if s is None else s for s in sizes)}")
+        return f"`{summary.path}` " + "; ".join(parts)
+    if summary.kind in TENSOR_KINDS and summary.varying_dims is None:
+        return f"`{summary.path}` rank varies"
+    return f"`{summary.path}` shapes vary"
