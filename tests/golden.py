@@ -11,6 +11,19 @@ Each case holds
 * optional ``traces.json`` — recorded traces, keyed by file ``input.py``;
 * optional ``drive.py`` — a program that imports the case's module and prints
   results (executed before and after by the semantic tests).
+
+Semantic tests (``tests/test_semantic_golden_tf.py``, real TensorFlow): ``drive.py``
+does ``from input import ...`` and is run once with ``input.py`` and once with
+``expected.py`` (as ``input.py``), seeds reset (``keras.utils.set_random_seed(0)``),
+under the trace recorder.  Both runs must succeed and print the same stdout (numbers
+within rtol 1e-5); lines starting with ``traces`` (``traces 3``, ``traces f 3``)
+report trace counts: not compared as outputs, their numbers must not grow; no
+function of ``input.py`` may trace more after than before.  ``case.toml`` may add a
+``[semantic]`` table: ``before = "raises"`` (the original must fail, e.g. Keras 3
+``predict`` in a tf.function; the fixed code must run), ``raises = "REGEX"`` (the
+original's error matches), ``traces-after = { qualname = N }`` (recorded traces
+after the fix).  A drive may also assert its own invariants (an ``AssertionError``
+fails the case), e.g. that the fixed code equals an eager reference.
 """
 
 from __future__ import annotations
