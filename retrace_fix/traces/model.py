@@ -1,0 +1,406 @@
+"""The portable trace file: data model, JSON load/save, merging and validation.
+
+Pure Python on purpose: the rewriter, the ``report`` command and the tests use
+this module without TensorFlow installed.  The format is documented in
+``docs/trace-format.md``; the short version::
+
+    {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0",
+     "functions": [{"file": "pkg/train.py", "qualname": "Trainer.step",
+                    "firstlineno": 12, "name": "step", "params": ["self", "x"],
+                    "calls": 30, "reduce_retracing": false,
+                    "has_input_signature": false,
+                    "traces": [{"args": {"self": {...}, "x": {...}},
+                                "count": 1, "nested": false, "via": "call"}]}]}
+
+Every argument value is a *value descriptor*, a JSON object whose ``kind`` key
+selects the rest (``tensor``, ``ragged``, ``sparse``, ``variable``,
+``python``, ``object``, ``list``, ``tuple``, ``dict``, ``namedtuple``,
+``other``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+FORMAT = "retrace-fix-traces"
+VERSION = 1
+
+#: The ``via`` values a trace may carry.
+VIA_VALUES = ("call", "get_concrete_function")
+
+#: Every value-descriptor kind of format version 1.
+VALUE_KINDS = (
+    "tensor",
+    "ragged",
+    "sparse",
+    "variable",
+    "python",
+    "object",
+    "list",
+    "tuple",
+    "dict",
+    "namedtuple",
+    "other",
+)
+
+
+class TraceFileError(Exception):
+    """A trace file cannot be used; the message is one line naming the file."""
+
+
+# ---------------------------------------------------------------------------
+# data model
+
+
+@dataclass
+class Trace:
+    """One distinct trace (concrete function) of a tf.function."""
+
+    args: dict[str, dict]
+    count: int = 1
+    nested: bool = False
+    via: str = "call"
+
+    def identity(self) -> str:
+        """The deduplication key: arguments, ``nested`` and ``via`` (not ``count``)."""
+        return json.dumps([self.args, self.nested, self.via], sort_keys=True, separators=(",", ":"))
+
+    def to_json(self) -> dict:
+        return {"args": self.args, "count": self.count, "nested": self.nested, "via": self.via}
+
+    def copy(self) -> Trace:
+        return Trace(args=self.args, count=self.count, nested=self.nested, via=self.via)
+
+
+@dataclass
+class FunctionTraces:
+    """Everything recorded about one tf.function, identified by its source position."""
+
+    file: str
+    qualname: str
+    firstlineno: int
+    name: str
+    params: list[str]
+    calls: int
+    traces: list[Trace] = field(default_factory=list)
+    reduce_retracing: bool = False
+    has_input_signature: bool = False
+    _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.file, self.qualname, self.firstlineno)
+
+    @property
+    def retraces(self) -> int:
+        """Distinct traces beyond the first (the variable-creation double trace is already folded)."""
+        return max(0, len(self.traces) - 1)
+
+    @property
+    def total_traces(self) -> int:
+        """How many traces happened in all, counting repeats of an identical trace."""
+        return sum(t.count for t in self.traces)
+
+    def add_trace(self, trace: Trace) -> None:
+        """Add ``trace``, or add its count to an identical one already present."""
+        if len(self._index) != len(self.traces):  # traces edited directly: rebuild the index
+            self._index = {t.identity(): t for t in self.traces}
+        ident = trace.identity()
+        existing = self._index.get(ident)
+        if existing is not None:
+            existing.count += trace.count
+            return
+        copy = trace.copy()
+        self.traces.append(copy)
+        self._index[ident] = copy
+
+    def merged(self, other: FunctionTraces) -> FunctionTraces:
+        """A new FunctionTraces with ``other`` (same key) folded into a copy of this one."""
+        result = FunctionTraces(
+            file=self.file,
+            qualname=self.qualname,
+            firstlineno=self.firstlineno,
+            name=self.name or other.name,
+            params=list(self.params or other.params),
+            calls=self.calls + other.calls,
+            traces=[t.copy() for t in self.traces],
+            reduce_retracing=self.reduce_retracing or other.reduce_retracing,
+            has_input_signature=self.has_input_signature or other.has_input_signature,
+        )
+        for trace in other.traces:
+            result.add_trace(trace)
+        return result
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "qualname": self.qualname,
+            "firstlineno": self.firstlineno,
+            "name": self.name,
+            "params": list(self.params),
+            "calls": self.calls,
+            "reduce_retracing": self.reduce_retracing,
+            "has_input_signature": self.has_input_signature,
+            "traces": [t.to_json() for t in self.traces],
+        }
+
+
+def _sort_key(key: tuple[str, str, int]) -> tuple[str, int, str]:
+    file, qualname, line = key
+    return (file, line, qualname)
+
+
+@dataclass
+class TraceSet:
+    """All recorded tf.functions of one or more trace files, keyed by ``FunctionTraces.key``."""
+
+    functions: dict[tuple, FunctionTraces] = field(default_factory=dict)
+    tensorflow_version: str | None = None
+
+    def __iter__(self) -> Iterator[FunctionTraces]:
+        """The functions in file order (file, first line, qualname)."""
+        for key in sorted(self.functions, key=_sort_key):
+            yield self.functions[key]
+
+    def __len__(self) -> int:
+        return len(self.functions)
+
+    def add(self, function: FunctionTraces) -> None:
+        """Add ``function``, merging it into an existing entry with the same key."""
+        existing = self.functions.get(function.key)
+        if existing is None:
+            self.functions[function.key] = function
+        else:
+            self.functions[function.key] = existing.merged(function)
+
+    def find(self, file: str, qualname: str | None = None, line: int | None = None) -> list[FunctionTraces]:
+        """The recorded functions of ``file`` (relative to the project root) matching qualname/line.
+
+        With both ``qualname`` and ``line``, functions matching both are returned;
+        when none does (the file moved lines since recording), the ones matching
+        the qualname alone.  With neither, every function of the file.
+        """
+        file = normalize_path(file)
+        in_file = [f for f in self if f.file == file]
+        if qualname is not None and line is not None:
+            exact = [f for f in in_file if f.qualname == qualname and f.firstlineno == line]
+            return exact or [f for f in in_file if f.qualname == qualname]
+        if qualname is not None:
+            return [f for f in in_file if f.qualname == qualname]
+        if line is not None:
+            return [f for f in in_file if f.firstlineno == line]
+        return in_file
+
+    def merge(self, other: TraceSet) -> TraceSet:
+        """A new TraceSet holding both; same-key functions are merged (calls summed, traces deduped)."""
+        result = TraceSet(tensorflow_version=self.tensorflow_version or other.tensorflow_version)
+        for function in list(self) + list(other):
+            result.add(function)
+        return result
+
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "tensorflow": self.tensorflow_version,
+            "functions": [f.to_json() for f in self],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "<memory>") -> TraceSet:
+        """Validate ``data`` (a parsed trace file) and build the TraceSet; raises TraceFileError."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise TraceFileError(f"{source}: not a retrace-fix trace file")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise TraceFileError(f"{source}: invalid format version {version!r}")
+        if version > VERSION:
+            raise TraceFileError(
+                f"{source}: format version {version} is newer than this retrace-fix supports ({VERSION})"
+            )
+        checker = _Checker(source)
+        tf_version = data.get("tensorflow")
+        if tf_version is not None and not isinstance(tf_version, str):
+            checker.fail("tensorflow", "expected a string or null")
+        functions = data.get("functions")
+        if not isinstance(functions, list):
+            checker.fail("functions", "expected a list")
+        result = cls(tensorflow_version=tf_version)
+        for index, item in enumerate(functions):
+            result.add(checker.function(item, f"functions[{index}]"))
+        return result
+
+
+# ---------------------------------------------------------------------------
+# validation
+
+
+def normalize_path(path: str) -> str:
+    """A project-relative path in POSIX form (``./a\\b.py`` -> ``a/b.py``)."""
+    return posixpath.normpath(path.replace("\\", "/"))
+
+
+def _is_absolute(path: str) -> bool:
+    return path.startswith("/") or (len(path) > 1 and path[1] == ":") or path.startswith("\\")
+
+
+class _Checker:
+    """Structural validation with messages that point into the file (``functions[2].traces[0]``)."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, where: str, message: str):
+        raise TraceFileError(f"{self.source}: invalid trace file: {where}: {message}")
+
+    def field(self, obj: dict, name: str, types: type | tuple, where: str, default: Any = ...) -> Any:
+        if name not in obj:
+            if default is ...:
+                self.fail(where, f"missing {name!r}")
+            return default
+        value = obj[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in _as_tuple(types)):
+            self.fail(f"{where}.{name}", f"expected {_type_names(types)}")
+        return value
+
+    def function(self, item: Any, where: str) -> FunctionTraces:
+        if not isinstance(item, dict):
+            self.fail(where, "expected an object")
+        file = self.field(item, "file", str, where)
+        if not file or _is_absolute(file):
+            self.fail(f"{where}.file", f"expected a path relative to the project root, got {file!r}")
+        params = self.field(item, "params", list, where, default=[])
+        if not all(isinstance(p, str) for p in params):
+            self.fail(f"{where}.params", "expected a list of strings")
+        calls = self.field(item, "calls", int, where, default=0)
+        if calls < 0:
+            self.fail(f"{where}.calls", "expected a non-negative integer")
+        function = FunctionTraces(
+            file=normalize_path(file),
+            qualname=self.field(item, "qualname", str, where),
+            firstlineno=self.field(item, "firstlineno", int, where),
+            name=self.field(item, "name", str, where, default=""),
+            params=list(params),
+            calls=calls,
+            reduce_retracing=self.field(item, "reduce_retracing", bool, where, default=False),
+            has_input_signature=self.field(item, "has_input_signature", bool, where, default=False),
+        )
+        traces = self.field(item, "traces", list, where, default=[])
+        for index, trace in enumerate(traces):
+            function.add_trace(self.trace(trace, f"{where}.traces[{index}]"))
+        return function
+
+    def trace(self, item: Any, where: str) -> Trace:
+        if not isinstance(item, dict):
+            self.fail(where, "expected an object")
+        args = self.field(item, "args", dict, where)
+        for name, value in args.items():
+            self.value(value, f"{where}.args.{name}")
+        count = self.field(item, "count", int, where, default=1)
+        if count < 1:
+            self.fail(f"{where}.count", "expected a positive integer")
+        via = self.field(item, "via", str, where, default="call")
+        if via not in VIA_VALUES:
+            self.fail(f"{where}.via", f"expected one of {', '.join(VIA_VALUES)}, got {via!r}")
+        return Trace(args=args, count=count, nested=self.field(item, "nested", bool, where, default=False), via=via)
+
+    def value(self, value: Any, where: str) -> None:
+        """Check one value descriptor (recursively)."""
+        if not isinstance(value, dict):
+            self.fail(where, "expected a value descriptor object")
+        kind = value.get("kind")
+        if kind not in VALUE_KINDS:
+            self.fail(where, f"unknown value kind {kind!r}")
+        if kind in ("tensor", "ragged", "sparse", "variable"):
+            shape = value.get("shape")
+            if shape is not None and not (
+                isinstance(shape, list)
+                and all(d is None or (isinstance(d, int) and not isinstance(d, bool)) for d in shape)
+            ):
+                self.fail(f"{where}.shape", "expected a list of integers/nulls, or null")
+            self.field(value, "dtype", str, where)
+        elif kind == "python":
+            self.field(value, "type", str, where)
+            if not isinstance(value.get("value"), (int, float, str, bool, type(None))):
+                self.fail(f"{where}.value", "expected a JSON scalar")
+        elif kind == "object":
+            self.field(value, "type", str, where)
+            self.field(value, "id", int, where)
+        elif kind in ("list", "tuple"):
+            for index, item in enumerate(self.field(value, "items", list, where)):
+                self.value(item, f"{where}[{index}]")
+        elif kind in ("dict", "namedtuple"):
+            if kind == "namedtuple":
+                self.field(value, "type", str, where)
+            for key, item in self.field(value, "items", dict, where).items():
+                self.value(item, f"{where}[{key!r}]")
+        else:  # other
+            self.field(value, "type", str, where)
+
+
+def _as_tuple(types: type | tuple) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _type_names(types: type | tuple) -> str:
+    names = {bool: "a boolean", int: "an integer", str: "a string", list: "a list", dict: "an object"}
+    return " or ".join(names.get(t, t.__name__) for t in _as_tuple(types))
+
+
+# ---------------------------------------------------------------------------
+# files
+
+
+def load_trace_file(path: str) -> TraceSet:
+    """Read and validate one trace file; raises TraceFileError with a one-line message."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise TraceFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TraceFileError(f"{path}: not a retrace-fix trace file (not UTF-8 text)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFileError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    return TraceSet.from_json(data, source=str(path))
+
+
+def load_trace_files(paths: Iterable[str]) -> TraceSet:
+    """Load several trace files and merge them (same function: calls summed, traces deduped)."""
+    result = TraceSet()
+    for path in paths:
+        result = result.merge(load_trace_file(path))
+    return result
+
+
+def dumps(trace_set: TraceSet) -> str:
+    """The file text: deterministic JSON (functions sorted by file, first line, qualname)."""
+    return json.dumps(trace_set.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def save_trace_file(trace_set: TraceSet, path: str | os.PathLike) -> None:
+    """Write ``trace_set`` to ``path`` atomically (temp file in the same directory + os.replace)."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    text = dumps(trace_set)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,297 @@
+"""``retrace-fix report``: per tf.function, its calls, its traces, and why each retrace happened.
+
+Each trace is compared with the one recorded before it (first-seen order) and
+every argument that differs is named with the change, e.g.::
+
+    `X`: shape (16, 50) → (32, 50)
+    `num_steps`: Python int 10 → 20
+    `x`: dtype int32 → float32
+    `model`: new object of type Sequential
+    `cfg`: list length 2 → 3
+
+Functions are listed most costly first (most traces).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Iterable
+
+from retrace_fix.traces.model import FunctionTraces, Trace, TraceSet
+
+ARROW = "→"
+
+
+@dataclass
+class TraceEntry:
+    """One distinct trace of a function, with what changed since the previous one."""
+
+    index: int  # 1-based, in first-seen order
+    count: int  # how often this exact trace happened
+    nested: bool
+    via: str
+    arguments: str  # compact summary of every argument
+    changes: list[str] = field(default_factory=list)  # empty for the first trace
+
+
+@dataclass
+class FunctionReport:
+    """What the report says about one tf.function."""
+
+    file: str
+    qualname: str
+    firstlineno: int
+    calls: int
+    traces: int  # distinct traces
+    total_traces: int  # traces including repeats of an identical one
+    retraces: int
+    reduce_retracing: bool
+    has_input_signature: bool
+    entries: list[TraceEntry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# describing values
+
+
+def format_shape(shape: list | None) -> str:
+    """``[16, 50]`` -> ``(16, 50)``, ``[3]`` -> ``(3,)``, ``[None]`` -> ``(None,)``, ``None`` -> ``<unknown rank>``."""
+    if shape is None:
+        return "<unknown rank>"
+    return repr(tuple(shape))
+
+
+def _python_value(value: dict) -> str:
+    raw = value.get("value")
+    if value.get("type") == "str" and isinstance(raw, str):
+        return repr(raw)
+    if value.get("type") == "float" and raw in ("nan", "inf", "-inf"):
+        return raw
+    return "None" if raw is None else str(raw)
+
+
+def describe_value(value: dict) -> str:
+    """A short human description of one value descriptor."""
+    kind = value.get("kind")
+    if kind == "tensor":
+        return f"tensor {value.get('dtype')} {format_shape(value.get('shape'))}"
+    if kind in ("ragged", "sparse", "variable"):
+        return f"{kind} {value.get('dtype')} {format_shape(value.get('shape'))}"
+    if kind == "python":
+        return f"Python {value.get('type')} {_python_value(value)}"
+    if kind == "object":
+        return f"object of type {value.get('type')} (#{value.get('id')})"
+    if kind in ("list", "tuple"):
+        items = ", ".join(describe_value(v) for v in value.get("items", []))
+        return f"{kind} [{items}]" if kind == "list" else f"tuple ({items})"
+    if kind in ("dict", "namedtuple"):
+        items = ", ".join(f"{k}: {describe_value(v)}" for k, v in value.get("items", {}).items())
+        return f"{value.get('type')}({items})" if kind == "namedtuple" else f"dict {{{items}}}"
+    return str(value.get("repr") or value.get("type") or kind)
+
+
+def _short(value: dict) -> str:
+    """The brief form used in a trace's argument summary."""
+    kind = value.get("kind")
+    if kind == "tensor":
+        return f"{value.get('dtype')}{format_shape(value.get('shape'))}"
+    if kind == "python":
+        return _python_value(value)
+    if kind == "object":
+        return f"<{value.get('type')} #{value.get('id')}>"
+    if kind in ("list", "tuple"):
+        items = ", ".join(_short(v) for v in value.get("items", []))
+        return f"[{items}]" if kind == "list" else f"({items}{',' if len(value.get('items', [])) == 1 else ''})"
+    if kind in ("dict", "namedtuple"):
+        items = ", ".join(f"{k}={_short(v)}" for k, v in value.get("items", {}).items())
+        return f"{value.get('type')}({items})" if kind == "namedtuple" else f"{{{items}}}"
+    return describe_value(value)
+
+
+# ---------------------------------------------------------------------------
+# explaining a retrace
+
+
+def value_changes(name: str, old: dict | None, new: dict | None) -> list[str]:
+    """Why ``old`` and ``new`` (descriptors of argument ``name``) trace differently; [] if they don't."""
+    if old == new:
+        return []
+    label = f"`{name}`"
+    if old is None:
+        return [f"{label}: new argument, {describe_value(new)}"]
+    if new is None:
+        return [f"{label}: argument no longer passed (was {describe_value(old)})"]
+    kind = old.get("kind")
+    if kind != new.get("kind"):
+        return [f"{label}: {describe_value(old)} {ARROW} {describe_value(new)}"]
+    if kind in ("tensor", "ragged", "sparse", "variable"):
+        changes = []
+        if old.get("dtype") != new.get("dtype"):
+            changes.append(f"{label}: dtype {old.get('dtype')} {ARROW} {new.get('dtype')}")
+        if old.get("shape") != new.get("shape"):
+            changes.append(f"{label}: shape {format_shape(old.get('shape'))} {ARROW} {format_shape(new.get('shape'))}")
+        for key in ("ragged_rank", "row_splits_dtype", "trainable"):
+            if old.get(key) != new.get(key):
+                changes.append(f"{label}: {key} {old.get(key)} {ARROW} {new.get(key)}")
+        return changes or [f"{label}: {describe_value(old)} {ARROW} {describe_value(new)}"]
+    if kind == "python":
+        if old.get("type") == new.get("type"):
+            return [f"{label}: Python {new.get('type')} {_python_value(old)} {ARROW} {_python_value(new)}"]
+        return [f"{label}: {describe_value(old)} {ARROW} {describe_value(new)}"]
+    if kind == "object":
+        return [f"{label}: new object of type {new.get('type')}"]
+    if kind in ("list", "tuple"):
+        old_items, new_items = old.get("items", []), new.get("items", [])
+        if len(old_items) != len(new_items):
+            return [f"{label}: {kind} length {len(old_items)} {ARROW} {len(new_items)}"]
+        changes = []
+        for index, (a, b) in enumerate(zip(old_items, new_items)):
+            changes += value_changes(f"{name}[{index}]", a, b)
+        return changes
+    if kind in ("dict", "namedtuple"):
+        if kind == "namedtuple" and old.get("type") != new.get("type"):
+            return [f"{label}: {old.get('type')} {ARROW} {new.get('type')}"]
+        old_items, new_items = old.get("items", {}), new.get("items", {})
+        if list(old_items) != list(new_items):
+            if kind == "dict":
+                return [f"{label}: dict keys {sorted(old_items)} {ARROW} {sorted(new_items)}"]
+            return [f"{label}: fields {list(old_items)} {ARROW} {list(new_items)}"]
+        changes = []
+        for key in old_items:
+            sub = f"{name}[{key!r}]" if kind == "dict" else f"{name}.{key}"
+            changes += value_changes(sub, old_items[key], new_items[key])
+        return changes
+    return [f"{label}: {describe_value(old)} {ARROW} {describe_value(new)}"]
+
+
+def trace_changes(previous: Trace, trace: Trace) -> list[str]:
+    """Every argument difference between two consecutive traces (parameter order)."""
+    changes: list[str] = []
+    names = list(previous.args) + [n for n in trace.args if n not in previous.args]
+    for name in names:
+        changes += value_changes(name, previous.args.get(name), trace.args.get(name))
+    if previous.nested != trace.nested:
+        changes.append("traced inside another tf.function's trace" if trace.nested else "traced from eager code")
+    if previous.via != trace.via:
+        changes.append("traced by get_concrete_function()" if trace.via != "call" else "traced by a call")
+    if not changes:
+        changes.append("same arguments, different context (device, distribution strategy or SavedModel export)")
+    return changes
+
+
+def _arguments(trace: Trace) -> str:
+    return ", ".join(f"{name}={_short(value)}" for name, value in trace.args.items()) or "(no arguments)"
+
+
+# ---------------------------------------------------------------------------
+# building and rendering
+
+
+def function_report(function: FunctionTraces) -> FunctionReport:
+    """The report for one function."""
+    report = FunctionReport(
+        file=function.file,
+        qualname=function.qualname,
+        firstlineno=function.firstlineno,
+        calls=function.calls,
+        traces=len(function.traces),
+        total_traces=function.total_traces,
+        retraces=function.retraces,
+        reduce_retracing=function.reduce_retracing,
+        has_input_signature=function.has_input_signature,
+    )
+    previous: Trace | None = None
+    for index, trace in enumerate(function.traces, start=1):
+        report.entries.append(
+            TraceEntry(
+                index=index,
+                count=trace.count,
+                nested=trace.nested,
+                via=trace.via,
+                arguments=_arguments(trace),
+                changes=trace_changes(previous, trace) if previous is not None else [],
+            )
+        )
+        previous = trace
+    repeated = [t for t in function.traces if t.count > 1]
+    if repeated:
+        if all(t.nested for t in repeated):
+            report.notes.append(
+                "identical traces repeated inside other tf.functions' traces: each trace of the caller traces it again"
+            )
+        else:
+            report.notes.append(
+                "identical traces repeated: the tf.function object is re-created (define it once, outside the loop "
+                "or function that builds it) or the objects it is a method of are"
+            )
+    return report
+
+
+def build_report(trace_set: TraceSet | Iterable[FunctionTraces]) -> list[FunctionReport]:
+    """One FunctionReport per function, most costly first (most traces, then most calls)."""
+    reports = [function_report(f) for f in trace_set]
+    reports.sort(key=lambda r: (-r.total_traces, -r.traces, -r.calls, r.file, r.firstlineno, r.qualname))
+    return reports
+
+
+def _plural(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
+
+
+def render_text(reports: list[FunctionReport]) -> str:
+    """The plain-text report."""
+    if not reports:
+        return "no tf.function traces recorded\n"
+    lines: list[str] = []
+    for report in reports:
+        flags = []
+        if report.reduce_retracing:
+            flags.append("reduce_retracing")
+        if report.has_input_signature:
+            flags.append("input_signature")
+        traces = _plural(report.total_traces, "trace")
+        if report.total_traces != report.traces:
+            traces += f" ({report.traces} distinct)"
+        header = f"{report.file}:{report.firstlineno} {report.qualname}: {_plural(report.calls, 'call')}, {traces}"
+        if report.retraces:
+            header += f", {_plural(report.retraces, 'retrace')}"
+        if flags:
+            header += f" [{', '.join(flags)}]"
+        lines.append(header)
+        for entry in report.entries:
+            tags = []
+            if entry.count > 1:
+                tags.append(f"×{entry.count}")
+            if entry.nested:
+                tags.append("nested")
+            if entry.via != "call":
+                tags.append(entry.via)
+            tag = f" ({', '.join(tags)})" if tags else ""
+            lines.append(f"  trace {entry.index}{tag}: {entry.arguments}")
+            for change in entry.changes:
+                lines.append(f"    {change}")
+        for note in report.notes:
+            lines.append(f"  note: {note}")
+        lines.append("")
+    total = sum(r.total_traces for r in reports)
+    retraces = sum(r.retraces for r in reports)
+    lines.append(f"{_plural(len(reports), 'function')}, {_plural(total, 'trace')}, {_plural(retraces, 'retrace')}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(reports: list[FunctionReport]) -> str:
+    """The JSON report: ``{"functions": [...]}`` in report order."""
+    return json.dumps({"functions": [asdict(r) for r in reports]}, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_report(reports: list[FunctionReport] | TraceSet, fmt: str = "text") -> str:
+    """Render ``reports`` (or a TraceSet, reported first) as ``"text"`` or ``"json"``."""
+    if isinstance(reports, TraceSet):
+        reports = build_report(reports)
+    if fmt == "text":
+        return render_text(reports)
+    if fmt == "json":
+        return render_json(reports)
+    raise ValueError(f"unknown report format {fmt!r} (expected 'text' or 'json')")
