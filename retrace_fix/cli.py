@@ -74,16 +74,28 @@ def fix_command(
     patch_dir: Optional[Path] = typer.Option(None, "--patch-dir", help="write one .patch per repository root instead of touching files"),
     config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no summary line"),
+    repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line (# comments; '-' = stdin)"),
+    summary: Optional[Path] = typer.Option(None, "--summary", help="write a per-root Markdown summary to FILE.md"),
 ) -> None:
     from retrace_fix.run_fix import FixRequest, run_fix_command
 
-    if not paths:
+    repo_roots: list[str] = []
+    if repos is not None:
+        from retrace_fix.bulk import BulkError, read_repos_file
+
+        try:
+            repo_roots = read_repos_file(repos)
+        except BulkError as exc:
+            raise _fail(str(exc))
+        if not repo_roots and not paths:
+            raise _fail(f"--repos {repos}: lists no roots")
+    if not paths and not repo_roots:
         raise _fail("no paths given (try `retrace-fix --diff .`)")
     modes = [name for name, on in (("--diff", diff), ("--check", check), ("--interactive", interactive)) if on]
     if len(modes) > 1:
         raise _fail(f"{modes[0]} and {modes[1]} cannot be combined")
     request = FixRequest(
-        paths=list(paths),
+        paths=[*(paths or []), *repo_roots],
         mode="diff" if diff else "check" if check else "interactive" if interactive else "fix",
         traces=list(traces or []),
         unsafe_fixes=unsafe_fixes,
@@ -95,6 +107,8 @@ def fix_command(
         patch_dir=patch_dir,
         config=config,
         quiet=quiet,
+        repos=repo_roots,
+        summary=summary,
     )
     raise typer.Exit(run_fix_command(request))
 

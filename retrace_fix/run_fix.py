@@ -36,6 +36,8 @@ class FixRequest:
     patch_dir: Path | None = None
     config: Path | None = None
     quiet: bool = False
+    repos: list[str] = field(default_factory=list)  # roots read from --repos FILE (also in paths)
+    summary: Path | None = None  # --summary FILE.md: per-root Markdown summary (bulk runs)
 
 
 class UsageProblem(Exception):
@@ -70,8 +72,11 @@ def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
         traces=trace_set,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
+    from retrace_fix.bulk import discover_roots, is_bulk
+
     try:
-        found = discover(request.paths, excludes)
+        # several roots: a missing root is reported for that root, the others still run
+        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
     except DiscoveryError as exc:
         raise UsageProblem(str(exc)) from None
     return options, found.files, found.problems
@@ -127,9 +132,13 @@ def finish(request: FixRequest, result: RunResult) -> int:
                     write_failures.append(failure)
                     file_result.error = failure
 
+    from retrace_fix.bulk import finish_report, report_for
+
+    bulk_report = report_for(request, result)  # per-root summary of a bulk run, else None
     fmt = request.output_format
     if fmt == "json":
-        out.write(output.to_json(result, mode, include_diff=(mode == "diff")))
+        json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
+        out.write(bulk_report.add_to_json(json_text) if bulk_report else json_text)
     elif fmt == "sarif":
         try:
             from retrace_fix.sarif import to_sarif
@@ -147,6 +156,8 @@ def finish(request: FixRequest, result: RunResult) -> int:
         output.write_errors(result, err)
         if not request.quiet:
             err.write(output.summary_line(result, mode) + "\n")
+    if finish_report(bulk_report, request, err, text=(fmt == "text")):
+        return EXIT_ERROR
 
     if result.errors:
         return EXIT_ERROR

@@ -1,0 +1,486 @@
+"""Bulk runs: many roots in one call, a summary per root, one patch per root.
+
+* Every PATH argument (and every line of ``--repos FILE``) is a **root**: a
+  directory (a repository, usually), or a file, whose root is then the
+  directory holding it.  Arguments with the same directory form one root; a
+  file under two nested roots belongs to the deeper one.
+* All files of all roots go through the engine together, so ``--jobs N``
+  workers stay busy across roots; the output does not depend on ``N``.
+* A root that does not exist, cannot be read, or holds files that do not parse
+  is reported (exit 2 at the end) while every other root is processed and
+  written as usual.
+* ``--patch-dir DIR`` writes ``DIR/<root-name>.patch`` per root that has
+  changes (none for a root without changes, since ``git apply`` refuses empty
+  patches), paths relative to the root, ``a/``/``b/`` prefixes, and touches no
+  source file.  Names come from the root's directory name; when two roots
+  share a name the later ones get ``-2``, ``-3``... in argument order.  Each
+  patch is written atomically; an interrupted run writes no patch.
+* The per-root summary (files scanned, files changed, fixes by code,
+  diagnostics, errors, patch) is printed as a table (to standard output with
+  ``--patch-dir``, else to standard error after the summary line), added to
+  ``--format json`` as ``"roots"``, and written as Markdown with
+  ``--summary FILE.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Iterable
+
+from retrace_fix.apply_cmd import encode, replace_file, unified_diff
+from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
+from retrace_fix.findings import FileResult, Tier
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.engine import RunResult
+    from retrace_fix.run_fix import FixRequest
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+
+class BulkError(Exception):
+    """A bulk option that cannot be used (unreadable --repos file); exit 2 before any work."""
+
+
+# --------------------------------------------------------------------------- roots
+
+
+def read_repos_file(path: str) -> list[str]:
+    """Roots listed in ``path`` (``-`` = standard input): one per line, ``#`` comments, blanks ignored.
+
+    Relative entries are relative to the file's directory (to the current
+    directory for standard input).
+    """
+    try:
+        if path == "-":
+            text, base = sys.stdin.read(), None
+        else:
+            text, base = Path(path).read_text(encoding="utf-8"), Path(path).parent
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BulkError(f"--repos {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    roots = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        if base is not None and not os.path.isabs(line) and str(base) not in ("", "."):
+            line = os.path.normpath(os.path.join(str(base), line))
+        roots.append(line)
+    return roots
+
+
+def is_bulk(request: "FixRequest") -> bool:
+    """Several roots (or a bulk option): a missing root must not stop the others."""
+    return (
+        len(request.paths) > 1
+        or bool(getattr(request, "repos", None))
+        or getattr(request, "summary", None) is not None
+        or request.patch_dir is not None
+    )
+
+
+def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
+    """Like :func:`retrace_fix.discovery.discover`, one root at a time: a root that does not
+    exist (or cannot be walked) becomes a problem of that root instead of stopping the run."""
+    result = Discovered()
+    seen: set[str] = set()
+    for raw in paths:
+        try:
+            found = discover([raw], excludes)
+        except DiscoveryError as exc:
+            result.problems.append(str(exc))
+            continue
+        except OSError as exc:
+            result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
+            continue
+        for path in found.files:
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
+                result.files.append(path)
+        result.problems.extend(found.problems)
+    result.files.sort(key=lambda p: display_path(p))
+    return result
+
+
+@dataclass
+class Root:
+    label: str  # as given on the command line / in --repos
+    directory: str  # absolute (not resolved: links stay as given)
+    name: str = ""  # patch file name stem, unique in the run
+    files: list[FileResult] = field(default_factory=list)
+
+    # ---------------------------------------------------------------- numbers
+
+    @property
+    def scanned(self) -> list[FileResult]:
+        """Python files looked at (problems such as a missing root are not files)."""
+        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi"))]
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [f for f in self.files if f.changed]
+
+    @property
+    def fixes(self) -> dict[str, int]:
+        counts = Counter(x.code for f in self.files for x in f.findings if x.applied)
+        return dict(sorted(counts.items()))
+
+    @property
+    def diagnostics(self) -> int:
+        return sum(1 for f in self.files for x in f.findings if x.tier is Tier.DIAGNOSTIC)
+
+    @property
+    def not_applied(self) -> int:
+        return sum(1 for f in self.files for x in f.findings if x.fixable and not x.applied)
+
+    @property
+    def errors(self) -> list[str]:
+        return [f.error for f in self.files if f.error]
+
+    def relpath(self, file_result: FileResult) -> str:
+        absolute = os.path.abspath(file_result.path)
+        return Path(os.path.relpath(absolute, self.directory)).as_posix()
+
+    def patch_bytes(self) -> bytes:
+        """The root's patch: every changed file, sorted by path, in the file's own encoding."""
+        chunks = []
+        for file_result in sorted(self.changed, key=self.relpath):
+            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result))
+            try:
+                chunks.append(diff.encode(file_result.encoding))
+            except (UnicodeEncodeError, LookupError):
+                chunks.append(encode(diff))
+        return b"".join(chunks)
+
+
+def _sanitize(name: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "root"
+    return name[:100]
+
+
+def build_roots(paths: Iterable[str], result: "RunResult") -> list[Root]:
+    """One :class:`Root` per distinct root directory, in argument order, with its files."""
+    roots: list[Root] = []
+    by_dir: dict[str, Root] = {}
+    by_label: dict[str, Root] = {}
+    for raw in paths:
+        absolute = os.path.abspath(raw)
+        directory = absolute if (os.path.isdir(absolute) or not os.path.exists(absolute)) else os.path.dirname(absolute)
+        root = by_dir.get(directory)
+        if root is None:
+            root = Root(label=raw, directory=directory)
+            by_dir[directory] = root
+            roots.append(root)
+        by_label.setdefault(raw, root)
+    taken: set[str] = set()
+    for root in roots:
+        base = _sanitize(os.path.basename(root.directory.rstrip(os.sep)) or "root")
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        root.name = name
+        taken.add(name)
+    ordered = sorted(roots, key=lambda r: len(r.directory), reverse=True)  # deepest first
+    for file_result in result.files:
+        absolute = os.path.abspath(file_result.path)
+        owner = by_label.get(file_result.path) if file_result.original is None else None
+        owner = owner or next((r for r in ordered if _contains(r.directory, absolute)), None)
+        if owner is None:
+            owner = roots[0] if roots else None
+        if owner is not None:
+            owner.files.append(file_result)
+    return roots
+
+
+def _contains(directory: str, path: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class BulkReport:
+    mode: str
+    roots: list[Root]
+    patch_dir: Path | None = None
+    patches: dict[str, str] = field(default_factory=dict)  # root name -> patch path (display)
+    write_errors: dict[str, str] = field(default_factory=dict)  # root name -> message
+
+    @classmethod
+    def build(cls, request: "FixRequest", result: "RunResult") -> "BulkReport":
+        return cls(mode=request.mode, roots=build_roots(request.paths, result), patch_dir=request.patch_dir)
+
+    # ---------------------------------------------------------------- rows
+
+    def rows(self) -> list[dict]:
+        rows = []
+        for root in self.roots:
+            errors = root.errors + ([self.write_errors[root.name]] if root.name in self.write_errors else [])
+            rows.append(
+                {
+                    "root": root.label,
+                    "name": root.name,
+                    "files_scanned": len(root.scanned),
+                    "files_changed": len(root.changed),
+                    "fixes": root.fixes,
+                    "fixes_total": sum(root.fixes.values()),
+                    "fixes_not_applied": root.not_applied,
+                    "diagnostics": root.diagnostics,
+                    "errors": len(errors),
+                    "error_messages": errors,
+                    "patch": self.patches.get(root.name),
+                }
+            )
+        return rows
+
+    def totals(self) -> dict:
+        rows = self.rows()
+        fixes: Counter[str] = Counter()
+        for row in rows:
+            fixes.update(row["fixes"])
+        return {
+            "roots": len(rows),
+            "files_scanned": sum(r["files_scanned"] for r in rows),
+            "files_changed": sum(r["files_changed"] for r in rows),
+            "fixes": dict(sorted(fixes.items())),
+            "fixes_total": sum(fixes.values()),
+            "diagnostics": sum(r["diagnostics"] for r in rows),
+            "errors": sum(r["errors"] for r in rows),
+        }
+
+    # ---------------------------------------------------------------- renderings
+
+    def add_to_json(self, text: str) -> str:
+        payload = json.loads(text)
+        payload["roots"] = self.rows()
+        payload["roots_total"] = self.totals()
+        return json.dumps(payload, indent=2, sort_keys=False) + "\n"
+
+    def json_payload(self) -> dict:
+        return {"roots": self.rows(), "roots_total": self.totals()}
+
+    def text_table(self) -> str:
+        header = ["root", "files", "changed", "fixes", "diagnostics", "errors"]
+        with_patch = self.patch_dir is not None
+        if with_patch:
+            header.append("patch")
+        table = [header]
+        for row in self.rows():
+            cells = [
+                row["root"],
+                str(row["files_scanned"]),
+                str(row["files_changed"]),
+                _fixes_text(row["fixes"], " ") or "-",
+                str(row["diagnostics"]),
+                str(row["errors"]),
+            ]
+            if with_patch:
+                cells.append(row["patch"] or "-")
+            table.append(cells)
+        totals = self.totals()
+        total_row = [
+            f"total ({totals['roots']} root{'s' if totals['roots'] != 1 else ''})",
+            str(totals["files_scanned"]),
+            str(totals["files_changed"]),
+            _fixes_text(totals["fixes"], " ") or "-",
+            str(totals["diagnostics"]),
+            str(totals["errors"]),
+        ]
+        if with_patch:
+            total_row.append(str(len(self.patches)))
+        table.append(total_row)
+        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+        numeric = {1, 2, 4, 5}
+        lines = []
+        for n, row in enumerate(table):
+            cells = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+            lines.append("  ".join(cells).rstrip())
+            if n == 0 or n == len(table) - 2:
+                lines.append("  ".join("-" * w for w in widths))
+        return "\n".join(lines) + "\n"
+
+    def markdown(self) -> str:
+        totals = self.totals()
+        with_patch = self.patch_dir is not None
+        out = [
+            "# retrace-fix summary",
+            "",
+            f"Mode `{self.mode}`: {totals['roots']} root{'s' if totals['roots'] != 1 else ''}, "
+            f"{totals['files_scanned']} files scanned, {totals['files_changed']} changed, "
+            f"{totals['fixes_total']} fixes, {totals['diagnostics']} diagnostics, {totals['errors']} errors.",
+            "",
+        ]
+        header = ["root", "files scanned", "files changed", "fixes", "diagnostics", "errors"]
+        align = [":--", "--:", "--:", ":--", "--:", "--:"]
+        if with_patch:
+            header.append("patch")
+            align.append(":--")
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "|".join(align) + "|")
+        for row in self.rows():
+            cells = [
+                f"`{_md(row['root'])}`",
+                str(row["files_scanned"]),
+                str(row["files_changed"]),
+                _md(_fixes_text(row["fixes"], ", ", "×")) or "–",
+                str(row["diagnostics"]),
+                str(row["errors"]),
+            ]
+            if with_patch:
+                cells.append(f"`{_md(row['patch'])}`" if row["patch"] else "–")
+            out.append("| " + " | ".join(cells) + " |")
+        total_cells = [
+            "**total**",
+            str(totals["files_scanned"]),
+            str(totals["files_changed"]),
+            _md(_fixes_text(totals["fixes"], ", ", "×")) or "–",
+            str(totals["diagnostics"]),
+            str(totals["errors"]),
+        ]
+        if with_patch:
+            total_cells.append(f"{len(self.patches)} patch{'es' if len(self.patches) != 1 else ''}")
+        out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
+        if totals["fixes"]:
+            from codemods import all_codes
+
+            codes = all_codes()
+            out += ["", "## Fixes by code", "", "| code | codemod | fixes |", "|:--|:--|--:|"]
+            for code, count in totals["fixes"].items():
+                name = codes[code].NAME if code in codes else ""
+                out.append(f"| {code} | {name} | {count} |")
+        errors = [(row["root"], m) for row in self.rows() for m in row["error_messages"]]
+        if errors:
+            out += ["", "## Errors", ""]
+            out += [f"- `{_md(root)}`: {_md(message)}" for root, message in errors]
+        return "\n".join(out) + "\n"
+
+    def write_markdown(self, path: Path) -> str | None:
+        """Write the Markdown summary atomically; an error message instead of raising."""
+        try:
+            target = Path(os.path.abspath(path))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(str(target), self.markdown().encode("utf-8"))
+        except OSError as exc:
+            return f"--summary {path}: cannot write: {exc.strerror or exc}"
+        return None
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _fixes_text(fixes: dict[str, int], sep: str, times: str = ":") -> str:
+    return sep.join(f"{code}{' ' if times == '×' else ''}{times}{count}" for code, count in fixes.items())
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def report_for(request: "FixRequest", result: "RunResult") -> BulkReport | None:
+    """The per-root report when this run has one to show (several roots, or a bulk option)."""
+    wants = bool(getattr(request, "repos", None)) or getattr(request, "summary", None) is not None
+    report = BulkReport.build(request, result)
+    if wants or request.patch_dir is not None or len(report.roots) > 1:
+        return report
+    return None
+
+
+def finish_report(report: BulkReport | None, request: "FixRequest", err: IO[str], text: bool) -> list[str]:
+    """Print the table (text format) and write ``--summary``; returns error messages."""
+    if report is None:
+        return []
+    if text:
+        err.write(report.text_table())
+    summary = getattr(request, "summary", None)
+    if summary is not None:
+        failure = report.write_markdown(summary)
+        if failure:
+            err.write(f"retrace-fix: error: {failure}\n")
+            return [failure]
+    return []
+
+
+# --------------------------------------------------------------------------- --patch-dir
+
+
+def write_patch_dir(request: "FixRequest", result: "RunResult") -> int:
+    """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched."""
+    from retrace_fix import output
+
+    out, err = sys.stdout, sys.stderr
+    if request.mode == "interactive":
+        err.write("retrace-fix: error: --patch-dir and --interactive cannot be combined\n")
+        return EXIT_ERROR
+    report = BulkReport.build(request, result)
+    patch_dir = Path(request.patch_dir or ".")
+    try:
+        patch_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        err.write(f"retrace-fix: error: --patch-dir {patch_dir}: cannot create: {exc.strerror or exc}\n")
+        return EXIT_ERROR
+    if not patch_dir.is_dir():
+        err.write(f"retrace-fix: error: --patch-dir {patch_dir}: not a directory\n")
+        return EXIT_ERROR
+    for root in report.roots:
+        data = root.patch_bytes()
+        if not data:
+            continue
+        target = patch_dir / f"{root.name}.patch"
+        try:
+            replace_file(os.path.abspath(target), data)
+        except OSError as exc:
+            report.write_errors[root.name] = f"{target}: cannot write the patch: {exc.strerror or exc}"
+            continue
+        report.patches[root.name] = display_path(Path(os.path.abspath(target)))
+
+    fmt = request.output_format
+    if fmt == "json":
+        text = output.to_json(result, request.mode, include_diff=False)
+        out.write(report.add_to_json(text))
+    else:
+        if request.mode == "check":
+            output.write_findings(result, out)
+        out.write(report.text_table())
+        output.write_errors(result, err)
+        for message in report.write_errors.values():
+            err.write(f"error: {message}\n")
+        if not request.quiet:
+            totals = report.totals()
+            n = len(report.patches)
+            err.write(
+                f"{n} patch{'es' if n != 1 else ''} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
+                f"{_plural(totals['files_changed'], 'file')} changed, {_plural(totals['fixes_total'], 'fix', 'fixes')}, "
+                f"{_plural(totals['diagnostics'], 'diagnostic')}, {_plural(len(result.errors), 'error')}\n"
+            )
+    failures = finish_report(report, request, err, text=False)
+    if result.errors or report.write_errors or failures:
+        return EXIT_ERROR
+    if request.mode == "diff" and report.patches:
+        return EXIT_FOUND
+    if request.mode == "check" and result.findings:
+        return EXIT_FOUND
+    return EXIT_OK
+
+
+__all__ = [
+    "BulkError",
+    "BulkReport",
+    "Root",
+    "build_roots",
+    "discover_roots",
+    "finish_report",
+    "is_bulk",
+    "read_repos_file",
+    "report_for",
+    "write_patch_dir",
+]

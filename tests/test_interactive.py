@@ -1,0 +1,383 @@
+"""`retrace-fix -i`: scripted answers decide exactly which hunks land (no TensorFlow)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from retrace_fix.cli import main
+from retrace_fix.engine import RunResult
+from retrace_fix.findings import FileResult, Finding, Tier
+from retrace_fix.interactive import Session, file_hunks
+from retrace_fix.run_fix import FixRequest
+
+ONE = """\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+@tf.function(experimental_relax_shapes=True)
+def pool(x):
+    return tf.reduce_mean(x, axis=1)
+
+
+def unrelated_one():
+    return 1
+
+
+def unrelated_two():
+    return 2
+
+
+@tf.function
+def predict_batch(x):
+    # keep this comment
+    return model.predict(x, verbose=0)
+
+
+def unrelated_three():
+    return 3
+
+
+def evaluate(batches):
+    outputs = []
+    for batch in batches:
+        outputs.append(model.predict(batch, verbose=0))
+    return np.concatenate(outputs)
+
+
+def unrelated_four():
+    return 4
+
+
+@tf.function(experimental_relax_shapes=True)
+def pool_again(x):
+    return tf.reduce_max(x, axis=1)
+"""
+
+#: one.py's hunks: 1-based line -> replacement line (H1 RTF004 safe, H2 RTF002 safe,
+#: H3 RTF002 unsafe, H4 RTF004 safe)
+ONE_HUNKS = {
+    "H1": (7, "@tf.function(reduce_retracing=True)\n"),
+    "H2": (23, "    return model(x, training=False)\n"),
+    "H3": (33, "        outputs.append(model(batch, training=False).numpy())\n"),
+    "H4": (41, "@tf.function(reduce_retracing=True)\n"),
+}
+
+TWO = """\
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+@tf.function(experimental_relax_shapes=True)
+def pool(x):
+    return tf.reduce_mean(x, axis=1)
+
+
+def unrelated():
+    return 0
+
+
+@tf.function
+def predict_batch(x):
+    return model.predict(x)
+"""
+
+TWO_HUNKS = {
+    "T1": (6, "@tf.function(reduce_retracing=True)\n"),
+    "T2": (17, "    return model(x, training=False)\n"),
+}
+
+
+def expected(text: str, hunks: dict, accepted: str) -> str:
+    lines = text.splitlines(keepends=True)
+    for name in accepted.split():
+        if name in hunks:
+            number, replacement = hunks[name]
+            lines[number - 1] = replacement
+    return "".join(lines)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    (tmp_path / "one.py").write_text(ONE, encoding="utf-8")
+    (tmp_path / "two.py").write_text(TWO, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run_session(answers: str, monkeypatch, capsys, extra=("--unsafe-fixes",)) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["-i", "-j", "1", *extra, "one.py", "two.py"])
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+def landed(project: Path, one: str, two: str) -> None:
+    assert (project / "one.py").read_text(encoding="utf-8") == expected(ONE, ONE_HUNKS, one)
+    assert (project / "two.py").read_text(encoding="utf-8") == expected(TWO, TWO_HUNKS, two)
+
+
+def prompts(out: str) -> list[str]:
+    return re.findall(r"Apply this hunk \[([^\]]*)\]\? (\S*)", out)
+
+
+def test_yes_and_no_pick_exactly_those_hunks(project, monkeypatch, capsys):
+    code, out, err = run_session("y\nn\ny\nn\ny\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1 H3", two="T1")
+    assert len(prompts(out)) == 6
+    assert "3 of 6 hunks applied in 2 files" in err
+
+
+def test_enter_takes_the_default_safe_yes_unsafe_no(project, monkeypatch, capsys):
+    code, out, _ = run_session("\n" * 6, monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1 H2 H4", two="T1 T2")
+    shown = [choices for choices, _ in prompts(out)]
+    assert shown == ["Y,n,a,d,A,q,?", "Y,n,a,d,A,q,?", "y,N,a,d,A,q,?", "Y,n,a,d,A,q,?",
+                     "Y,n,a,d,A,q,?", "Y,n,a,d,A,q,?"]
+
+
+def test_each_hunk_shows_file_code_tier_and_reason(project, monkeypatch, capsys):
+    _, out, _ = run_session("n\nn\nn\n", monkeypatch, capsys)
+    blocks = out.split("Apply this hunk")
+    assert "one.py  (hunk 1 of 4)" in blocks[0]
+    assert "RTF004 [safe] line 7:" in blocks[0]
+    assert "-@tf.function(experimental_relax_shapes=True)" in blocks[0]
+    assert "+@tf.function(reduce_retracing=True)" in blocks[0]
+    assert "RTF002 [safe] line 23:" in blocks[1]
+    assert "RTF002 [unsafe] line 33:" in blocks[2]
+    assert "unsafe: no internal batching" in blocks[2]
+    assert "\x1b[" not in out  # no colour when stdout is not a terminal
+
+
+def test_a_accepts_the_rest_of_the_file_only(project, monkeypatch, capsys):
+    code, out, _ = run_session("n\na\ny\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H2 H3 H4", two="T1")
+    assert len(prompts(out)) == 4
+    assert "one.py  (hunk 3 of 4): accepted (rest of this file)" in out
+
+
+def test_d_skips_the_rest_of_the_file_only(project, monkeypatch, capsys):
+    code, out, _ = run_session("y\nd\nn\ny\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1", two="T2")
+    assert len(prompts(out)) == 4
+
+
+def test_capital_a_accepts_that_codemod_everywhere(project, monkeypatch, capsys):
+    # A on H1 (RTF004): H4 and T1 (RTF004) are accepted without asking; RTF002 hunks still ask
+    code, out, _ = run_session("A\nn\nn\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1 H4", two="T1")
+    assert len(prompts(out)) == 4
+    assert "accepted (every reduce-retracing hunk)" in out
+
+
+def test_capital_a_covers_unsafe_hunks_of_the_codemod(project, monkeypatch, capsys):
+    # A on H2 (RTF002, safe) also takes H3 (RTF002, unsafe) and T2; H4 and T1 still ask
+    code, out, _ = run_session("n\nA\nn\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H2 H3", two="T2")
+    assert len(prompts(out)) == 4
+
+
+def test_q_keeps_what_was_accepted_and_stops(project, monkeypatch, capsys):
+    code, out, err = run_session("y\nn\nq\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1", two="")
+    assert len(prompts(out)) == 3
+    assert "1 of 6 hunks applied in 1 file" in err
+
+
+def test_end_of_input_means_quit(project, monkeypatch, capsys):
+    code, out, _ = run_session("y\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1", two="")
+    assert "q (end of input)" in out
+
+
+def test_no_answers_at_all_touches_nothing(project, monkeypatch, capsys):
+    code, _, _ = run_session("", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="", two="")
+
+
+def test_question_mark_prints_help_and_asks_again(project, monkeypatch, capsys):
+    code, out, _ = run_session("?\ny\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1", two="")
+    assert "a - apply this hunk and all remaining hunks in this file" in out
+    assert "A - apply this hunk and every remaining hunk of this codemod, in every file" in out
+    assert [answer for _, answer in prompts(out)][:2] == ["?", "y"]
+
+
+def test_unknown_answer_asks_again(project, monkeypatch, capsys):
+    code, out, _ = run_session("maybe\nY\n", monkeypatch, capsys)
+    assert code == 0
+    assert "unknown answer 'maybe'" in out
+    landed(project, one="H1", two="")
+
+
+def test_unsafe_hunks_are_only_offered_with_unsafe_fixes(project, monkeypatch, capsys):
+    code, out, _ = run_session("y\n" * 10, monkeypatch, capsys, extra=())
+    assert code == 0
+    landed(project, one="H1 H2 H4", two="T1 T2")
+    assert len(prompts(out)) == 5
+
+
+def test_scripted_through_a_pipe_in_a_subprocess(project):
+    proc = subprocess.run(
+        [sys.executable, "-m", "retrace_fix.cli", "-i", "--unsafe-fixes", "-j", "1", "."],
+        input="n\ny\n\nn\nd\n",
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    landed(project, one="H2", two="")
+
+
+def test_crlf_file_keeps_its_line_endings(project, monkeypatch, capsys):
+    (project / "two.py").write_bytes(TWO.replace("\n", "\r\n").encode())
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\ny\n"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["-i", "-j", "1", "two.py"])
+    assert exit_info.value.code == 0
+    want = expected(TWO, TWO_HUNKS, "T2").replace("\n", "\r\n").encode()
+    assert (project / "two.py").read_bytes() == want
+
+
+def test_engine_errors_give_exit_2_but_other_files_are_offered(project, monkeypatch, capsys):
+    (project / "broken.py").write_text("def f(:\n    return tf.function\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n" * 10))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["-i", "-j", "1", "."])
+    assert exit_info.value.code == 2
+    assert "error: broken.py:2:1: cannot parse" in capsys.readouterr().err
+    landed(project, one="H1 H2 H4", two="T1 T2")
+
+
+# --------------------------------------------------------------------------- write safety
+
+
+def make_result(path: Path, original: str, fixed: str, lines: list[int]) -> RunResult:
+    findings = [Finding("RTF004", "demo", Tier.SAFE, line, 0, path.name, applied=True) for line in lines]
+    return RunResult(files=[FileResult(path=path.name, original=original, fixed=fixed, findings=findings)])
+
+
+def session(result: RunResult, answers: str) -> tuple[int, Session, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    s = Session(FixRequest(paths=["."], mode="interactive"), result, stdin=io.StringIO(answers), out=out, err=err)
+    code = s.run()
+    return code, s, out.getvalue(), err.getvalue()
+
+
+def test_accepted_hunks_that_do_not_parse_together_leave_the_file_untouched(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    comments = "".join(f"# c{i}\n" for i in range(8))
+    original = "a = 1\n" + comments + "b = 2\n"
+    fixed = "a = (\n" + comments + ")\n"  # parses as a whole, not hunk by hunk
+    (tmp_path / "f.py").write_text(original)
+    result = make_result(tmp_path / "f.py", original, fixed, [1, 10])
+    assert len(file_hunks(result.files[0])) == 2
+    code, _, _, err = session(result, "y\nn\n")
+    assert code == 2
+    assert "do not parse together" in err
+    assert (tmp_path / "f.py").read_text() == original
+
+
+def test_file_changed_on_disk_is_not_overwritten(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    original, fixed = "x = 1\n", "x = 2\n"
+    (tmp_path / "f.py").write_text("x = 3\n")  # someone edited it after the run read it
+    code, _, _, err = session(make_result(tmp_path / "f.py", original, fixed, [1]), "y\n")
+    assert code == 2
+    assert "changed on disk" in err
+    assert (tmp_path / "f.py").read_text() == "x = 3\n"
+
+
+def test_hunk_without_a_finding_is_attributed_to_the_files_fixes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    filler = "".join(f"y{i} = {i}\n" for i in range(10))
+    original = "import os\n" + filler + "z = old\n"
+    fixed = "import os\nimport tensorflow as tf\n" + filler + "z = new\n"
+    (tmp_path / "f.py").write_text(original)
+    result = make_result(tmp_path / "f.py", original, fixed, [12])
+    items = file_hunks(result.files[0])
+    assert [it.inferred for it in items] == [True, False]
+    assert items[0].codemods == items[1].codemods == frozenset({"reduce-retracing"})
+    code, _, out, _ = session(result, "y\ny\n")
+    assert code == 0
+    assert "no finding on these lines" in out
+    assert (tmp_path / "f.py").read_text() == fixed
+
+
+# --------------------------------------------------------------------------- a real terminal
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") and sys.platform != "darwin", reason="needs a pty")
+def test_colour_prompt_on_a_pseudo_terminal(project):
+    import pty
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS="120")
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "retrace_fix.cli", "-i", "-j", "1", "two.py"],
+        stdin=slave, stdout=slave, stderr=slave, cwd=project, env=env, close_fds=True,
+    )
+    os.close(slave)
+    seen = b""
+
+    def read_until(marker: bytes, limit: float = 60.0) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + limit
+        while marker not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+
+    try:
+        read_until(b"Apply this hunk")
+        assert b"Apply this hunk" in seen
+        first = seen
+        os.write(master, b"y\n")
+        read_until(b"(hunk 2 of 2)")
+        seen = b""
+        read_until(b"Apply this hunk")
+        os.write(master, b"q\n")
+        proc.wait(timeout=60)
+        read_until(b"applied in", limit=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert proc.returncode == 0
+    assert b"\x1b[" in first  # coloured on a terminal
+    text = re.sub(rb"\x1b\[[0-9;]*m", b"", first).decode()
+    assert "Apply this hunk [Y,n,a,d,A,q,?]?" in text
+    assert "+@tf.function(reduce_retracing=True)" in text
+    assert (project / "two.py").read_text() == expected(TWO, TWO_HUNKS, "T1")
