@@ -48,6 +48,16 @@ _RANDOM_APIS = {
     "tensorflow.random.stateless_truncated_normal",
 }
 _RANDOM_KEYWORDS = {"mean", "stddev", "minval", "maxval"}
+#: TensorFlow arguments that must be Python values (a tensor there fails or changes the graph's structure)
+_NEEDS_PYTHON = {
+    "tensorflow.split",
+    "tensorflow.unstack",
+    "tensorflow.random.set_seed",
+    "tensorflow.autograph.experimental.set_loop_options",
+    "tensorflow.TensorSpec",
+    "tensorflow.TensorShape",
+}
+_NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _LITERAL_CLIMB = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Divide)
 
@@ -365,11 +375,9 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 ScalarUse(
                     "binop",
                     short(parent),
-                    other=other_name,
+                    other=other_name if isinstance(parent.operator, _ARITHMETIC) else None,
                     float_op=float_op or isinstance(parent.operator, cst.Divide),
                 )
-                if isinstance(parent.operator, _ARITHMETIC)
-                else ScalarUse("tf_arg", short(parent))
             )
             return
         if isinstance(parent, cst.Element):
@@ -382,7 +390,8 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 and isinstance(call, cst.Call)
                 and _is_tf_api(self.scope.qualify(call.func))
             ):
-                uses.append(ScalarUse("tf_arg", short(call)))
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                uses.append(ScalarUse("tf_arg", short(call), needs_python=_needs_python(self.scope.qualify(call.func), keyword)))
                 return
         uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr)))
 
@@ -408,8 +417,12 @@ class _BodyFactsCollector(cst.CSTVisitor):
                     dtype = dotted.rsplit(".", 1)[-1]
             return ScalarUse("random_kw", short(call), dtype=dtype)
         if _is_tf_api(qualified):
-            return ScalarUse("tf_arg", short(call))
+            return ScalarUse("tf_arg", short(call), needs_python=_needs_python(qualified, keyword))
         return ScalarUse("other", short(call))
+
+
+def _needs_python(qualified: str | None, keyword: str | None) -> bool:
+    return qualified in _NEEDS_PYTHON or keyword in _NEEDS_PYTHON_KEYWORDS
 
 
 def _is_tf_api(qualified: str | None) -> bool:
@@ -530,11 +543,14 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
                 if function.traces
                 and all(t.args.get(name, {}).get("kind") in ("tensor", "ragged", "sparse") for t in function.traces)
             }
+            keywords = site_keywords(site)
+            jit = keywords.get("jit_compile")
             source = SourceInfo(
                 params=infos,
                 skip_self=skip_self,
                 method_problem=problem,
-                has_signature="input_signature" in site_keywords(site),
+                has_signature="input_signature" in keywords,
+                jit_compile=jit is not None and not (isinstance(jit.value, cst.Name) and jit.value.value in ("False", "None")),
                 facts=body_facts(node, params, scope, tensor_names),
             )
             result[node] = plan_signature(function, source)

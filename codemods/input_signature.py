@@ -55,13 +55,16 @@ Fix safety
     by it: the spec is the most specific common supertype of the recorded
     traces, the body reads no static size of a dimension that becomes ``None``,
     and converted Python scalars are only used as a ``range`` bound of a safe
-    loop, in ``tf.range``/``tf.cast``, or in arithmetic with a tensor parameter
-    of the same dtype.  unsafe (``--unsafe-fixes``) when a converted Python
-    scalar reaches another TensorFlow API or arithmetic whose other operand's
-    dtype is unknown: the body then sees a tensor where it saw a Python number.
-    In every tier, calls with shapes, dtypes or pinned values that were never
-    recorded raise ``TypeError`` instead of retracing — record a representative
-    run.  ``reduce_retracing`` is ignored once a signature exists.
+    loop, in ``tf.range``/``tf.cast``, in arithmetic with a tensor parameter of
+    the same dtype, or as an argument TensorFlow converts to a tensor anyway
+    (not under ``jit_compile``, and no static size computed from it is read).
+    unsafe (``--unsafe-fixes``) when a converted Python scalar meets a value of
+    unknown dtype in arithmetic (``h * factor``): the body then sees a float32
+    or int32 tensor where it saw a Python number.  In every tier, calls with
+    shapes, dtypes or pinned values that were never recorded raise
+    ``TypeError`` instead of retracing — record a representative run (see
+    ``docs/trace-driven-fixes.md``).  ``reduce_retracing`` is ignored once a
+    signature exists.
 """
 
 from __future__ import annotations
@@ -151,11 +154,9 @@ class InputSignatureCommand(RetraceCodemod):
             explained = {text for texts in plan.loop_blocked.values() for text in texts}
             if all(text in explained for text in [*plan.problems, *plan.refusals]):
                 return  # a step count blocked by its loop alone: RTF001 explains it at the loop
-            causes = list(plan.problems)
-            others = [r for r in plan.refusals if r not in causes]
-            message = f"{count}: " + "; ".join(causes)
-            if others:
-                message += "; no input_signature: " + "; ".join(others)
+            message = f"{count}: " + "; ".join(plan.problems)
+            if plan.details:
+                message += "; no input_signature: " + "; ".join(plan.details)
             self.report(anchor, message, Tier.DIAGNOSTIC)
             return
         tf_name, import_needed = self._tf_name()

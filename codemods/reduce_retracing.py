@@ -117,7 +117,7 @@ class ReduceRetracingCommand(RetraceCodemod):
         return True
 
     def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
-        if not plan.shape_only or plan.already_signed or plan.possible:
+        if not plan.shape_only or not plan.shape_varies or plan.already_signed or plan.possible:
             return  # traced once / not only shapes (RTF003 says why) / RTF003 injects a signature
         keywords = site_keywords(site)
         if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(keywords):

@@ -398,6 +398,7 @@ class ScalarUse:
     blockers: tuple = ()
     dtype: str | None = None
     float_op: bool = False  # arithmetic only valid on floats (``/``)
+    needs_python: bool = False  # tf_arg: an argument TensorFlow needs as a Python value (``num=``, ``axis=``)
 
 
 @dataclass(frozen=True)
@@ -427,6 +428,7 @@ class SourceInfo:
     skip_self: str | None = None  # the parameter TF skips by name (``self`` of a method)
     method_problem: str | None = None  # e.g. a classmethod's ``cls``
     has_signature: bool = False  # input_signature= already given
+    jit_compile: bool = False  # XLA needs static sizes
     facts: BodyFacts = field(default_factory=BodyFacts)
 
 
@@ -450,6 +452,8 @@ class SignaturePlan:
     static_blockers: list = field(default_factory=list)  # static-shape reads of varying dims
     changes: list = field(default_factory=list)  # what varied, for messages
     already_signed: bool = False
+    shape_varies: bool = False  # some tensor argument changed shape between traces
+    details: list = field(default_factory=list)  # why a varying value cannot simply become a tensor
     #: Python ints blocked only by their ``range`` loop: RTF001 explains those at the loop
     loop_blocked: dict = field(default_factory=dict)  # param -> [problem, refusal]
 
@@ -566,6 +570,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         if summary is None:
             continue
         plan.problems.extend(summary.problems)
+        plan.shape_varies = plan.shape_varies or (summary.kind != "python" and summary.shape_varies)
         if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple") and not summary.problems:
             plan.changes.append(_describe_change(summary))
 
@@ -578,7 +583,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             plan.refusals.extend(summary.problems)
             continue
         if summary.kind == "python":
-            _plan_scalar(plan, param, summary, source.facts, summaries)
+            _plan_scalar(plan, param, summary, source.facts, summaries, source.jit_compile)
             continue
         if summary.blockers or summary.spec is None:
             plan.refusals.extend(summary.blockers or [f"`{param.name}` cannot be described by a signature"])
@@ -643,7 +648,9 @@ def _scalar_dtype(summary: ValueSummary) -> tuple[str | None, str | None]:
     return dtype, None
 
 
-def _plan_scalar(plan: SignaturePlan, param: ParamInfo, summary: ValueSummary, facts: BodyFacts, summaries: dict) -> None:
+def _plan_scalar(
+    plan: SignaturePlan, param: ParamInfo, summary: ValueSummary, facts: BodyFacts, summaries: dict, jit_compile: bool
+) -> None:
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
     dtype, reason = _scalar_dtype(summary)
     if dtype is None:
@@ -651,13 +658,19 @@ def _plan_scalar(plan: SignaturePlan, param: ParamInfo, summary: ValueSummary, f
         if summary.varies:
             plan.problems.append(reason)
         return
-    status, notes = classify_scalar(param.name, dtype, facts, summaries)
+    status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile)
     what = f"Python {summary.types[0]}"
     if summary.varies:
+        if dtype == "bool" and status == "blocked":
+            # a flag (training=True/False) is at most two graphs, usually on purpose: not a
+            # problem to report, and reduce_retracing still folds the shapes of each value
+            plan.refusals.append(f"`{param.name}` is a Python bool flag used as a Python value ({'; '.join(notes)})")
+            return
         plan.problems.append(f"`{param.name}`: {what} varies ({values})")
         if status == "blocked":
             refusal = f"`{param.name}` cannot become a tensor: {'; '.join(notes)}"
             plan.refusals.append(refusal)
+            plan.details.append(refusal)
             uses = facts.uses.get(param.name, [])
             if dtype == "int32" and param.name not in facts.reassigned and any(u.kind == "range" for u in uses) and all(
                 u.kind == "range" or classify_scalar(param.name, dtype, BodyFacts(uses={param.name: [u]}), summaries)[0] == "safe"
@@ -681,7 +694,9 @@ def _plan_scalar(plan: SignaturePlan, param: ParamInfo, summary: ValueSummary, f
     plan.specs.append((param.name, TensorSpecInfo("tensor", (), dtype)))
 
 
-def classify_scalar(name: str, dtype: str, facts: BodyFacts, summaries: dict) -> tuple[str, list[str]]:
+def classify_scalar(
+    name: str, dtype: str, facts: BodyFacts, summaries: dict, jit_compile: bool = False
+) -> tuple[str, list[str]]:
     """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor."""
     if name in facts.reassigned:
         return "blocked", [f"`{name}` is reassigned in the body"]
@@ -714,7 +729,14 @@ def classify_scalar(name: str, dtype: str, facts: BodyFacts, summaries: dict) ->
             if dtype != "float32" or (use.dtype not in (None, "float32")):
                 unsafe.append(f"`{use.text}` receives a {dtype} tensor")
         elif use.kind == "tf_arg":
-            unsafe.append(f"`{use.text}` receives a {dtype} tensor instead of a Python value")
+            # TensorFlow converts the Python number to a tensor anyway: the values are the same,
+            # only static sizes computed from it become unknown inside the graph
+            if use.needs_python:
+                blocked.append(f"`{use.text}` needs a Python value")
+            elif jit_compile:
+                unsafe.append(f"`{use.text}`: with jit_compile, XLA needs the value at compile time")
+            elif any(read.param == name for read in facts.shape_reads):
+                unsafe.append(f"`{use.text}`: a static size computed from `{name}` is read in the body")
         else:
             blocked.append(f"`{use.text}` uses it as a Python value")
     if blocked:

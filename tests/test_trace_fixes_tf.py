@@ -1,0 +1,293 @@
+"""Trace-driven fixes end to end, under real TensorFlow: record → fix → run again.
+
+One project of seed-style programs (varying batch sizes, varying sequence
+lengths, a Python-int step count, a method, the ``tf.function(f)`` call form,
+a train step taking model/optimizer/loss objects, dtype drift), each next to a
+hand-fixed twin written the way a careful engineer would fix it.  The whole
+project is recorded once and run once more after ``retrace-fix --traces
+traces.json .`` (two TensorFlow processes in all):
+
+* every fixed function now traces exactly as often as its hand-fixed twin;
+* every output is unchanged (allclose);
+* a second fix run prints nothing and changes nothing;
+* dtype drift is a diagnostic (``--check`` exits 1) and its file is not edited.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.tf
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCENARIOS = {
+    # seed 004, Test 2: batches of 16, 32 and 64 rows
+    "s_batch": """
+        import tensorflow as tf
+
+        tf.keras.utils.set_random_seed(1)
+        model = tf.keras.Sequential([tf.keras.Input(shape=(50,)), tf.keras.layers.Dense(4)])
+
+
+        @tf.function{hand}
+        def predict_no_signature(X):
+            return model(X, training=False)
+
+
+        RESULTS = [predict_no_signature(tf.random.stateless_normal([b, 50], seed=[b, 0])) for b in (16, 32, 64)]
+        FUNCTIONS = {{"predict_no_signature": predict_no_signature}}
+    """,
+    # seed 001: sequences of different lengths
+    "s_seqlen": """
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def simple_computation(input_tensor):
+            return tf.reduce_sum(input_tensor, axis=-1)
+
+
+        RESULTS = [simple_computation(tf.reshape(tf.range(10.0 * n), [10, n])) for n in (20, 21, 25)]
+        FUNCTIONS = {{"simple_computation": simple_computation}}
+    """,
+    # seed 004, Test 3: a Python int step count
+    "s_steps": """
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def train_with_python_args(X, y, num_steps):
+            loss = tf.constant(0.0)
+            for i in {range}(num_steps):
+                loss = loss + tf.reduce_mean(tf.square(X - y)) * 0.5
+            return loss
+
+
+        X = tf.ones([8, 4])
+        y = tf.zeros([8, 4])
+        RESULTS = [train_with_python_args(X, y, 10), train_with_python_args(X, y, 20), train_with_python_args(X, y, 30)]
+        FUNCTIONS = {{"train_with_python_args": train_with_python_args}}
+    """,
+    # a method: `self` is not part of the signature
+    "s_method": """
+        import tensorflow as tf
+
+
+        class Normalizer(tf.Module):
+            def __init__(self):
+                super().__init__()
+                self.scale = tf.Variable(2.0)
+
+            @tf.function{hand}
+            def normalize(self, x, center=True):
+                if center:
+                    x = x - tf.reduce_mean(x, axis=0)
+                return x * self.scale
+
+
+        norm = Normalizer()
+        RESULTS = [norm.normalize(tf.reshape(tf.range(b * 3.0), [b, 3])) for b in (2, 4, 8)]
+        FUNCTIONS = {{"Normalizer.normalize": norm.normalize}}
+    """,
+    # the tf.function(f) call form
+    "s_callform": """
+        import tensorflow as tf
+
+
+        def scale_rows(x, factor):
+            return x * factor
+
+
+        scale_rows_fn = tf.function(scale_rows{hand_call})
+        RESULTS = [scale_rows_fn(tf.ones([n, 2]), tf.constant(2.0)) for n in (1, 2, 3)]
+        FUNCTIONS = {{"scale_rows": scale_rows_fn}}
+    """,
+    # seed 003, Example 1: the same model/optimizer/loss objects, batch sizes 10, 20, 10, 30
+    "s_train": """
+        import numpy as np
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def train_step(x, y, model, optimizer, loss_fn):
+            with tf.GradientTape() as tape:
+                logits = model(x)
+                loss = loss_fn(y, logits)
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return loss
+
+
+        tf.keras.utils.set_random_seed(3)
+        model = tf.keras.layers.Dense(10)
+        optimizer = tf.keras.optimizers.Adam()
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        rng = np.random.default_rng(0)
+        RESULTS = []
+        for epoch in range(2):
+            for batch_size in [10, 20, 10, 30]:
+                x = tf.constant(rng.normal(size=(batch_size, 5)), dtype=tf.float32)
+                y = rng.integers(0, 10, size=batch_size)
+                RESULTS.append(train_step(x, y, model, optimizer, loss_fn))
+        FUNCTIONS = {{"train_step": train_step}}
+    """,
+}
+
+#: how a careful engineer fixes each scenario by hand
+HAND_FIXES = {
+    "s_batch": {"hand": "(input_signature=[tf.TensorSpec(shape=[None, 50], dtype=tf.float32)])"},
+    "s_seqlen": {"hand": "(input_signature=[tf.TensorSpec(shape=[10, None], dtype=tf.float32)])"},
+    "s_steps": {
+        "hand": "(input_signature=[tf.TensorSpec([8, 4], tf.float32), tf.TensorSpec([8, 4], tf.float32),"
+                " tf.TensorSpec([], tf.int32)])",
+        "range": "tf.range",
+    },
+    "s_method": {"hand": "(input_signature=[tf.TensorSpec(shape=[None, 3], dtype=tf.float32)])"},
+    "s_callform": {"hand_call": ", input_signature=[tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.float32)]"},
+    "s_train": {"hand": "(reduce_retracing=True)"},
+}
+
+DRIFT = """
+    import tensorflow as tf
+
+
+    @tf.function
+    def mixed_type_op(x, y):
+        return tf.cast(x, tf.float32) + y
+
+
+    RESULTS = [
+        mixed_type_op(tf.constant(1, dtype=tf.int32), tf.constant(2.0)),
+        mixed_type_op(tf.constant(1.0), tf.constant(2.0)),
+        mixed_type_op(tf.constant(1, dtype=tf.int64), tf.constant(2.0)),
+    ]
+    FUNCTIONS = {"mixed_type_op": mixed_type_op}
+"""
+
+DRIVE = """
+    import importlib
+    import json
+    import sys
+
+    out = {}
+    for name in sys.argv[1:]:
+        module = importlib.import_module(name)
+        out[name] = {
+            "results": [r.numpy().tolist() for r in module.RESULTS],
+            "traces": {k: f.experimental_get_tracing_count() for k, f in module.FUNCTIONS.items()},
+        }
+    print("RESULTS " + json.dumps(out))
+"""
+
+
+def _render(template: str, **fills: str) -> str:
+    values = {"hand": "", "hand_call": "", "range": "range", **fills}
+    return textwrap.dedent(template).lstrip().format(**values)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("RETRACE_FIX_PROJECT_ROOT", None)
+    return env
+
+
+def _cli(project: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "retrace_fix", *args], cwd=project, env=_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def _results(stdout: str) -> dict:
+    line = next(l for l in stdout.splitlines() if l.startswith("RESULTS "))
+    return json.loads(line[len("RESULTS "):])
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("trace_fixes")
+    names = []
+    for name, template in SCENARIOS.items():
+        (root / f"{name}.py").write_text(_render(template), encoding="utf-8")
+        (root / f"hand_{name}.py").write_text(_render(template, **HAND_FIXES[name]), encoding="utf-8")
+        names += [name, f"hand_{name}"]
+    (root / "s_drift.py").write_text(textwrap.dedent(DRIFT).lstrip(), encoding="utf-8")
+    names.append("s_drift")
+    (root / "drive.py").write_text(textwrap.dedent(DRIVE).lstrip(), encoding="utf-8")
+    originals = {p.name: p.read_text(encoding="utf-8") for p in root.glob("*.py")}
+
+    recorded = _cli(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names)
+    assert recorded.returncode == 0, recorded.stderr[-3000:]
+    before = _results(recorded.stdout)
+    fixed = _cli(root, "--traces", "traces.json", ".")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=_env(), capture_output=True,
+                           text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    return {"root": root, "before": before, "after": _results(rerun.stdout), "fixed": fixed,
+            "originals": originals}
+
+
+def test_the_scenarios_retraced_before(project):
+    for name in SCENARIOS:
+        for function, count in project["before"][name]["traces"].items():
+            hand = project["before"][f"hand_{name}"]["traces"][function]
+            assert count > hand, (name, function, count, hand)
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_trace_count_equals_the_hand_fix(project, name):
+    after = project["after"][name]["traces"]
+    hand = project["after"][f"hand_{name}"]["traces"]
+    assert after == hand, (name, (project["root"] / f"{name}.py").read_text())
+
+
+@pytest.mark.parametrize("name", [*SCENARIOS, "s_drift"])
+def test_outputs_are_unchanged(project, name):
+    before = project["before"][name]["results"]
+    after = project["after"][name]["results"]
+    assert len(before) == len(after)
+    for b, a in zip(before, after):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+def test_the_fix_touched_only_the_retracing_programs(project):
+    root = project["root"]
+    for path in root.glob("*.py"):
+        changed = path.read_text(encoding="utf-8") != project["originals"][path.name]
+        assert changed == (path.stem in SCENARIOS), path.name
+    s_steps = (root / "s_steps.py").read_text(encoding="utf-8")
+    assert "tf.TensorSpec(shape=[], dtype=tf.int32)" in s_steps
+    assert "@tf.function(reduce_retracing=True)" in (root / "s_train.py").read_text(encoding="utf-8")
+    assert "tf.function(scale_rows, input_signature=" in (root / "s_callform.py").read_text(encoding="utf-8")
+
+
+def test_a_second_fix_run_prints_nothing(project):
+    root = project["root"]
+    files = [f"{name}.py" for name in SCENARIOS]
+    snapshot = {f: (root / f).read_text(encoding="utf-8") for f in files}
+    again = _cli(root, "--traces", "traces.json", *files)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == ""
+    assert {f: (root / f).read_text(encoding="utf-8") for f in files} == snapshot
+    diff = _cli(root, "--diff", "--traces", "traces.json", *files)
+    assert (diff.returncode, diff.stdout) == (0, "")
+
+
+def test_dtype_drift_is_diagnosed_and_not_edited(project):
+    root = project["root"]
+    assert (root / "s_drift.py").read_text(encoding="utf-8") == project["originals"]["s_drift.py"]
+    check = _cli(root, "--check", "--traces", "traces.json", "s_drift.py")
+    assert check.returncode == 1
+    assert "s_drift.py:4:1: RTF003 [diagnostic] `mixed_type_op` traced 3 times: `x`: dtype varies (int32, float32, int64)" in check.stdout
+    diff = _cli(root, "--diff", "--traces", "traces.json", "s_drift.py")
+    assert (diff.returncode, diff.stdout) == (0, "")
