@@ -545,17 +545,41 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
             }
             keywords = site_keywords(site)
             jit = keywords.get("jit_compile")
+            autograph = keywords.get("autograph")
             source = SourceInfo(
                 params=infos,
                 skip_self=skip_self,
                 method_problem=problem,
                 has_signature="input_signature" in keywords,
                 jit_compile=jit is not None and not (isinstance(jit.value, cst.Name) and jit.value.value in ("False", "None")),
+                autograph=autograph is None or (isinstance(autograph.value, cst.Name) and autograph.value.value == "True"),
+                tensor_at_call_sites=_tensor_at_call_sites(codemod, node, scope),
                 facts=body_facts(node, params, scope, tensor_names),
             )
             result[node] = plan_signature(function, source)
     codemod.context.scratch[_PLAN_KEY] = (analysis.module, result)
     return result
+
+
+def _tensor_at_call_sites(codemod: "RetraceCodemod", node: cst.FunctionDef, scope: Scope) -> frozenset:
+    """Parameters that every call of ``node`` in this module passes as a TensorFlow op's result."""
+    try:
+        from codemods._callsites import ModuleCalls
+    except ImportError:  # pragma: no cover - the call-site analysis is not installed
+        return frozenset()
+    calls = ModuleCalls.get(codemod.analysis, codemod.context.scratch)
+    callee = calls.callable_for(node)
+    sites = calls.calls_of(callee) if callee is not None else []
+    if not sites:
+        return frozenset()
+    params = set(callee.all_params)
+    for site in sites:
+        params &= {
+            name
+            for name, expr in site.args.items()
+            if isinstance(expr, cst.Call) and _is_tf_api(scope.qualify(expr.func))
+        }
+    return frozenset(params)
 
 
 # --------------------------------------------------------------------------- editing

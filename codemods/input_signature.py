@@ -152,7 +152,7 @@ class InputSignatureCommand(RetraceCodemod):
             if plan.shape_only:
                 return  # only shapes varied: RTF004 adds reduce_retracing=True (or says what blocks it)
             explained = {text for texts in plan.loop_blocked.values() for text in texts}
-            if all(text in explained for text in [*plan.problems, *plan.refusals]):
+            if all(text in explained for text in [*plan.problems, *plan.details]):
                 return  # a step count blocked by its loop alone: RTF001 explains it at the loop
             message = f"{count}: " + "; ".join(plan.problems)
             if plan.details:

@@ -348,3 +348,19 @@ def test_params_defaults_and_qualnames():
     assert literal_default(cst.parse_expression("-1.5")) == -1.5
     names = qualnames(cst.parse_module("class A:\n    def m(self):\n        def inner():\n            pass\n"))
     assert sorted(names.values()) == ["A.m", "A.m.<locals>.inner"]
+
+
+def test_stale_python_values_when_the_calls_already_pass_tensors():
+    """RTF001 wrapped the call sites in tf.constant: the recorded ints are no longer a problem."""
+    uses = BodyFacts(uses={"n": [ScalarUse("other", "if n > 2")]})
+    fn = function({"x": tensor([2]), "m": obj("Dense", 1), "n": py(1)}, {"x": tensor([3]), "m": obj("Dense", 1), "n": py(2)})
+    stale = plan_signature(fn, source("x", "m", "n", facts=uses, tensor_at_call_sites=frozenset({"n"})))
+    assert not stale.possible and stale.shape_only
+    fresh = plan_signature(fn, source("x", "m", "n", facts=uses))
+    assert not fresh.shape_only
+
+
+def test_range_bound_needs_autograph():
+    facts = BodyFacts(uses={"n": [ScalarUse("range", "for i in range(n)")]})
+    fn = function({"n": py(1)}, {"n": py(2)})
+    assert not plan_signature(fn, source("n", facts=facts, autograph=False)).possible

@@ -429,6 +429,10 @@ class SourceInfo:
     method_problem: str | None = None  # e.g. a classmethod's ``cls``
     has_signature: bool = False  # input_signature= already given
     jit_compile: bool = False  # XLA needs static sizes
+    autograph: bool = True  # autograph=False: ``range(tensor)`` is a TypeError
+    #: parameters every call site in the module already passes as a tensor (``tf.constant(n)``):
+    #: Python values recorded for them are stale
+    tensor_at_call_sites: frozenset = frozenset()
     facts: BodyFacts = field(default_factory=BodyFacts)
 
 
@@ -454,8 +458,9 @@ class SignaturePlan:
     already_signed: bool = False
     shape_varies: bool = False  # some tensor argument changed shape between traces
     details: list = field(default_factory=list)  # why a varying value cannot simply become a tensor
-    #: Python ints blocked only by their ``range`` loop: RTF001 explains those at the loop
-    loop_blocked: dict = field(default_factory=dict)  # param -> [problem, refusal]
+    #: step counts (Python ints used as ``range`` bounds): when no signature is possible,
+    #: RTF001 converts their call sites or explains the loop's blocker, so RTF003 need not
+    loop_blocked: dict = field(default_factory=dict)  # param -> [problem, refusal?]
 
     @property
     def possible(self) -> bool:
@@ -583,7 +588,10 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             plan.refusals.extend(summary.problems)
             continue
         if summary.kind == "python":
-            _plan_scalar(plan, param, summary, source.facts, summaries, source.jit_compile)
+            _plan_scalar(
+                plan, param, summary, source.facts, summaries,
+                source.jit_compile, source.autograph, source.tensor_at_call_sites,
+            )
             continue
         if summary.blockers or summary.spec is None:
             plan.refusals.extend(summary.blockers or [f"`{param.name}` cannot be described by a signature"])
@@ -649,7 +657,14 @@ def _scalar_dtype(summary: ValueSummary) -> tuple[str | None, str | None]:
 
 
 def _plan_scalar(
-    plan: SignaturePlan, param: ParamInfo, summary: ValueSummary, facts: BodyFacts, summaries: dict, jit_compile: bool
+    plan: SignaturePlan,
+    param: ParamInfo,
+    summary: ValueSummary,
+    facts: BodyFacts,
+    summaries: dict,
+    jit_compile: bool = False,
+    autograph: bool = True,
+    tensor_at_call_sites: frozenset = frozenset(),
 ) -> None:
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
     dtype, reason = _scalar_dtype(summary)
@@ -658,7 +673,11 @@ def _plan_scalar(
         if summary.varies:
             plan.problems.append(reason)
         return
-    status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile)
+    if param.name in tensor_at_call_sites:
+        # the calls already pass a tensor (e.g. RTF001 wrapped them in tf.constant): the body sees one
+        status, notes = "safe", []
+    else:
+        status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile, autograph)
     what = f"Python {summary.types[0]}"
     if summary.varies:
         if dtype == "bool" and status == "blocked":
@@ -666,17 +685,28 @@ def _plan_scalar(
             # problem to report, and reduce_retracing still folds the shapes of each value
             plan.refusals.append(f"`{param.name}` is a Python bool flag used as a Python value ({'; '.join(notes)})")
             return
-        plan.problems.append(f"`{param.name}`: {what} varies ({values})")
+        problem = f"`{param.name}`: {what} varies ({values})"
+        if param.name not in tensor_at_call_sites:
+            plan.problems.append(problem)
+        uses = facts.uses.get(param.name, [])
+        step_count = (
+            dtype == "int32"
+            and param.name not in facts.reassigned
+            and any(u.kind == "range" for u in uses)
+            and all(
+                u.kind == "range"
+                or classify_scalar(param.name, dtype, BodyFacts(uses={param.name: [u]}), summaries)[0] == "safe"
+                for u in uses
+            )
+        )
+        if step_count:  # RTF001 converts its call sites and loops, or explains the loop's blocker
+            plan.loop_blocked[param.name] = [problem]
         if status == "blocked":
             refusal = f"`{param.name}` cannot become a tensor: {'; '.join(notes)}"
             plan.refusals.append(refusal)
             plan.details.append(refusal)
-            uses = facts.uses.get(param.name, [])
-            if dtype == "int32" and param.name not in facts.reassigned and any(u.kind == "range" for u in uses) and all(
-                u.kind == "range" or classify_scalar(param.name, dtype, BodyFacts(uses={param.name: [u]}), summaries)[0] == "safe"
-                for u in uses
-            ):
-                plan.loop_blocked[param.name] = [f"`{param.name}`: {what} varies ({values})", refusal]
+            if step_count:
+                plan.loop_blocked[param.name].append(refusal)
             return
         plan.changes.append(f"`{param.name}`: {what} varies ({values}) → {dtype} tensor")
     else:
@@ -695,7 +725,7 @@ def _plan_scalar(
 
 
 def classify_scalar(
-    name: str, dtype: str, facts: BodyFacts, summaries: dict, jit_compile: bool = False
+    name: str, dtype: str, facts: BodyFacts, summaries: dict, jit_compile: bool = False, autograph: bool = True
 ) -> tuple[str, list[str]]:
     """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor."""
     if name in facts.reassigned:
@@ -706,6 +736,8 @@ def classify_scalar(
         if use.kind == "range":
             if dtype != "int32":
                 blocked.append(f"`{use.text}` needs an int")
+            elif not autograph:
+                blocked.append(f"`{use.text}` needs a Python int with autograph=False")
             elif use.blockers:
                 blocked.append(f"the loop `{use.text}` is not safe with a tensor bound ({'; '.join(use.blockers)})")
         elif use.kind == "tf_range":
