@@ -117,7 +117,7 @@ def _ms(stat: dict | None) -> str:
     if not stat:
         return "—"
     value = stat["median"]
-    return f"{value * 1000:.0f} ms" if value < 10 else f"{value:.1f} s"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
 def _range(stat: dict | None) -> str:
@@ -128,7 +128,7 @@ def _range(stat: dict | None) -> str:
     return f"{_ms(stat)} ({_ms({'median': stat['min']})}–{_ms({'median': stat['max']})})"
 
 
-def markdown(results: list[dict], runs: int) -> str:
+def markdown(results: list[dict], runs: int, load: tuple[float, float] | None = None) -> str:
     machine = next((r.get("machine") for r in results if r.get("machine")), None) or {}
     tf_version = next((r.get("tensorflow") for r in results if r.get("tensorflow")), None) or "?"
     gpu = _gpu_name()
@@ -139,17 +139,20 @@ def markdown(results: list[dict], runs: int) -> str:
         "",
         f"**Machine:** {machine.get('cpu', '?')} ({machine.get('cores', '?')} cores), "
         f"{machine.get('platform', '?')}, Python {machine.get('python', '?')}, TensorFlow {tf_version}, "
-        f"{'GPU: ' + gpu if gpu else 'CPU only (no GPU)'}.",
+        f"{'GPU: ' + gpu if gpu else 'CPU only (no GPU)'}."
+        + (f" Load average (1 min) {load[0]:.1f} at the start, {load[1]:.1f} at the end: other work shared "
+           "the machine, so compare the CPU-time speedups too." if load and max(load) > 1.5 else ""),
         "",
         "Every scenario is a small program under `benchmarks/programs/` run through `retrace-fix bench` "
         f"({runs} fresh process{'es' if runs != 1 else ''} per tree, alternating). Trace-driven scenarios are recorded first "
         "(`retrace-fix record`) and fixed with `--traces`. *Program time* is the run time of the program "
-        "without the TensorFlow import (the import costs seconds and is the same before and after); "
+        "without the TensorFlow/Keras imports (they cost seconds and are the same before and after); "
         "*tracing* is TensorFlow's own graph-building time. Medians, with min–max over the runs; speedup = "
-        "median before / median after.",
+        "median before / median after, of the program's wall time and of its CPU time (all threads; "
+        "less disturbed by other load on the machine).",
         "",
         "| Scenario | Seed | Fixes | Traces before | Traces after (expected) | Program time before | "
-        "Program time after | Speedup | Tracing before → after | Outputs | Result |",
+        "Program time after | Speedup (wall / CPU) | Tracing before → after | Outputs | Result |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -165,6 +168,7 @@ def markdown(results: list[dict], runs: int) -> str:
         traces_after = f"{r['traces']['after']} ({expected.get('traces_after', '?')})"
         fixes = ", ".join(f"{c} ×{n}" for c, n in sorted(r["fixes"]["by_code"].items())) or "none"
         speedup = program.get("speedup")
+        cpu_speedup = timing.get("program_cpu_s", {}).get("speedup")
         outputs = r["outputs"]
         if before_failed:
             outputs_text = "n/a (original fails)"
@@ -176,7 +180,7 @@ def markdown(results: list[dict], runs: int) -> str:
         lines.append(
             f"| {expected.get('title', r['scenario'])} | {expected.get('seed', '')} | {fixes} | {traces_before} | "
             f"{traces_after} | {_range(program.get('before'))} | {_range(program.get('after'))} | "
-            f"{'—' if speedup is None else f'{speedup:.2f}×'} | "
+            f"{'—' if speedup is None else f'{speedup:.2f}×'} / {'—' if cpu_speedup is None else f'{cpu_speedup:.2f}×'} | "
             f"{_ms(tracing.get('before'))} → {_ms(tracing.get('after'))} | {outputs_text} | {result} |"
         )
     lines += ["", "## Scenarios", ""]
@@ -188,6 +192,13 @@ def markdown(results: list[dict], runs: int) -> str:
             lines.append(f"  Verdict: {r['verdict']}")
     lines.append("")
     return "\n".join(lines)
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def _gpu_name() -> str | None:
@@ -209,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every bench report as JSON")
     options = parser.parse_args(argv)
     results = []
+    load_start = _load()
     with tempfile.TemporaryDirectory(prefix="retrace-fix-benchmarks-") as work:
         for directory in scenarios(options.only):
             print(f"run_all: {directory.name} ...", file=sys.stderr, flush=True)
@@ -217,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
             status = result.get("error") or ("as expected" if not result["checks"] else "; ".join(result["checks"]))
             print(f"run_all: {directory.name}: {result.get('verdict', '')} [{status.splitlines()[0]}]", file=sys.stderr)
     options.output.parent.mkdir(parents=True, exist_ok=True)
-    options.output.write_text(markdown(results, options.runs), encoding="utf-8")
+    load_end = _load()
+    load = (load_start, load_end) if load_start is not None and load_end is not None else None
+    options.output.write_text(markdown(results, options.runs, load), encoding="utf-8")
     print(f"run_all: wrote {options.output}", file=sys.stderr)
     if options.json:
         options.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

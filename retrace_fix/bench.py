@@ -124,6 +124,7 @@ class RunRecord:
     exit_code: int | None = None
     wall_s: float = 0.0
     program_s: float | None = None
+    program_cpu_s: float | None = None
     tf_import_s: float | None = None
     tracing_s: float | None = None
     tensorflow: str | None = None
@@ -152,6 +153,7 @@ class RunRecord:
             "timed_out": self.timed_out,
             "wall_s": self.wall_s,
             "program_s": self.program_s,
+            "program_cpu_s": self.program_cpu_s,
             "tf_import_s": self.tf_import_s,
             "tracing_s": self.tracing_s,
             "traces": self.total_traces,
@@ -427,21 +429,24 @@ def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.rstrip("\n").splitlines()[-lines:])
 
 
+_TIMING_FIELDS = ("program_s", "program_cpu_s", "tf_import_s", "tracing_s")
+
+
 def _read_timings(timing_dir: Path, record: RunRecord) -> None:
-    program = tracing = tf_import = None
+    """Sum the timing probe's numbers over the Python processes of one run."""
+    totals: dict[str, float | None] = dict.fromkeys(_TIMING_FIELDS)
     for path in sorted(timing_dir.glob("timing-*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data.get("program_s"), (int, float)):
-            program = (program or 0.0) + float(data["program_s"])
-        if isinstance(data.get("tf_import_s"), (int, float)):
-            tf_import = (tf_import or 0.0) + float(data["tf_import_s"])
-        if isinstance(data.get("tracing_s"), (int, float)):
-            tracing = (tracing or 0.0) + float(data["tracing_s"])
+        for name in _TIMING_FIELDS:
+            value = data.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[name] = (totals[name] or 0.0) + float(value)
         record.tensorflow = record.tensorflow or data.get("tensorflow")
-    record.program_s, record.tracing_s, record.tf_import_s = program, tracing, tf_import
+    for name, value in totals.items():
+        setattr(record, name, value)
 
 
 def _read_traces(shard_dir: Path, record: RunRecord) -> None:
@@ -818,7 +823,7 @@ class BenchReport:
 
     def to_json(self) -> dict:
         timing = {}
-        for attribute in ("wall_s", "program_s", "tracing_s"):
+        for attribute in ("wall_s", "program_s", "program_cpu_s", "tracing_s"):
             sb, sa, ratio = self.timing(attribute)
             timing[attribute] = {
                 "before": sb.to_json() if sb else None,
@@ -920,6 +925,9 @@ def judge(report: BenchReport) -> None:
             speed = f"{ratio:.2f}× faster ({what} {_seconds(sb.median)} → {_seconds(sa.median)})"
         else:
             speed = f"{1 / ratio:.2f}× slower ({what} {_seconds(sb.median)} → {_seconds(sa.median)})"
+        cpu = report.timing("program_cpu_s")[2] if metric == "program_s" else None
+        if cpu is not None:
+            speed = speed[:-1] + f"; CPU time {cpu:.2f}×)"
         if overlap:
             speed += ", within run-to-run noise"
         parts.append(speed)
@@ -992,6 +1000,7 @@ def table_rows(report: BenchReport) -> tuple[list[str], list[list[str]], list[st
     for attribute, label in (
         ("wall_s", "wall time of CMD"),
         ("program_s", "program time (no TF import)"),
+        ("program_cpu_s", "program CPU time"),
         ("tracing_s", "TF graph building"),
     ):
         sb, sa, ratio = report.timing(attribute)

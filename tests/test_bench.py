@@ -346,7 +346,8 @@ def test_text_output_files_and_stdout_patterns(tmp_path: Path):
 
 def _record(side: str, index: int, traces: dict, exit_code: int = 0, program: float = 1.0) -> RunRecord:
     return RunRecord(side=side, index=index, exit_code=exit_code, wall_s=program + 3, program_s=program,
-                     tracing_s=program / 2, traces=dict(traces), calls={k: 10 for k in traces})
+                     program_cpu_s=program * 1.5, tracing_s=program / 2, traces=dict(traces),
+                     calls={k: 10 for k in traces})
 
 
 def _report(records: list[RunRecord]) -> BenchReport:
@@ -371,7 +372,10 @@ def test_judge_ok_reports_traces_speedup_and_noise():
     ])
     judge(report)
     assert report.exit_code == 0
-    assert report.verdict.startswith("OK: 1 fix in 1 file; traces 10 → 1, 2.00× faster (program time 2.10 s → 1.05 s)")
+    assert report.verdict.startswith(
+        "OK: 1 fix in 1 file; traces 10 → 1, 2.00× faster (program time 2.10 s → 1.05 s; CPU time 2.00×), "
+        "tracing 1.05 s → 525.0 ms"
+    )
     assert [(r.qualname, r.traces_before, r.traces_after) for r in report.functions] == [("step", 10, 1)]
     stream = io.StringIO()
     render(report, "text", stream)
