@@ -543,6 +543,7 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
                 if function.traces
                 and all(t.args.get(name, {}).get("kind") in ("tensor", "ragged", "sparse") for t in function.traces)
             }
+            sites = _call_sites(codemod, node)
             keywords = site_keywords(site)
             jit = keywords.get("jit_compile")
             autograph = keywords.get("autograph")
@@ -553,7 +554,8 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
                 has_signature="input_signature" in keywords,
                 jit_compile=jit is not None and not (isinstance(jit.value, cst.Name) and jit.value.value in ("False", "None")),
                 autograph=autograph is None or (isinstance(autograph.value, cst.Name) and autograph.value.value == "True"),
-                tensor_at_call_sites=_tensor_at_call_sites(codemod, node, scope),
+                tensor_at_call_sites=_tensor_at_call_sites(sites, scope),
+                call_site_values=_explicit_values(sites),
                 facts=body_facts(node, params, scope, tensor_names),
             )
             result[node] = plan_signature(function, source)
@@ -561,25 +563,39 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
     return result
 
 
-def _tensor_at_call_sites(codemod: "RetraceCodemod", node: cst.FunctionDef, scope: Scope) -> frozenset:
-    """Parameters that every call of ``node`` in this module passes as a TensorFlow op's result."""
+def _call_sites(codemod: "RetraceCodemod", node: cst.FunctionDef) -> list:
+    """The calls of ``node`` in this module (RTF001's call-site analysis), or []."""
     try:
         from codemods._callsites import ModuleCalls
     except ImportError:  # pragma: no cover - the call-site analysis is not installed
-        return frozenset()
+        return []
     calls = ModuleCalls.get(codemod.analysis, codemod.context.scratch)
     callee = calls.callable_for(node)
-    sites = calls.calls_of(callee) if callee is not None else []
+    return calls.calls_of(callee) if callee is not None else []
+
+
+def _tensor_at_call_sites(sites: list, scope: Scope) -> frozenset:
+    """Parameters that every call in this module passes as a TensorFlow op's result."""
     if not sites:
         return frozenset()
-    params = set(callee.all_params)
+    params: set[str] | None = None
     for site in sites:
-        params &= {
+        tensors = {
             name
             for name, expr in site.args.items()
             if isinstance(expr, cst.Call) and _is_tf_api(scope.qualify(expr.func))
         }
-    return frozenset(params)
+        params = tensors if params is None else params & tensors
+    return frozenset(params or ())
+
+
+def _explicit_values(sites: list) -> dict[str, list]:
+    """Per parameter: the values calls in this module pass explicitly (NO_LITERAL when not a literal)."""
+    values: dict[str, list] = {}
+    for site in sites:
+        for name, expr in site.args.items():
+            values.setdefault(name, []).append(literal_default(expr))
+    return values
 
 
 # --------------------------------------------------------------------------- editing

@@ -364,3 +364,12 @@ def test_range_bound_needs_autograph():
     facts = BodyFacts(uses={"n": [ScalarUse("range", "for i in range(n)")]})
     fn = function({"n": py(1)}, {"n": py(2)})
     assert not plan_signature(fn, source("n", facts=facts, autograph=False)).possible
+
+
+def test_a_default_some_call_in_the_code_overrides_is_not_pinned():
+    fn = function({"x": tensor([2]), "training": py(False)}, {"x": tensor([3]), "training": py(False)})
+    infos = ("x", ParamInfo("training", has_default=True, default=False))
+    assert plan_signature(fn, source(*infos, call_site_values={"training": [False]})).pinned == ["training"]
+    facts = BodyFacts(uses={"training": [ScalarUse("other", "if training")]})
+    evaluation = plan_signature(fn, source(*infos, facts=facts, call_site_values={"training": [True]}))
+    assert not evaluation.possible and evaluation.shape_only  # reduce_retracing instead

@@ -433,6 +433,9 @@ class SourceInfo:
     #: parameters every call site in the module already passes as a tensor (``tf.constant(n)``):
     #: Python values recorded for them are stale
     tensor_at_call_sites: frozenset = frozenset()
+    #: values the calls in this module pass explicitly, per parameter (NO_LITERAL: not a literal);
+    #: a pinned default must accept every one of them
+    call_site_values: dict = field(default_factory=dict)
     facts: BodyFacts = field(default_factory=BodyFacts)
 
 
@@ -565,6 +568,9 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         summary = summaries.get(param.name)
         if not _pinnable(param, summary):
             break
+        if any(not _same_literal(v, param.default) for v in source.call_site_values.get(param.name, ())):
+            # e.g. an evaluation path calls `score(x, training=True)`: a pinned default would reject it
+            break
         pinned.append(param.name)
     pinned.reverse()
     plan.pinned = pinned
@@ -591,6 +597,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             _plan_scalar(
                 plan, param, summary, source.facts, summaries,
                 source.jit_compile, source.autograph, source.tensor_at_call_sites,
+                source.call_site_values.get(param.name, ()),
             )
             continue
         if summary.blockers or summary.spec is None:
@@ -636,6 +643,10 @@ def _pinnable(param: ParamInfo, summary: ValueSummary | None) -> bool:
     return value == default
 
 
+def _same_literal(value: Any, default: Any) -> bool:
+    return value is not NO_LITERAL and type(value) is type(default) and value == default
+
+
 def _scalar_dtype(summary: ValueSummary) -> tuple[str | None, str | None]:
     """(dtype, reason it cannot convert)."""
     types = summary.types
@@ -665,6 +676,7 @@ def _plan_scalar(
     jit_compile: bool = False,
     autograph: bool = True,
     tensor_at_call_sites: frozenset = frozenset(),
+    call_site_values: list = (),
 ) -> None:
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
     dtype, reason = _scalar_dtype(summary)
@@ -714,9 +726,17 @@ def _plan_scalar(
             plan.changes.append(f"`{param.name}`: Python {summary.types[0]} {values} in every call → {dtype} tensor")
         if status != "safe":
             why = "; ".join(notes) if notes else "it is used as a Python value"
-            plan.refusals.append(
-                f"`{param.name}` is a {what} with no usable default and cannot safely become a tensor ({why})"
-            )
+            overridden = [v for v in call_site_values if not _same_literal(v, param.default)]
+            if param.has_default and param.default is not NO_LITERAL and overridden:
+                shown = "a non-literal value" if overridden[0] is NO_LITERAL else repr(overridden[0])
+                plan.refusals.append(
+                    f"a call in this module passes {shown} as `{param.name}`, which pinning its default would "
+                    f"reject, and it cannot safely become a tensor ({why})"
+                )
+            else:
+                plan.refusals.append(
+                    f"`{param.name}` is a {what} with no usable default and cannot safely become a tensor ({why})"
+                )
             return
     if status == "unsafe":
         plan.unsafe_reasons.extend(notes)
