@@ -298,7 +298,7 @@ class _BodyFactsCollector(cst.CSTVisitor):
             call = self._parent(parent)
             if isinstance(call, cst.Call) and self.scope.is_builtin(call.func, "len") and call.args and call.args[0] is parent:
                 for param in params:
-                    self.facts.shape_reads.append(ShapeRead(param, frozenset({0}), short(call), derived))
+                    self.facts.shape_reads.append(ShapeRead(param, frozenset({0}), short(call), derived, via_len=True))
             return
         # walk x[...]/x.attr chains up to a `.shape`
         expr: cst.CSTNode = node

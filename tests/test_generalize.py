@@ -373,3 +373,18 @@ def test_a_default_some_call_in_the_code_overrides_is_not_pinned():
     facts = BodyFacts(uses={"training": [ScalarUse("other", "if training")]})
     evaluation = plan_signature(fn, source(*infos, facts=facts, call_site_values={"training": [True]}))
     assert not evaluation.possible and evaluation.shape_only  # reduce_retracing instead
+
+
+def test_dict_keys_that_were_not_strings_are_not_guessed():
+    descs = [{"kind": "dict", "items": {"0": tensor([n])}} for n in (1, 2)]
+    summary = summarize(descs, "d")
+    assert summary.spec is None and summary.blockers and not summary.problems
+
+
+def test_len_of_a_python_container_is_not_a_static_shape_read():
+    fn = function({"xs": {"kind": "list", "items": [tensor([1]), tensor([1])]}},
+                  {"xs": {"kind": "list", "items": [tensor([2]), tensor([2])]}})
+    read = ShapeRead("xs", frozenset({0}), "len(xs)", via_len=True)
+    assert plan_signature(fn, source("xs", facts=BodyFacts(shape_reads=[read]))).possible
+    deeper = ShapeRead("xs", None, "xs[0].shape[0]")
+    assert not plan_signature(fn, source("xs", facts=BodyFacts(shape_reads=[deeper]))).possible

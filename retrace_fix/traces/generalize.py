@@ -338,6 +338,9 @@ def _summarize_mapping(descs: list[dict], path: str, kind: str) -> ValueSummary:
         summary.problems.append(f"`{path}`: {kind} keys vary")
         return summary
     order = list(keys[0])
+    if kind == "dict" and any(re.fullmatch(r"-?\d+(\.\d*)?|True|False|None", key) for key in order):
+        # the trace file keeps dict keys as text: 0 and "0" look the same
+        summary.blockers.append(f"`{path}`: dict keys that are not strings cannot be written back exactly")
     children = [summarize([d["items"][k] for d in descs], f"{path}[{k!r}]" if kind == "dict" else f"{path}.{k}") for k in order]
     _merge_children(summary, children)
     if summary.spec is None and not summary.problems and not summary.blockers:
@@ -409,6 +412,7 @@ class ShapeRead:
     dims: frozenset | None  # None: every dim
     text: str
     derived: bool = False  # read on a local variable computed from the parameter
+    via_len: bool = False  # ``len(x)``: of a Python container, its (stable) length
 
 
 @dataclass
@@ -801,6 +805,8 @@ def classify_scalar(
 def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:
     if not summary.shape_varies:
         return None
+    if read.via_len and not read.derived and summary.kind in ("list", "tuple", "dict", "namedtuple"):
+        return None  # the number of elements of a Python container, which did not vary
     name = read.param
     if summary.kind in TENSOR_KINDS and not summary.deep_varying:
         varying = summary.varying_dims
