@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from retrace_fix.analysis import TfFunctionSite
-from retrace_fix.tfnames import Scope, dotted_name, local_bindings
+from retrace_fix.tfnames import Scope, local_bindings
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
     BodyFacts,
