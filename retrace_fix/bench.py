@@ -9,9 +9,11 @@
 1. The project (the git root above the current directory, else the current
    directory) is copied twice into a temporary directory: ``before/`` as it is,
    ``after/`` fixed in-process by the engine with the given options (what
-   ``retrace-fix [--traces ...] [--unsafe-fixes] .`` would write).  VCS,
-   virtual-environment and cache directories are not copied; ``--exclude``
-   leaves out more.  The user's tree is only read.
+   ``retrace-fix [--traces ...] [--unsafe-fixes] .`` would write).  Without
+   ``--traces`` the original's first run is recorded and its traces drive the
+   fixes (``--no-record``: static fixes only).  VCS, virtual-environment and
+   cache directories are not copied; ``--exclude`` leaves out more.  The
+   user's tree is only read.
 2. CMD runs N times in each tree (alternating, in fresh processes, from the
    copy of the current directory) under the trace recorder and a timing probe
    (:mod:`retrace_fix.bench_child`): per run the traces of every tf.function,
@@ -82,6 +84,7 @@ class BenchRequest:
     keep: bool = False
     config: Path | None = None
     quiet: bool = False
+    record: bool = True  # without --traces: fix from the traces of the original's first run
 
 
 @dataclass
@@ -111,8 +114,9 @@ class FixSummary:
         }
 
 
-#: ``fixer(before_root, after_root, project_root) -> FixSummary`` rewrites the after tree.
-Fixer = Callable[[Path, Path, Path], FixSummary]
+#: ``fixer(before_root, after_root, project_root, traces) -> FixSummary`` rewrites the after
+#: tree; ``traces`` is the TraceSet recorded by the first run of the original (or None).
+Fixer = Callable[[Path, Path, Path, Any], FixSummary]
 
 
 @dataclass
@@ -135,6 +139,7 @@ class RunRecord:
     outputs: dict[str, Any] = field(default_factory=dict)  # compare spec -> loaded value
     missing_outputs: list[str] = field(default_factory=list)
     stderr_tail: str = ""
+    trace_set: Any = None  # the merged TraceSet of the run (not serialised)
 
     @property
     def ok(self) -> bool:
@@ -278,15 +283,23 @@ def copy_project(root: Path, dest: Path, excluded: Callable[[Path, bool], bool])
 # --------------------------------------------------------------------------- fixing
 
 
-def engine_fixer(request: BenchRequest) -> Fixer:
-    """The default fixer: the engine with the request's options, on the copied files."""
+def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
+    """The default fixer: the engine with the request's options, on the copied files.
+
+    Options, codes, trace files and the files to fix are resolved at once (a bad
+    argument is a BenchError before anything runs); discovery runs on the
+    user's tree, read only, so the fixed files are those ``retrace-fix .`` would
+    write.
+    """
+    import dataclasses
+
     from retrace_fix.engine import FileJob, process_file
     from retrace_fix.findings import Tier
     from retrace_fix.output import file_diff
     from retrace_fix.run_fix import FixRequest, UsageProblem, prepare
 
     fix_request = FixRequest(
-        paths=["."],
+        paths=[str(project_root)],
         traces=list(request.traces),
         unsafe_fixes=request.unsafe_fixes,
         select=request.select,
@@ -294,24 +307,24 @@ def engine_fixer(request: BenchRequest) -> Fixer:
         exclude=list(request.exclude),
         config=request.config,
     )
+    try:
+        options, files, _problems = prepare(fix_request)
+    except UsageProblem as exc:
+        raise BenchError(str(exc)) from None
 
-    def fix(before_root: Path, after_root: Path, project_root: Path) -> FixSummary:
-        fix_request.paths = [str(project_root)]
-        try:  # discovery runs on the user's tree (read only): same files as `retrace-fix .`
-            options, files, _problems = prepare(fix_request)
-        except UsageProblem as exc:
-            raise BenchError(str(exc)) from None
+    def fix(before_root: Path, after_root: Path, root: Path, traces: Any = None) -> FixSummary:
+        run_options = options if traces is None else dataclasses.replace(options, traces=traces)
         summary = FixSummary()
         diffs = []
         for path in files:
             try:
-                rel = path.relative_to(project_root).as_posix()
+                rel = path.relative_to(root).as_posix()
             except ValueError:
                 continue
             target = after_root / rel
             if not target.is_file() or target.is_symlink():
                 continue
-            result = process_file(FileJob(path=target, display=rel, relpath=rel), options)
+            result = process_file(FileJob(path=target, display=rel, relpath=rel), run_options)
             if result.error:
                 summary.errors.append(result.error)
                 continue
@@ -453,6 +466,7 @@ def _read_traces(shard_dir: Path, record: RunRecord) -> None:
     from retrace_fix.traces.record_cmd import merge_shards
 
     trace_set = merge_shards(str(shard_dir))
+    record.trace_set = trace_set
     for function in trace_set:
         record.traces[function.key] = function.total_traces
         record.calls[function.key] = function.calls
@@ -1229,7 +1243,8 @@ def bench(
             f"{project_root} holds more than {MAX_COPY_BYTES // 1024**3} GiB; "
             "leave data directories out with --exclude"
         )
-    fixer = fixer or engine_fixer(request)
+    fixer = fixer or engine_fixer(request, project_root)
+    auto_record = request.record and not request.traces
     log = (lambda message: None) if request.quiet else (lambda message: (err.write(message + "\n"), err.flush()))
     work = Path(tempfile.mkdtemp(prefix="retrace-fix-bench-"))
     try:
@@ -1239,7 +1254,25 @@ def bench(
             root = work / side / name
             copy_project(project_root, root, excluded)
             trees[side] = _Tree(side=side, root=root, cwd=root / cwd.relative_to(project_root))
-        summary = fixer(trees["before"].root, trees["after"].root, project_root)
+        shim_dir = write_shim(work / "site")
+
+        def run(side: str, index: int) -> RunRecord:
+            record = run_once(trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout)
+            state = "ok" if record.ok else _failure_text(record)
+            traces = record.total_traces
+            log(
+                f"  run {index + 1}/{request.runs} {side:<6} {state:<12} wall {_seconds(record.wall_s)}, "
+                f"{traces} trace{'s' if traces != 1 else ''}"
+            )
+            return record
+
+        records: list[RunRecord] = []
+        recorded = None
+        if auto_record:
+            log(f"retrace-fix bench: recording `{' '.join(command)}` on the original to find trace-driven fixes")
+            records.append(run("before", 0))
+            recorded = records[0].trace_set if records[0].trace_set is not None and len(records[0].trace_set) else None
+        summary = fixer(trees["before"].root, trees["after"].root, project_root, recorded)
         report = BenchReport(
             command=command,
             runs=request.runs,
@@ -1247,14 +1280,21 @@ def bench(
             atol=request.atol,
             project=str(project_root),
             fixes=summary,
+            records=records,
         )
+        if recorded is not None:
+            report.notes.append(
+                f"fixes driven by the traces of the original's first run ({sum(len(f.traces) for f in recorded)} "
+                f"distinct traces of {len(recorded)} function{'s' if len(recorded) != 1 else ''}); "
+                "give --traces to use a recording of your own, --no-record for static fixes only"
+            )
         for problem in summary.errors:
             report.notes.append(f"not fixed: {problem}")
         if not summary.files_changed:
             report.nothing_to_fix = True
+            report.functions = function_rows(report.side("before"), [])
             judge(report)
             return report
-        shim_dir = write_shim(work / "site")
         log(
             f"retrace-fix bench: {summary.total_applied} fix(es) in {len(summary.files_changed)} file(s); "
             f"running `{' '.join(command)}` {request.runs}× per tree in {work}"
@@ -1262,15 +1302,9 @@ def bench(
         for index in range(request.runs):
             order = SIDES if index % 2 == 0 else tuple(reversed(SIDES))
             for side in order:
-                record = run_once(
-                    trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout
-                )
-                report.records.append(record)
-                state = "ok" if record.ok else _failure_text(record)
-                log(
-                    f"  run {index + 1}/{request.runs} {side:<6} {state:<12} wall {_seconds(record.wall_s)}, "
-                    f"{record.total_traces} traces"
-                )
+                if index == 0 and side == "before" and auto_record:
+                    continue  # the recording run is the original's first run
+                report.records.append(run(side, index))
         report.records.sort(key=lambda r: (SIDES.index(r.side), r.index))
         _check_compare_sources(report, pattern, compare_paths)
         report.functions = function_rows(report.side("before"), report.side("after"))
@@ -1311,6 +1345,7 @@ def register(app: Any) -> None:
         timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per run before it is killed"),
         keep: bool = typer.Option(False, "--keep", help="keep the temporary trees (their path is printed)"),
         config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
+        record: bool = typer.Option(True, "--record/--no-record", help="without --traces: fix from the traces of the original's first run"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress lines on stderr"),
     ) -> None:
         def codes(values: Optional[List[str]]) -> list[str]:
@@ -1333,5 +1368,6 @@ def register(app: Any) -> None:
             keep=keep,
             config=config,
             quiet=quiet,
+            record=record,
         )
         raise typer.Exit(run_bench(request))

@@ -187,11 +187,17 @@ def test_cli_compare_that_compares_nothing_is_a_usage_error(project: Path, monke
     assert "matched no line of the original's output" in err
 
 
-def test_cli_nothing_to_fix_does_not_run(tmp_path: Path, monkeypatch, capsys):
-    (tmp_path / "drive.py").write_text("raise SystemExit(3)\n")
-    code, out, _err = run_in_process("--", sys.executable, "drive.py", cwd=tmp_path, monkeypatch=monkeypatch, capsys=capsys)
+def test_cli_nothing_to_fix(tmp_path: Path, monkeypatch, capsys):
+    (tmp_path / "drive.py").write_text("print('hello')\n")
+    # --no-record: static fixes only, and there are none: nothing runs
+    code, out, err = run_in_process("--no-record", "--", sys.executable, "drive.py", cwd=tmp_path,
+                                    monkeypatch=monkeypatch, capsys=capsys)
     assert code == 0
-    assert "nothing to fix with these options" in out
+    assert "nothing to fix with these options" in out and "run 1/" not in err
+    # default: the original's first run is recorded (for trace-driven fixes), then nothing to fix
+    code, out, err = run_in_process("--", sys.executable, "drive.py", cwd=tmp_path, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "nothing to fix with these options" in out and "run 1/3 before ok" in err
 
 
 def test_cli_missing_program_is_reported_per_run(project: Path, monkeypatch, capsys):
@@ -206,7 +212,7 @@ def test_cli_missing_program_is_reported_per_run(project: Path, monkeypatch, cap
 
 
 def _rewriting_fixer(old: str, new: str, filename: str = "drive.py"):
-    def fix(before_root: Path, after_root: Path, project_root: Path) -> FixSummary:
+    def fix(before_root: Path, after_root: Path, project_root: Path, traces=None) -> FixSummary:
         path = after_root / filename
         path.write_text(path.read_text().replace(old, new))
         return FixSummary(files_changed=[filename], applied=Counter({"RTF999": 1}))

@@ -1,6 +1,6 @@
 """``retrace-fix bench`` on a real TensorFlow program: record, fix from the traces, run both trees.
 
-Kept to two benches of one run per tree (each run is a fresh TensorFlow process).
+Kept to two benches of one run per tree: four fresh TensorFlow processes.
 """
 
 from __future__ import annotations
@@ -59,31 +59,21 @@ def _env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("bench_tf")
-    project = root / "proj"
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
     project.mkdir()
     (project / "prog.py").write_text(PROG)
     (project / "drive.py").write_text(DRIVE)
-    traces = root / "traces.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "retrace_fix", "record", "-o", str(traces), "--", sys.executable, "drive.py"],
-        cwd=project, env=_env(), capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    (function,) = json.loads(traces.read_text())["functions"]
-    assert function["qualname"] == "energy" and len(function["traces"]) == 4
-    return project, traces
+    return project
 
 
-def test_bench_removes_retraces_keeps_outputs_and_leaves_the_tree_alone(recorded):
-    project, traces = recorded
+def test_bench_records_fixes_removes_retraces_keeps_outputs_and_leaves_the_tree_alone(project: Path):
+    """`retrace-fix bench -- python drive.py`: the original's first run is recorded and drives RTF003."""
     before = tree_hash(project)
     result = subprocess.run(
-        [sys.executable, "-m", "retrace_fix", "bench", "--runs", "1", "--traces", str(traces),
-         "--compare", "out.npy", "--compare-stdout", "^sum", "--format", "json", "--",
-         sys.executable, "drive.py"],
+        [sys.executable, "-m", "retrace_fix", "bench", "--runs", "1", "--compare", "out.npy",
+         "--compare-stdout", "^sum", "--format", "json", "--", sys.executable, "drive.py"],
         cwd=project, env=_env(), capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -95,29 +85,46 @@ def test_bench_removes_retraces_keeps_outputs_and_leaves_the_tree_alone(recorded
             for f in report["functions"]] == [("prog.py", "energy", 4, 1, 6)]
     assert report["outputs"] == {"compared": ["out.npy", "stdout /^sum/"], "equal": True, "differences": []}
     assert report["tensorflow"]
+    assert any(note.startswith("fixes driven by the traces of the original's first run") for note in report["notes"])
     timing = report["timing"]
-    for metric in ("wall_s", "program_s", "tracing_s"):
+    for metric in ("wall_s", "program_s", "program_cpu_s", "tracing_s"):
         assert timing[metric]["before"]["median"] > 0 and timing[metric]["after"]["median"] > 0
         assert timing[metric]["speedup"] is not None
     assert report["speedup_metric"] == "program_s" and report["speedup"] == timing["program_s"]["speedup"]
     assert report["verdict"].startswith("OK: 1 fix in 1 file; traces 4 → 1, ")
-    assert tree_hash(project) == before  # out.npy here is the recording run's; the bench runs wrote copies
+    assert tree_hash(project) == before
+    assert not (project / "out.npy").exists()
 
 
-def test_bench_exit_1_when_a_fix_changes_results(recorded, monkeypatch):
-    """A deliberately broken fixer: the real fix plus a change of the numbers (outputs differ)."""
+def _trace_file(path: Path) -> Path:
+    """What `retrace-fix record` writes for DRIVE (four batch sizes of one tf.function)."""
+    traces = [
+        {"args": {"x": {"kind": "tensor", "shape": [n, 4], "dtype": "float32"}}, "count": 1, "nested": False, "via": "call"}
+        for n in (2, 3, 5, 7)
+    ]
+    path.write_text(json.dumps({
+        "format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0",
+        "functions": [{"file": "prog.py", "qualname": "energy", "firstlineno": 4, "name": "energy", "params": ["x"],
+                       "calls": 6, "reduce_retracing": False, "has_input_signature": False, "traces": traces}],
+    }))
+    return path
+
+
+def test_bench_exit_1_when_a_fix_changes_results(project: Path, tmp_path: Path, monkeypatch):
+    """A deliberately broken fixer: the real fix (from a --traces file) plus a change of the numbers."""
     from retrace_fix.bench import BenchRequest, engine_fixer, run_bench
 
-    project, traces = recorded
+    traces = _trace_file(tmp_path / "traces.json")
     before = tree_hash(project)
     monkeypatch.chdir(project)
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
     request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, traces=[str(traces)],
                            compare=["out.npy"], quiet=True)
-    real_fix = engine_fixer(request)
+    real_fix = engine_fixer(request, project)
 
-    def broken(before_root: Path, after_root: Path, project_root: Path):
-        summary = real_fix(before_root, after_root, project_root)
+    def broken(before_root: Path, after_root: Path, project_root: Path, recorded=None):
+        assert recorded is None  # --traces given: no recording run
+        summary = real_fix(before_root, after_root, project_root, recorded)
         prog = after_root / "prog.py"
         prog.write_text(prog.read_text().replace("tf.square(x)", "tf.square(x) * 1.001"))
         return summary
