@@ -16,11 +16,13 @@ import sys
 from codemods._base import CodemodSettings, RetraceCodemod
 from codemods.input_signature import InputSignatureCommand
 from codemods.predict_to_call import PredictToCallCommand
+from codemods.range_to_tf_range import RangeToTfRangeCommand
 from codemods.reduce_retracing import ReduceRetracingCommand
 
 REGISTRY: list[type[RetraceCodemod]] = [
     PredictToCallCommand,
     InputSignatureCommand,
+    RangeToTfRangeCommand,
     ReduceRetracingCommand,
 ]
 

@@ -13,6 +13,15 @@ What it does
     project-local ``Predictor.predict``, a functional
     ``predict_on_batch(weights, x, training)``) are left alone.
 
+    Outside any tf.function, ``model.predict(x)`` / ``predict_on_batch(x)``
+    called inside a Python ``for``/``while`` loop (or comprehension) becomes
+    ``model(x, training=False).numpy()`` - unsafe tier, applied only with
+    ``--unsafe-fixes`` - when ``model`` is a single-output Keras model built in
+    the module (``keras.Sequential(...)``, or ``keras.Model(inputs, outputs)``
+    with one output) and the call passes one input and nothing but
+    ``verbose=0`` (a ``predict`` that prints its progress bar is reported as a
+    diagnostic instead: the direct call would drop that output).
+
 Why it retraces
     ``Model.predict`` is a high-level batch endpoint that manages its own
     tf.function.  Called on a symbolic tensor during tracing it fails: Keras 3
@@ -20,6 +29,10 @@ Why it retraces
     tf-keras raises ``RuntimeError: Detected a call to `Model.predict` inside a
     `tf.function```.  Calling the model directly is the documented replacement,
     and it is a single graph op sequence that traces once per input signature.
+    In an eager Python loop, every ``predict`` call rebuilds its data adapter,
+    iterator and callbacks and dispatches its own tf.function: for one batch
+    that fixed cost is many times the model's run time (Keras documents
+    ``model(x)`` for small inputs in loops).
 
 Example
     Before::
@@ -30,7 +43,10 @@ Example
         def infer(x):
             return model.predict(x, verbose=0)
 
-    After::
+        for batch in batches:
+            outputs.append(model.predict(batch, verbose=0))
+
+    After (the loop only with ``--unsafe-fixes``)::
 
         model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 
@@ -38,12 +54,21 @@ Example
         def infer(x):
             return model(x, training=False)
 
+        for batch in batches:
+            outputs.append(model(batch, training=False).numpy())
+
 Fix safety
     safe inside a tf.function: ``predict`` never worked there, and
     ``training=False`` is what ``predict`` uses (accepted even by subclassed
-    models whose ``call`` has no ``training`` argument).  Outside a tf.function
-    the rewrite changes the return type (Tensor instead of ndarray) and drops
-    batching; see the unsafe tier in the docs.
+    models whose ``call`` has no ``training`` argument).  unsafe outside a
+    tf.function, with the reason "no internal batching: large inputs may not
+    fit in memory; returns the same ndarray": ``predict`` splits its input into
+    batches of 32 and concatenates the results, the direct call runs the whole
+    input at once.  ``.numpy()`` keeps the return type (an ndarray of the
+    model's output dtype), and the values are the same up to float rounding
+    for models without batch-dependent layers.  Models whose ``predict_step``
+    is overridden, multi-output models, datasets, generators and
+    ``batch_size``/``steps``/``callbacks`` are left alone.
 """
 
 from __future__ import annotations
@@ -75,6 +100,7 @@ class PredictToCallCommand(RetraceCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)
         self._classes: list[cst.ClassDef] = []
+        self._loop_frames: list[list[cst.CSTNode]] = [[]]
         return super().transform_module_impl(tree)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -118,11 +144,136 @@ class PredictToCallCommand(RetraceCodemod):
             return updated_node
         return self.direct_call(updated_node)
 
-    # Hook for the out-of-tf.function (unsafe) form.
+    # ------------------------------------------------------------ outside tf.function (unsafe)
+
+    #: why the out-of-tf.function rewrite needs --unsafe-fixes
+    UNSAFE_REASON = "no internal batching: large inputs may not fit in memory; returns the same ndarray"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
+        self._loops_stack().append([])
+        return super().visit_FunctionDef(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef):
+        self._loops_stack().pop()
+        return super().leave_FunctionDef(original_node, updated_node)
+
+    def _loops_stack(self) -> list[list[cst.CSTNode]]:
+        stack = getattr(self, "_loop_frames", None)
+        if stack is None:
+            stack = self._loop_frames = [[]]
+        return stack
+
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        self._loops_stack()[-1].append(node)
+
+    def _leave_loop(self, original_node: cst.CSTNode, updated_node):
+        self._loops_stack()[-1].pop()
+        return updated_node
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter_loop(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter_loop(node)
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._enter_loop(node)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._enter_loop(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._enter_loop(node)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._enter_loop(node)
+
+    leave_For = leave_While = leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = _leave_loop
+
+    def _in_loop_body(self, node: cst.CSTNode) -> bool:
+        """Does ``node`` run once per iteration of an enclosing loop (of the same function)?"""
+        loops = self._loops_stack()[-1]
+        if not loops:
+            return False
+        start = self.analysis.position(node).start
+        at = (start.line, start.column)
+        for loop in loops:
+            if isinstance(loop, cst.For):
+                parts = [loop.body]
+            elif isinstance(loop, cst.While):
+                parts = [loop]
+            elif isinstance(loop, cst.DictComp):
+                parts = [loop.key, loop.value]
+            else:
+                parts = [loop.elt]  # type: ignore[attr-defined]
+            for part in parts:
+                pos = self.analysis.position(part)
+                if (pos.start.line, pos.start.column) <= at <= (pos.end.line, pos.end.column):
+                    return True
+        return False
+
     def leave_predict_outside_tf_function(
         self, original_node: cst.Call, updated_node: cst.Call
     ) -> cst.BaseExpression:
-        return updated_node
+        """``model.predict(x)`` in a Python loop → ``model(x, training=False).numpy()`` (unsafe)."""
+        func = original_node.func
+        assert isinstance(func, cst.Attribute)
+        receiver = func.value
+        if not isinstance(receiver, cst.Name):
+            return updated_node
+        if self._blocker(original_node, func.attr.value) is not None:
+            return updated_node
+        model_kind = self._single_output_model(receiver.value)
+        if model_kind is None:
+            return updated_node
+        if not self._in_loop_body(original_node):
+            return updated_node
+        method = func.attr.value
+        if method == "predict" and not _quiet(original_node):
+            self.report(
+                original_node,
+                f"Keras `{method}` on one batch in a Python loop pays its per-call setup every iteration; "
+                f"`{func.value.value}(x, training=False).numpy()` is faster, but this call prints a progress "
+                "bar the direct call would drop: pass `verbose=0` to allow the rewrite",
+                Tier.DIAGNOSTIC,
+            )
+            return updated_node
+        if not self.report(
+            original_node,
+            f"Keras `{method}` on one batch in a Python loop pays its per-call setup every iteration; "
+            f"call the {model_kind} directly and take `.numpy()`",
+            Tier.UNSAFE,
+            reason=self.UNSAFE_REASON,
+        ):
+            return updated_node
+        direct = self.direct_call(updated_node)
+        return cst.Call(func=cst.Attribute(value=direct, attr=cst.Name("numpy")), args=[])
+
+    def _single_output_model(self, name: str) -> str | None:
+        """"model" when every binding of ``name`` visible here builds a single-output Keras model."""
+        owner = None
+        for function in reversed(self._function_stack):
+            if name in _function_bindings(function):
+                owner = function
+                break
+        values = [value for fn, targets, value in self.keras._pending if fn is owner
+                  and any(isinstance(t, cst.Name) and t.value == name for t in targets)]
+        if owner is None:
+            rebound = [v for fn, targets, v in self.keras._pending if fn is None
+                       and any(isinstance(t, cst.Name) and t.value == name for t in targets)]
+            values = rebound
+        if not values or name not in self.keras.model_names.get(owner, set()):
+            return None
+        for value in values:
+            if not isinstance(value, cst.Call):
+                return None
+            qualified = self.scope.qualify(value.func)
+            if qualified in ("keras.Sequential", "keras.models.Sequential"):
+                continue
+            if qualified in ("keras.Model", "keras.models.Model") and _one_output(value, self.keras):
+                continue
+            return None
+        return "model"
 
     def _blocker(self, node: cst.Call, method: str) -> str | None:
         positional = [a for a in node.args if a.keyword is None and not a.star]
@@ -186,3 +337,39 @@ class PredictToCallCommand(RetraceCodemod):
             comma=cst.MaybeSentinel.DEFAULT if x_is_last else last.comma,
         )
         return node.with_changes(func=receiver, args=[first, training])
+
+
+def _function_bindings(function: cst.FunctionDef) -> dict:
+    from retrace_fix.tfnames import local_bindings
+
+    return local_bindings(function)
+
+
+def _quiet(call: cst.Call) -> bool:
+    """``verbose=0`` / ``verbose=False``: ``predict`` prints nothing a direct call would drop."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "verbose":
+            value = arg.value
+            return (isinstance(value, cst.Integer) and value.evaluated_value == 0) or (
+                isinstance(value, cst.Name) and value.value == "False"
+            )
+    return False
+
+
+def _one_output(call: cst.Call, evidence: KerasEvidence) -> bool:
+    """``keras.Model(inputs, outputs)`` with ``outputs`` a single tensor expression."""
+    outputs = None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "outputs":
+            outputs = arg.value
+    if outputs is None and len(positional) >= 2:
+        outputs = positional[1].value
+    if outputs is None:
+        return False
+    if isinstance(outputs, cst.Name):
+        # every assignment of that name (any scope) must be a single tensor expression
+        values = [value for _owner, targets, value in evidence._pending
+                  if any(isinstance(t, cst.Name) and t.value == outputs.value for t in targets)]
+        return bool(values) and all(isinstance(v, (cst.Call, cst.Attribute, cst.Subscript)) for v in values)
+    return isinstance(outputs, (cst.Call, cst.Attribute, cst.Subscript))

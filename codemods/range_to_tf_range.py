@@ -1,0 +1,561 @@
+"""RTF001 range-to-tf-range.
+
+What it does
+    Inside a tf.function (any spelling, nested functions included), rewrites
+    ``for i in range(args)`` to ``for i in tf.range(args)`` - but only where the
+    loop bound is, or becomes, a tensor *and* the loop body is provably safe for
+    a tensor loop variable:
+
+    * the bound is a TensorFlow value: ``range(tf.shape(x)[0])``, a name
+      assigned from a TF op, a parameter whose recorded traces (``--traces``)
+      are all tensors, or a parameter with a ``tf.TensorSpec`` slot in the
+      function's ``input_signature`` (including one the input-signature
+      codemod, RTF003, has just added); or
+    * the bound is an integer *parameter* that this module passes as varying
+      Python ints (``train(x, 10)``, ``train(x, 20)``; ``for steps in [...]:
+      train(x, steps)``; or traces showing several int values), every use of
+      that parameter is such a loop bound, and every call site in the module
+      passes a Python int.  Then the loops become ``tf.range`` loops *and* those
+      call sites pass ``tf.constant(<value>)``, so the step count is a tensor
+      and all of them share one trace.
+
+    The body must pass :func:`codemods._loop_safety.loop_blockers`: ``i`` is
+    never a Python list/tuple/dict index or slice, never in a Python
+    ``if``/``while``/``and``/``or``/``not`` test, f-string or ``str()``, never
+    mixed with Python floats or values of unknown dtype (``x * i``) or divided
+    with ``/``; the body has no ``.append``/``.extend``/``+=`` on Python lists,
+    no item or attribute writes, no ``tf.Variable`` or Keras object creation,
+    no ``print``/``logging``/``time``/``random`` side effects, no calls into
+    Python code the analysis cannot see, no ``break``/``continue``/``return``/
+    ``for ... else``, and no loop-carried value that starts as a Python number,
+    ``None`` or container, grows (``tf.concat([x, y], 0)``), or is first bound
+    inside the loop and read after it.
+
+    Where a step-count parameter causes retracing but a blocker remains, the
+    loop is reported as a diagnostic naming the blocking line.  Loops over
+    literals and constants (``range(3)``, ``range(NUM_LAYERS)``), ``len()`` of
+    Python lists and static shapes (``range(x.shape[0])``) are left alone
+    without a word: they are unrolled on purpose and do not retrace.  If the
+    module has no name for TensorFlow, ``import tensorflow as tf`` is added
+    (only when ``tf`` is unbound).
+
+Why it retraces
+    ``for i in range(n)`` with a Python int ``n`` is unrolled while tracing,
+    and ``n`` itself is part of the trace key: ``train(x, 10)``, ``train(x,
+    20)`` and ``train(x, 30)`` build three graphs, each ``n`` copies of the
+    body.  ``tf.range(n)`` alone does not help (``tf.range(python_int)`` still
+    traces once per value); ``n`` must arrive as a tensor.  A tensor ``n`` with
+    ``for i in tf.range(n)`` is one ``tf.while_loop`` whose trip count is
+    chosen at run time: one trace for every step count.
+
+Example
+    Before::
+
+        @tf.function
+        def train(x, num_steps):
+            total = tf.zeros([])
+            for i in range(num_steps):
+                total += tf.reduce_sum(x) * 0.1
+            return total
+
+        for steps in [10, 20, 30]:
+            train(x, steps)
+
+    After::
+
+        @tf.function
+        def train(x, num_steps):
+            total = tf.zeros([])
+            for i in tf.range(num_steps):
+                total += tf.reduce_sum(x) * 0.1
+            return total
+
+        for steps in [10, 20, 30]:
+            train(x, tf.constant(steps))
+
+Fix safety
+    safe, per site, because every rewrite comes with a proof: AutoGraph already
+    turns ``range(<tensor>)`` into ``tf.range`` (so a tensor bound changes
+    nothing but the spelling), and a step-count parameter is only converted
+    when it is used nowhere but as the bound of loops whose bodies passed the
+    checks above, so the loop computes the same values as a graph loop.  Calls
+    from other modules keep passing Python ints and keep working.  Functions
+    with ``autograph=False`` are never touched.  Suppress a loop with
+    ``# retrace-fix: ignore[RTF001]`` on its line (its call sites are then left
+    alone too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor
+
+from codemods._base import RetraceCodemod
+from codemods._callsites import CallSite, ModuleCalls, TfCallable
+from codemods._loop_safety import (
+    Blocker,
+    code_of,
+    is_tensor_expr,
+    is_tf_op,
+    loop_blockers,
+    param_blockers,
+    range_call,
+    tf_valued_names,
+)
+from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.findings import Tier
+from retrace_fix.tfnames import Scope, canonical, local_bindings
+
+#: context.scratch key: {(FunctionDef, param)} that RTF001 fixed or explained
+HANDLED_KEY = "retrace_fix.rtf001.handled"
+
+
+@dataclass
+class _LoopPlan:
+    tier: Tier
+    message: str
+    tf_name: str | None = None
+    reason: str = ""
+
+
+@dataclass
+class _ArgPlan:
+    value: cst.BaseExpression
+    message: str
+    tf_name: str
+
+
+@dataclass
+class _Plan:
+    loops: dict[cst.For, _LoopPlan] = field(default_factory=dict)
+    args: dict[cst.Call, list[_ArgPlan]] = field(default_factory=dict)
+    needs_import: bool = False
+
+
+def signature_tensor_params(site: TfFunctionSite | None, node: cst.FunctionDef, scope: Scope) -> set[str]:
+    """Parameters whose ``input_signature`` slot is a ``tf.TensorSpec`` (or another TypeSpec)."""
+    if site is None or site.call is None:
+        return set()
+    for arg in site.call.args:
+        if arg.keyword is not None and arg.keyword.value == "input_signature":
+            value = arg.value
+            if not isinstance(value, (cst.List, cst.Tuple)):
+                return set()
+            params = [p.name.value for p in [*node.params.posonly_params, *node.params.params]]
+            if params and params[0] == "self":
+                params = params[1:]
+            out = set()
+            for param, element in zip(params, value.elements):
+                spec = element.value
+                if isinstance(spec, cst.Call):
+                    q = scope.qualify(spec.func) or ""
+                    if q.startswith("tensorflow.") and q.endswith("Spec"):
+                        out.add(param)
+            return out
+    return set()
+
+
+def autograph_disabled(site: TfFunctionSite | None) -> bool:
+    if site is None or site.call is None:
+        return False
+    for arg in site.call.args:
+        if arg.keyword is not None and arg.keyword.value == "autograph":
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "True")
+    return False
+
+
+def trace_param_facts(settings, qualname: str, firstlineno: int) -> dict[str, dict]:
+    """Per parameter: {"kinds": set, "dtypes": set, "values": list} over every recorded trace."""
+    traces = getattr(settings, "traces", None)
+    if traces is None or not settings.relpath:
+        return {}
+    try:
+        functions = traces.find(settings.relpath, qualname, firstlineno)
+    except Exception:  # pragma: no cover - a trace model without find()
+        return {}
+    facts: dict[str, dict] = {}
+    for function in functions:
+        for trace in getattr(function, "traces", []):
+            for param, desc in (getattr(trace, "args", {}) or {}).items():
+                if not isinstance(desc, dict):
+                    continue
+                fact = facts.setdefault(param, {"kinds": set(), "dtypes": set(), "values": [], "types": set()})
+                fact["kinds"].add(desc.get("kind"))
+                if desc.get("dtype") is not None:
+                    fact["dtypes"].add(desc.get("dtype"))
+                if desc.get("kind") == "python":
+                    fact["types"].add(desc.get("type"))
+                    if desc.get("value") not in fact["values"]:
+                        fact["values"].append(desc.get("value"))
+    return facts
+
+
+def qualname_of(functions: list[cst.FunctionDef], classes_at: dict[cst.FunctionDef, list[str]]) -> str:
+    parts: list[str] = []
+    for index, function in enumerate(functions):
+        if index == 0:
+            parts.extend(classes_at.get(function, []))
+        else:
+            parts.append("<locals>")
+            parts.extend(classes_at.get(function, []))
+        parts.append(function.name.value)
+    return ".".join(parts)
+
+
+def tf_op_operands(expr: cst.CSTNode, scope: Scope) -> set[str]:
+    """Plain names passed to TF ops inside ``expr`` (``x`` in ``range(tf.shape(x)[0])``)."""
+    found: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if is_tf_op(scope, node.func):
+                for arg in node.args:
+                    if isinstance(arg.value, cst.Name):
+                        found.add(arg.value.value)
+
+    expr.visit(_V())
+    return found
+
+
+def _values_text(values: list) -> str:
+    shown = ", ".join(repr(v) for v in values[:5])
+    return shown + (", ..." if len(values) > 5 else "")
+
+
+class _Planner(cst.CSTVisitor):
+    """Decides, before any edit, which loops and call-site arguments change."""
+
+    def __init__(self, codemod: "RangeToTfRangeCommand") -> None:
+        self.codemod = codemod
+        self.analysis = codemod.analysis
+        self.scope = Scope(self.analysis.table)
+        self.calls: ModuleCalls = codemod.calls
+        self.plan = _Plan()
+        self.functions: list[cst.FunctionDef] = []
+        self.classes: list[str] = []
+        self.classes_at: dict[cst.FunctionDef, list[str]] = {}
+        self.handled: set = codemod.context.scratch.setdefault(HANDLED_KEY, set())
+        self._param_decided: set[tuple[int, str]] = set()
+
+    # -- scopes
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.classes_at[node] = list(self.classes)
+        self.classes = []
+        self.functions.append(node)
+        self.scope.push_function(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+        self.scope.pop_function()
+        self.classes = self.classes_at.pop(original_node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scope.push_function(node)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.scope.pop_function()
+
+    # -- helpers
+    def tf_sites(self) -> list[tuple[cst.FunctionDef, TfFunctionSite]]:
+        return [(f, self.analysis.tf_functions[f]) for f in self.functions if f in self.analysis.tf_functions]
+
+    def tf_name(self) -> str | None:
+        """How to spell ``tf`` here; None when no safe spelling exists."""
+        local = self.scope.tf_module_name()
+        if local is not None:
+            return local
+        for name, target in sorted(self.analysis.table.aliases.items()):
+            # import tensorflow.compat.v2 as tf
+            if canonical(f"{target}.range") == "tensorflow.range" and self.scope.lookup(name) == target:
+                return name
+        if self._tf_unbound():
+            self.plan.needs_import = True
+            return "tf"
+        return None
+
+    def _tf_unbound(self) -> bool:
+        table = self.analysis.table
+        if "tf" in table.aliases or "tf" in table.rebound:
+            return False
+        return not any("tf" in local_bindings(f) for f in self.functions)
+
+    def suppressed(self, node: cst.CSTNode, functions: tuple[cst.FunctionDef, ...]) -> bool:
+        sup = self.analysis.suppressions
+        if not sup.by_line:
+            return False
+        lines = {self.analysis.position(node).start.line}
+        for function in functions:
+            anchor = function.decorators[0] if function.decorators else function
+            lines.add(self.analysis.line_of(anchor))
+            lines.add(self.analysis.line_of(function.name))
+        return any(sup.suppresses(line, "RTF001") for line in lines)
+
+    def first_blocker(self, blockers: list[Blocker]) -> Blocker:
+        """The first blocker in source order; on one line, the most specific reason."""
+        def key(b: Blocker):
+            position = self.analysis.position(b.node)
+            generic = any(text in b.reason for text in
+                          ("cannot see into", "of unknown type before the loop", "needs a Python value"))
+            return (position.start.line, generic, position.start.column)
+        return min(blockers, key=key)
+
+    def blocker_text(self, blocker: Blocker) -> str:
+        return f"line {self.analysis.line_of(blocker.node)}: {blocker.reason}"
+
+    # -- tensor facts for the innermost function
+    def facts(self, function: cst.FunctionDef) -> tuple[set[str], dict[str, dict]]:
+        """(tensor parameter names, trace facts) for ``function``."""
+        site = self.analysis.tf_functions.get(function)
+        tensor = signature_tensor_params(site, function, self.scope)
+        facts: dict[str, dict] = {}
+        if site is not None:
+            anchor = function.decorators[0] if function.decorators else function
+            facts = trace_param_facts(self.codemod.settings, qualname_of(self.functions, self.classes_at_all()),
+                                      self.analysis.line_of(anchor))
+            for param, fact in facts.items():
+                if fact["kinds"] == {"tensor"}:
+                    tensor.add(param)
+            callee = self.calls.callable_for(function)
+            if callee is not None:
+                tensor |= self._call_site_tensor_params(callee)
+        return tensor, facts
+
+    def classes_at_all(self) -> dict[cst.FunctionDef, list[str]]:
+        return self.classes_at
+
+    def _call_site_tensor_params(self, callee: TfCallable) -> set[str]:
+        sites = self.calls.calls_of(callee)
+        if not sites:
+            return set()
+        out = set()
+        for param in callee.all_params:
+            exprs = [s.args.get(param) for s in sites]
+            if all(e is not None and self._tensor_arg(s, e) for s, e in zip(sites, exprs)):
+                out.add(param)
+        return out
+
+    def _tensor_arg(self, site: CallSite, expr: cst.BaseExpression) -> bool:
+        def tensorish(e: cst.BaseExpression | None) -> bool:
+            if isinstance(e, cst.Call):
+                q = self.scope.qualify(e.func) or ""
+                return is_tf_op(self.scope, e.func) or q.startswith("numpy.")
+            return False
+
+        if tensorish(expr):
+            return True
+        if isinstance(expr, cst.Name):
+            bindings = self.calls.reaching(site, expr.value)
+            return bool(bindings) and all(b.kind == "assign" and tensorish(b.value) for b in bindings)
+        return False
+
+    # -- the decision
+    def visit_For(self, node: cst.For) -> None:
+        if not self.functions:
+            return
+        sites = self.tf_sites()
+        if not sites or any(autograph_disabled(site) for _, site in sites):
+            return
+        call = range_call(node, self.scope)
+        if call is None:
+            return
+        function = self.functions[-1]
+        tensor_params, facts = self.facts(function)
+        tf_names = tf_valued_names(function, self.scope, tensor_params)
+        bounds = [a.value for a in call.args]
+        if any(is_tensor_expr(b, self.scope, tf_names) for b in bounds):
+            self._tensor_bound(node, call, function, tf_names)
+            return
+        params = {p.name.value for p in [*function.params.posonly_params, *function.params.params,
+                                         *function.params.kwonly_params]}
+        for bound in bounds:
+            if isinstance(bound, cst.Name) and bound.value in params and function in self.analysis.tf_functions:
+                self._int_param(node, function, bound.value, tensor_params, facts)
+                return
+
+    def _tensor_bound(self, node: cst.For, call: cst.Call, function: cst.FunctionDef, tf_names: set[str]) -> None:
+        # AutoGraph already runs this body with a tensor `i`; names the bound feeds
+        # to TF ops (`x` in `tf.shape(x)[0]`) are tensors there too.
+        tf_names = tf_names | tf_op_operands(call, self.scope)
+        blockers = loop_blockers(node, self.scope, function=function, tensor_names=tf_names)
+        if blockers:
+            return  # AutoGraph already loops over the tensor; no retrace to report
+        tf_name = self.tf_name()
+        if tf_name is None:
+            return
+        self.plan.loops[node] = _LoopPlan(
+            Tier.SAFE,
+            f"`{code_of(call)}` has a tensor bound: loop with `tf.range` (one graph loop, traced once)",
+            tf_name,
+        )
+
+    def _int_param(self, node, function, param, tensor_params, facts) -> None:
+        key = (id(function), param)
+        if key in self._param_decided:
+            return
+        self._param_decided.add(key)
+        fact = facts.get(param)
+        if fact is not None and fact["kinds"] - {"python"}:
+            return  # traced with tensors (or mixed): not a Python step count
+        callee = self.calls.callable_for(function)
+        sites = self.calls.calls_of(callee) if callee is not None else []
+        values: list = []
+        wraps: list[tuple[CallSite, cst.BaseExpression]] = []
+        varying_loopvar = False
+        unknown_site = False
+        for site in sites:
+            expr = site.args.get(param)
+            if expr is None:
+                continue  # default value: stays a Python int, still correct
+            evidence = self.calls.scalar_evidence(site, expr)
+            if evidence and all(e.type == "int" for e in evidence):
+                for e in evidence:
+                    if e.kind == "literal":
+                        if e.value not in values:
+                            values.append(e.value)
+                    else:
+                        varying_loopvar = True
+                wraps.append((site, expr))
+            elif not self._tensor_arg(site, expr):
+                unknown_site = True
+        traced_values = []
+        if fact is not None and fact["types"] <= {"int"}:
+            traced_values = [v for v in fact["values"] if isinstance(v, int) and not isinstance(v, bool)]
+        varying = varying_loopvar or len(values) >= 2 or len(traced_values) >= 2
+        if not varying:
+            return  # one value (or no evidence): one trace, nothing to fix
+        shown = values or traced_values
+        name = function.name.value
+        if shown and not varying_loopvar:
+            cause = f"`{name}` traces once per Python int `{param}` ({_values_text(shown)})"
+        else:
+            cause = f"`{name}` traces once per Python int `{param}` (a loop variable is passed)"
+        self.handled.add((function, param))
+        blockers = param_blockers(function, param, self.scope, tensor_names=tensor_params)
+        loops = self._loops_over(function, param)
+        if blockers:
+            first = self.first_blocker(blockers)
+            self.plan.loops.setdefault(
+                node,
+                _LoopPlan(
+                    Tier.DIAGNOSTIC,
+                    f"{cause}, and the loop is not provably safe as a `tf.range` loop: "
+                    f"{self.blocker_text(first)}",
+                ),
+            )
+            return
+        functions = tuple(self.functions)
+        if not wraps or unknown_site or any(self.suppressed(loop, functions) for loop in loops):
+            if not wraps:
+                self.plan.loops.setdefault(
+                    node,
+                    _LoopPlan(
+                        Tier.DIAGNOSTIC,
+                        f"{cause}; the loop is safe for `tf.range`: pass `{param}` as a tensor "
+                        f"(`tf.constant(...)`) where `{name}` is called",
+                    ),
+                )
+            return
+        tf_name = self.tf_name()
+        if tf_name is None:
+            return
+        for loop in loops:
+            self.plan.loops[loop] = _LoopPlan(
+                Tier.SAFE, f"{cause}: loop with `tf.range` and pass `{param}` as a tensor", tf_name
+            )
+        for site, expr in wraps:
+            if self.suppressed(expr, site.functions):
+                continue
+            self.plan.args.setdefault(site.call, []).append(
+                _ArgPlan(expr, f"pass `{param}` as a tensor: each Python int traces `{name}` again", tf_name)
+            )
+
+    def _loops_over(self, function: cst.FunctionDef, param: str) -> list[cst.For]:
+        scope = self.scope
+        found: list[cst.For] = []
+
+        class _V(cst.CSTVisitor):
+            def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+                return n is function
+
+            def visit_For(self, n: cst.For) -> None:
+                call = range_call(n, scope)
+                if call is not None and any(
+                    isinstance(a.value, cst.Name) and a.value.value == param for a in call.args
+                ):
+                    found.append(n)
+
+        function.visit(_V())
+        return found
+
+
+class RangeToTfRangeCommand(RetraceCodemod):
+    CODE = "RTF001"
+    NAME = "range-to-tf-range"
+    SUMMARY = ("for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
+               "and the body is provably safe for a tensor i")
+    TIER = Tier.SAFE
+    TRIGGERS = (b"range",)
+
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        result = super().transform_module(tree)
+        # the import (if any) has been added; do not make later codemods run it again
+        self.context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
+        return result
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
+        planner = _Planner(self)
+        tree.visit(planner)
+        self.plan = planner.plan
+        self._import_needed = False
+        if not self.plan.loops and not self.plan.args:
+            return tree
+        tree = super().transform_module_impl(tree)
+        if self._import_needed:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+        return tree
+
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+        plan = self.plan.loops.get(original_node)
+        if plan is None:
+            return updated_node
+        if not self.report(original_node.iter, plan.message, plan.tier, reason=plan.reason):
+            return updated_node
+        assert plan.tf_name is not None
+        self._import_needed |= plan.tf_name == "tf" and self.plan.needs_import
+        new_iter = updated_node.iter.with_changes(
+            func=cst.Attribute(value=cst.Name(plan.tf_name), attr=cst.Name("range"))
+        )
+        return updated_node.with_changes(iter=new_iter)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        plans = self.plan.args.get(original_node)
+        if not plans:
+            return updated_node
+        replace: dict[int, str] = {}
+        for plan in plans:
+            if self.report(plan.value, plan.message, Tier.SAFE):
+                for index, arg in enumerate(original_node.args):
+                    if arg.value is plan.value:
+                        replace[index] = plan.tf_name
+        if not replace:
+            return updated_node
+        args = list(updated_node.args)
+        for index, tf_name in replace.items():
+            self._import_needed |= tf_name == "tf" and self.plan.needs_import
+            arg = args[index]
+            args[index] = arg.with_changes(
+                value=cst.Call(
+                    func=cst.Attribute(value=cst.Name(tf_name), attr=cst.Name("constant")),
+                    args=[cst.Arg(arg.value)],
+                )
+            )
+        return updated_node.with_changes(args=args)

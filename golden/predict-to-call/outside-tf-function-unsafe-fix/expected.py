@@ -1,0 +1,11 @@
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+
+def evaluate(batches):
+    outputs = []
+    for batch in batches:
+        outputs.append(model(batch, training=False).numpy())
+    return np.concatenate(outputs)
