@@ -814,7 +814,8 @@ class BenchReport:
         return next((r.tensorflow for r in self.records if r.tensorflow), None)
 
     def traces_total(self, side: str) -> int | None:
-        runs = self.ok_runs(side) or self.side(side)
+        """Median total traces of the side's successful runs (None when none succeeded)."""
+        runs = self.ok_runs(side)
         if not runs:
             return None
         return int(statistics.median_low([r.total_traces for r in runs]))
@@ -994,21 +995,26 @@ def _ratio_text(ratio: float | None) -> str:
 
 def table_rows(report: BenchReport) -> tuple[list[str], list[list[str]], list[str], list[list[str]]]:
     """(trace header, trace rows, timing header, timing rows) shared by every text format."""
-    ok_b, ok_a = report.ok_runs("before"), report.ok_runs("after")
     trace_header = ["tf.function", "traces before", "traces after", "calls"]
     trace_rows = []
-    use_b = set(id(r) for r in ok_b) or set(id(r) for r in report.side("before"))
-    use_a = set(id(r) for r in ok_a) or set(id(r) for r in report.side("after"))
-    idx_b = [i for i, r in enumerate(report.side("before")) if id(r) in use_b]
-    idx_a = [i for i, r in enumerate(report.side("after")) if id(r) in use_a]
+    # successful runs only: a failed run stops early and traces less
+    idx_b = [i for i, r in enumerate(report.side("before")) if r.ok]
+    idx_a = [i for i, r in enumerate(report.side("after")) if r.ok]
+
+    def cell(values: list[int], runs: list[RunRecord]) -> str:
+        if not runs:
+            return ""
+        return _count_text(values) if values else "failed"
+
     for row in report.functions:
         before = [row.before[i] for i in idx_b if i < len(row.before)]
         after = [row.after[i] for i in idx_a if i < len(row.after)]
         calls = row.calls_after if row.calls_after else row.calls_before
-        trace_rows.append([f"{row.file}::{row.qualname}", _count_text(before), _count_text(after), str(calls or "—")])
-    total_b = [r.total_traces for r in report.side("before") if id(r) in use_b]
-    total_a = [r.total_traces for r in report.side("after") if id(r) in use_a]
-    trace_rows.append(["total", _count_text(total_b), _count_text(total_a), ""])
+        trace_rows.append([f"{row.file}::{row.qualname}", cell(before, report.side("before")),
+                           cell(after, report.side("after")), str(calls or "—")])
+    total_b = [report.side("before")[i].total_traces for i in idx_b]
+    total_a = [report.side("after")[i].total_traces for i in idx_a]
+    trace_rows.append(["total", cell(total_b, report.side("before")), cell(total_a, report.side("after")), ""])
     timing_header = ["time (median, min–max)", "before", "after", "speedup"]
     timing_rows = []
     for attribute, label in (
