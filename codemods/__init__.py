@@ -15,6 +15,8 @@ import sys
 
 from codemods._base import CodemodSettings, RetraceCodemod
 from codemods.input_signature import InputSignatureCommand
+from codemods.diagnostics_calls import CallSiteDiagnosticsCommand
+from codemods.diagnostics_graph import GraphDiagnosticsCommand
 from codemods.predict_to_call import PredictToCallCommand
 from codemods.range_to_tf_range import RangeToTfRangeCommand
 from codemods.reduce_retracing import ReduceRetracingCommand
@@ -24,6 +26,8 @@ REGISTRY: list[type[RetraceCodemod]] = [
     InputSignatureCommand,
     RangeToTfRangeCommand,
     ReduceRetracingCommand,
+    GraphDiagnosticsCommand,
+    CallSiteDiagnosticsCommand,
 ]
 
 

@@ -32,6 +32,33 @@ from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite
 from retrace_fix.tfnames import Scope, dotted_name, local_bindings
 
 _CACHE_KEY = "retrace_fix.callsites"
+_BINDINGS_KEY = "retrace_fix.local_bindings"
+
+
+class CachedScope(Scope):
+    """A :class:`Scope` whose per-function binding tables are computed once per node.
+
+    The cache lives in ``context.scratch`` and is keyed by node identity, so the
+    codemods of one run share it; functions an earlier codemod rewrote are new
+    nodes and get fresh tables.
+    """
+
+    def __init__(self, table, scratch: dict | None = None) -> None:
+        super().__init__(table)
+        cache = scratch.setdefault(_BINDINGS_KEY, {}) if scratch is not None else {}
+        self._cache: dict = cache
+
+    def push_function(self, node) -> None:
+        frame = self._cache.get(node)
+        if frame is None:
+            frame = self._cache[node] = local_bindings(node)
+        self._locals.append(frame)
+
+    def bindings(self, node) -> dict:
+        frame = self._cache.get(node)
+        if frame is None:
+            frame = self._cache[node] = local_bindings(node)
+        return frame
 
 LOOP_TYPES = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
@@ -117,14 +144,14 @@ class ModuleCalls:
         cached = scratch.get(_CACHE_KEY)
         if cached is not None and cached.module is analysis.module:
             return cached
-        result = cls.build(analysis)
+        result = cls.build(analysis, scratch)
         scratch[_CACHE_KEY] = result
         return result
 
     @classmethod
-    def build(cls, analysis: ModuleAnalysis) -> "ModuleCalls":
+    def build(cls, analysis: ModuleAnalysis, scratch: dict | None = None) -> "ModuleCalls":
         result = cls(module=analysis.module)
-        collector = _Collector(result, analysis)
+        collector = _Collector(result, analysis, CachedScope(analysis.table, scratch))
         analysis.module.visit(collector)
         collector.finish()
         return result
@@ -323,10 +350,10 @@ def compared_by_identity(cls: cst.ClassDef) -> bool:
 
 
 class _Collector(cst.CSTVisitor):
-    def __init__(self, result: ModuleCalls, analysis: ModuleAnalysis) -> None:
+    def __init__(self, result: ModuleCalls, analysis: ModuleAnalysis, scope: "CachedScope") -> None:
         self.result = result
         self.analysis = analysis
-        self.scope = Scope(analysis.table)
+        self.scope = scope
         self.order = 0
         self.functions: list[cst.FunctionDef] = []
         self.classes: list[cst.ClassDef] = []
@@ -534,12 +561,15 @@ class _Collector(cst.CSTVisitor):
                 is_method=is_method,
                 class_name=site.class_name,
             )
+        def binds(function: cst.FunctionDef, name: str) -> bool:
+            return name in self.scope.bindings(function)
+
         for call, order, loops, functions, classes, in_loop, chain in self.raw_calls:
             func = call.func
             name = None
             if isinstance(func, cst.Name):
                 name = func.value
-                if any(name in local_bindings(f) for f in functions):
+                if any(binds(f, name) for f in functions):
                     shadowed = True
                 else:
                     shadowed = False

@@ -93,7 +93,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
 from codemods._base import RetraceCodemod
-from codemods._callsites import CallSite, ModuleCalls, TfCallable
+from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable
 from codemods._loop_safety import (
     Blocker,
     code_of,
@@ -108,7 +108,7 @@ from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope, canonical, local_bindings
 
-#: context.scratch key: {(FunctionDef, param)} that RTF001 fixed or explained
+#: context.scratch key: {(function name, param)} that RTF001 fixed or explained
 HANDLED_KEY = "retrace_fix.rtf001.handled"
 
 
@@ -230,7 +230,7 @@ class _Planner(cst.CSTVisitor):
     def __init__(self, codemod: "RangeToTfRangeCommand") -> None:
         self.codemod = codemod
         self.analysis = codemod.analysis
-        self.scope = Scope(self.analysis.table)
+        self.scope = CachedScope(self.analysis.table, codemod.context.scratch)
         self.calls: ModuleCalls = codemod.calls
         self.plan = _Plan()
         self.functions: list[cst.FunctionDef] = []
@@ -285,7 +285,7 @@ class _Planner(cst.CSTVisitor):
         table = self.analysis.table
         if "tf" in table.aliases or "tf" in table.rebound:
             return False
-        return not any("tf" in local_bindings(f) for f in self.functions)
+        return not any("tf" in self.scope.bindings(f) for f in self.functions)
 
     def suppressed(self, node: cst.CSTNode, functions: tuple[cst.FunctionDef, ...]) -> bool:
         sup = self.analysis.suppressions
@@ -437,7 +437,7 @@ class _Planner(cst.CSTVisitor):
             cause = f"`{name}` traces once per Python int `{param}` ({_values_text(shown)})"
         else:
             cause = f"`{name}` traces once per Python int `{param}` (a loop variable is passed)"
-        self.handled.add((function, param))
+        self.handled.add((function.name.value, param))
         blockers = param_blockers(function, param, self.scope, tensor_names=tensor_params)
         loops = self._loops_over(function, param)
         if blockers:
@@ -452,8 +452,8 @@ class _Planner(cst.CSTVisitor):
             )
             return
         functions = tuple(self.functions)
-        if not wraps or unknown_site or any(self.suppressed(loop, functions) for loop in loops):
-            if not wraps:
+        if not wraps or any(self.suppressed(loop, functions) for loop in loops):
+            if not wraps and not unknown_site:
                 self.plan.loops.setdefault(
                     node,
                     _LoopPlan(
@@ -511,6 +511,7 @@ class RangeToTfRangeCommand(RetraceCodemod):
         return result
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
         planner = _Planner(self)
         tree.visit(planner)

@@ -1,0 +1,659 @@
+"""RTF101, RTF103, RTF104, RTF105: diagnostics about how tf.functions are created and called.
+
+RTF101 tf-function-per-call
+    a tf.function created inside a loop, or inside a function that runs repeatedly.
+RTF103 varying-python-argument
+    a Python int/float/str passed with varying values (literals, loop variables,
+    counters) at the call sites of a tf.function in this module.
+RTF104 object-argument-identity
+    a new object (custom class, Keras model/optimizer) passed per call.
+RTF105 dtype-drift
+    the same parameter receives tensors of different dtypes.
+
+All static: they read the module, never edit.  Run ``retrace-fix explain
+RTF101`` (etc.) for each page.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
+from codemods._loop_safety import code_of
+from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from codemods.range_to_tf_range import HANDLED_KEY, signature_tensor_params
+from retrace_fix.findings import Tier
+from retrace_fix.tfnames import Scope, dotted_name
+
+RTF101_DOC = doc_page(
+    what="""
+Reports a tf.function that is created over and over: a ``@tf.function``
+``def``, ``tf.function(f)`` or ``tf.function(...)(f)`` inside a ``for``/``while``
+loop or comprehension, or inside a function that this module calls in a loop.  Creation guarded by a cache check (``if key not in
+cache:``, ``if self._fn is None:``), in ``__init__``/``build``, or in a
+``functools.cache``d function is not reported.  Never edits.
+""",
+    why="""
+Every ``tf.function(...)`` call makes a new Function object with an empty
+trace cache.  Re-creating it per iteration or per call means every call traces
+(and optimises) the graph again - the "(1) creating @tf.function repeatedly in
+a loop" of TensorFlow's retracing warning.  The cache lives on the Function
+object, so it only helps when the same object is called again.
+""",
+    example="""
+Before::
+
+    for batch in batches:
+        @tf.function                      # RTF101: a new function per batch
+        def step(x):
+            return model(x, training=False)
+        step(batch)
+
+By hand::
+
+    @tf.function
+    def step(x):
+        return model(x, training=False)
+
+    for batch in batches:
+        step(batch)
+""",
+    safety="""
+diagnostic only.  Moving the definition out changes what the function closes
+over (a loop variable captured by the inner function is frozen at trace time
+once it is shared): pass such values as arguments when you hoist it.
+""",
+)
+
+RTF103_DOC = doc_page(
+    what="""
+Reports a tf.function parameter that this module passes as a Python ``int``,
+``float`` or ``str`` with varying values: different literals at different call
+sites (``train(x, 10)``, ``train(x, 20)``), a loop variable
+(``for epoch in range(n): step(x, epoch)``) or a counter (``step += 1``).
+Booleans are not reported (two graphs at most, usually intended).  Parameters
+with a ``tf.TensorSpec`` slot in ``input_signature`` are skipped (Python
+numbers are converted to tensors there), and so are step counts that RTF001
+fixes or explains.  Never edits.
+""",
+    why="""
+tf.function keys its traces on Python values, not just types: every distinct
+``int``/``float``/``str`` argument builds a new graph ("(3) passing Python
+objects instead of tensors").  An epoch counter or a loop variable makes that
+one graph per iteration.
+""",
+    example="""
+Before::
+
+    @tf.function
+    def train(x, num_steps):
+        for _ in tf.range(num_steps):
+            ...
+
+    for n in [10, 20, 30]:
+        train(x, n)                        # RTF103: 3 traces
+
+By hand::
+
+    for n in [10, 20, 30]:
+        train(x, tf.constant(n))           # 1 trace
+
+    (or: @tf.function(input_signature=[..., tf.TensorSpec([], tf.int32)]))
+""",
+    safety="""
+diagnostic only.  Inside the function a tensor is not a Python number:
+``range(n)``, ``if n > 3:``, list indexing and string formatting behave
+differently.  RTF001 converts step counts automatically when the body is proven
+safe; the input-signature codemod (RTF003) does it from recorded traces.
+""",
+)
+
+RTF104_DOC = doc_page(
+    what="""
+Reports a tf.function that receives a new object per call: an instance of a
+class of this module that is compared by identity (no ``__eq__``/``__hash__``,
+``__tf_tracing_type__``, not a dataclass or NamedTuple), or a Keras model,
+layer or optimizer constructed in the loop that makes the call (or directly in
+the call).  Also reports two or more different instances of such a local class
+passed to the same parameter.  Never edits.
+""",
+    why="""
+tf.function cannot look inside arbitrary Python objects: it keys them by
+identity (a weak reference, compared with the object's own ``__eq__``).  A new
+instance is a new key, so every new object traces a new graph, even when its
+contents are equal.  Mutating an attribute of the *same* object does not
+retrace, and the stale value is baked in.
+""",
+    example="""
+Before::
+
+    class Config:
+        def __init__(self, scale):
+            self.scale = scale
+
+    @tf.function
+    def apply(x, cfg):
+        return x * cfg.scale
+
+    apply(x, Config(2.0))
+    apply(x, Config(2.0))                  # RTF104: traces again
+
+By hand::
+
+    @tf.function
+    def apply(x, scale):
+        return x * scale
+
+    apply(x, tf.constant(2.0))
+
+    (or give Config a value-based __eq__/__hash__, or __tf_tracing_type__)
+""",
+    safety="""
+diagnostic only: the fix changes the function's signature or the class.
+""",
+)
+
+RTF105_DOC = doc_page(
+    what="""
+Reports a tf.function parameter that receives tensors (or numpy arrays) of
+different dtypes at its call sites in this module: ``tf.constant(1)`` (int32)
+and ``tf.constant(1.0)`` (float32), ``dtype=tf.float32`` in one branch and
+``tf.float64`` in another, ``np.random.rand`` (float64) next to a float32
+tensor.  The dtype is read from ``tf.constant``/``tf.convert_to_tensor``/
+``tf.cast``/``tf.zeros``/``tf.random.*``/``np.*`` calls and the assignments
+that reach the call.  Never edits.  (With ``--traces``, recorded dtype drift is
+reported by the input-signature codemod, RTF003.)
+""",
+    why="""
+The dtype is part of a tensor's trace type: ``TensorSpec([], tf.int32)`` and
+``TensorSpec([], tf.float32)`` are different keys, and no signature or
+``reduce_retracing`` can merge them.  Each dtype builds its own graph.
+""",
+    example="""
+Before::
+
+    @tf.function
+    def mixed_type_op(x, y):
+        return x + y
+
+    mixed_type_op(tf.constant(1, dtype=tf.int32), tf.constant(2.0))
+    mixed_type_op(tf.constant(1.0), tf.constant(2.0))    # RTF105: retraces
+
+By hand: cast once, at the call site::
+
+    mixed_type_op(tf.cast(a, tf.float32), b)
+""",
+    safety="""
+diagnostic only: choosing the dtype changes results (precision, integer
+arithmetic), so the cast is left to you.
+""",
+)
+
+_FACTORY_NAMES = ("__init__", "__new__", "__post_init__", "build", "setup", "__call__")
+_CACHE_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoized")
+
+
+class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
+    CODE = "RTF101"
+    NAME = "call-site-diagnostics"
+    SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype drift"
+    TIER = Tier.DIAGNOSTIC
+    TRIGGERS = (b"function",)
+    EXTRA_CODES = {
+        "RTF101": {
+            "name": "tf-function-per-call",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "a tf.function created inside a loop or a repeatedly called function traces every time",
+            "doc": RTF101_DOC,
+        },
+        "RTF103": {
+            "name": "varying-python-argument",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "a Python int/float/str passed with varying values (loop variable, counter, literals)",
+            "doc": RTF103_DOC,
+        },
+        "RTF104": {
+            "name": "object-argument-identity",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "a new custom object or Keras model/optimizer passed per call retraces every time",
+            "doc": RTF104_DOC,
+        },
+        "RTF105": {
+            "name": "dtype-drift",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "the same parameter receives tensors of different dtypes",
+            "doc": RTF105_DOC,
+        },
+    }
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        if not self.analysis.tf_functions:
+            return tree
+        self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
+        self.scope = CachedScope(self.analysis.table, self.context.scratch)
+        self._per_call_functions()
+        handled = self.context.scratch.get(HANDLED_KEY, set())
+        for callee in self.calls.callables.values():
+            sites = [s for s in self.calls.calls_of(callee)]
+            if not sites:
+                continue
+            tensor_slots = signature_tensor_params(callee.site, callee.node, self.scope)
+            for param in callee.all_params:
+                exprs = [(s, s.args[param]) for s in sites if param in s.args]
+                if not exprs:
+                    continue
+                if param not in tensor_slots and (callee.node.name.value, param) not in handled:
+                    self._varying_python(callee, param, exprs)
+                self._object_identity(callee, param, exprs)
+                if param not in tensor_slots:
+                    self._dtype_drift(callee, param, exprs)
+        return tree
+
+    # ------------------------------------------------------------ helpers
+
+    def _functions_for(self, site: CallSite) -> tuple:
+        return (*site.functions, site.callee.node)
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.analysis.line_of(node)
+
+    # ------------------------------------------------------------ RTF101
+
+    def _per_call_functions(self) -> None:
+        finder = _CreationFinder(self.analysis, self.scope)
+        self.analysis.module.visit(finder)
+        for node, functions, loops, guarded, shown in finder.creations:
+            if isinstance(node, cst.FunctionDef):
+                functions = (*functions, node)  # its decorator line suppresses too
+            if loops:
+                loop = loops[-1]
+                self.diagnose(
+                    node,
+                    "RTF101",
+                    f"{shown} creates a new tf.function on every iteration of the loop at line "
+                    f"{self._line(loop)}: each one traces from scratch; create it once, before the loop",
+                    functions,
+                )
+                continue
+            if guarded or len(functions) < (2 if isinstance(node, cst.FunctionDef) else 1):
+                continue
+            owner = functions[-2] if isinstance(node, cst.FunctionDef) else functions[-1]
+            if owner.name.value in _FACTORY_NAMES or _is_cached(owner):
+                continue
+            repeated = self.calls.repeated_calls(owner.name.value)
+            if not repeated:
+                continue
+            first = repeated[0]
+            self.diagnose(
+                node,
+                "RTF101",
+                f"{shown} creates a new tf.function every time `{owner.name.value}` runs, and it is called "
+                f"in a loop (line {self._line(first.call)}): each call traces from scratch; create the "
+                "tf.function once (module level or `__init__`) or cache it",
+                functions,
+            )
+
+    # ------------------------------------------------------------ RTF103
+
+    def _varying_python(self, callee: TfCallable, param: str, exprs: list[tuple[CallSite, cst.BaseExpression]]) -> None:
+        values: list = []
+        types: set[str] = set()
+        first_site: tuple[CallSite, cst.BaseExpression] | None = None
+        loop_evidence = None
+        for site, expr in exprs:
+            for evidence in self.calls.scalar_evidence(site, expr):
+                if evidence.type is None or evidence.type == "bool":
+                    continue
+                if first_site is None:
+                    first_site = (site, expr)
+                types.add(evidence.type)
+                if evidence.kind == "literal":
+                    if evidence.value not in values:
+                        values.append(evidence.value)
+                elif loop_evidence is None:
+                    loop_evidence = (site, expr, evidence)
+        kind = "/".join(sorted(types)) or "scalar"
+        name = callee.name
+        if loop_evidence is not None:
+            site, expr, evidence = loop_evidence
+            what = "loop variable" if evidence.kind == "loop-variable" else "counter"
+            kind = evidence.type or kind
+            self.diagnose(
+                expr,
+                "RTF103",
+                f"`{code_of(expr)}` is a Python {kind} {what} passed as `{param}` to `{name}`: every value "
+                f"traces a new graph; pass a tensor (`tf.constant({code_of(expr)})`) or give `{param}` a "
+                "`tf.TensorSpec` slot in input_signature",
+                self._functions_for(site),
+            )
+        elif len(values) >= 2 and first_site is not None:
+            site, expr = first_site
+            shown = ", ".join(repr(v) for v in values[:5]) + (", ..." if len(values) > 5 else "")
+            self.diagnose(
+                expr,
+                "RTF103",
+                f"`{name}` receives the Python {kind} `{param}` = {shown} at its call sites: each value "
+                f"traces a new graph; pass a tensor (`tf.constant(...)`) or give `{param}` a `tf.TensorSpec` "
+                "slot in input_signature",
+                self._functions_for(site),
+            )
+
+    # ------------------------------------------------------------ RTF104
+
+    def _object_identity(self, callee: TfCallable, param: str, exprs) -> None:
+        name = callee.name
+        distinct: dict[int, tuple] = {}
+        for site, expr in exprs:
+            for node, cls_name, per_iteration in self.calls.creation_sites(site, expr, self.scope):
+                if per_iteration:
+                    self.diagnose(
+                        expr,
+                        "RTF104",
+                        f"`{name}` gets a new `{cls_name}` object as `{param}` on every iteration (created at "
+                        f"line {self._line(node)}): tf.function tells objects apart by identity, so each one "
+                        "traces a new graph; create it once, before the loop, or pass its tensors",
+                        self._functions_for(site),
+                    )
+                    return
+                if cls_name in self.calls.classes:
+                    distinct.setdefault(id(node), (node, cls_name, site, expr))
+        if len(distinct) >= 2:
+            entries = sorted(distinct.values(), key=lambda e: self._line(e[0]))
+            node, cls_name, site, expr = entries[1]
+            lines = ", ".join(str(self._line(e[0])) for e in entries[:5])
+            self.diagnose(
+                expr,
+                "RTF104",
+                f"`{name}` receives {len(entries)} different `{cls_name}` objects as `{param}` (created at lines "
+                f"{lines}): `{cls_name}` is compared by identity, so each instance traces a new graph; pass its "
+                "tensors, or give the class `__tf_tracing_type__` (or value-based `__eq__` and `__hash__`)",
+                self._functions_for(site),
+            )
+
+    # ------------------------------------------------------------ RTF105
+
+    def _dtype_drift(self, callee: TfCallable, param: str, exprs) -> None:
+        seen: list[str] = []
+        where: dict[str, tuple[CallSite, cst.BaseExpression]] = {}
+        in_loop = False
+        for site, expr in exprs:
+            for dtype in self._dtypes_at(site, expr):
+                if dtype not in seen:
+                    seen.append(dtype)
+                    where[dtype] = (site, expr)
+            in_loop = in_loop or bool(site.loops)
+        if len(seen) < 2 or (len(exprs) < 2 and not in_loop):
+            return
+        site, expr = where[seen[1]]
+        target = next((d for d in seen if d.startswith("float")), seen[0])
+        self.diagnose(
+            expr,
+            "RTF105",
+            f"`{callee.name}` receives `{param}` as {_and_list(seen)} tensors: each dtype traces a new graph; "
+            f"cast at the call site (`tf.cast(..., tf.{target})`)",
+            self._functions_for(site),
+        )
+
+    def _dtypes_at(self, site: CallSite, expr: cst.BaseExpression) -> list[str]:
+        direct = dtype_of(expr, self.scope)
+        if direct is not None:
+            return [direct]
+        if not isinstance(expr, cst.Name):
+            return []
+        out: list[str] = []
+        for binding in self.calls.reaching(site, expr.value):
+            if binding.kind == "assign":
+                dtype = dtype_of(binding.value, self.scope)
+                if dtype is not None and dtype not in out:
+                    out.append(dtype)
+        return out
+
+
+def _and_list(items: list[str]) -> str:
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _is_cached(function: cst.FunctionDef) -> bool:
+    for decorator in function.decorators:
+        expr = decorator.decorator
+        name = dotted_name(expr.func if isinstance(expr, cst.Call) else expr) or ""
+        if name.split(".")[-1] in _CACHE_DECORATORS:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- creation points
+
+
+class _CreationFinder(cst.CSTVisitor):
+    """Every place a tf.function object is created, with its enclosing defs and loops."""
+
+    def __init__(self, analysis, scope: Scope) -> None:
+        self.analysis = analysis
+        self.scope = scope
+        self.functions: list[cst.FunctionDef] = []
+        self.loops: list[list[cst.CSTNode]] = [[]]
+        self.guards: list[list[bool]] = [[]]
+        self.decorator_depth = 0
+        self.creations: list[tuple] = []
+
+    def _record(self, node: cst.CSTNode, shown: str) -> None:
+        self.creations.append(
+            (node, tuple(self.functions), tuple(self.loops[-1]), any(self.guards[-1]), shown)
+        )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        site = self.analysis.tf_functions.get(node)
+        if site is not None and site.form in ("decorator", "decorator-call"):
+            self._record(node, f"`@tf.function def {node.name.value}`")
+        self.functions.append(node)
+        self.scope.push_function(node)
+        self.loops.append([])
+        self.guards.append([])
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+        self.scope.pop_function()
+        self.loops.pop()
+        self.guards.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scope.push_function(node)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.scope.pop_function()
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        self.decorator_depth += 1
+
+    def leave_Decorator(self, original_node: cst.Decorator) -> None:
+        self.decorator_depth -= 1
+
+    def visit_For(self, node: cst.For) -> bool:
+        node.iter.visit(self)
+        self.loops[-1].append(node)
+        node.body.visit(self)
+        self.loops[-1].pop()
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loops[-1].append(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self.loops[-1].pop()
+
+    def _comp(self, node) -> None:
+        self.loops[-1].append(node)
+
+    def _comp_leave(self, original_node) -> None:
+        self.loops[-1].pop()
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comp
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _comp_leave
+
+    def visit_If(self, node: cst.If) -> None:
+        self.guards[-1].append(_is_cache_guard(node.test))
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self.guards[-1].pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.decorator_depth:
+            return
+        func = node.func
+        positional = bool(node.args) and node.args[0].keyword is None and not node.args[0].star
+        if self.scope.is_tf_function(func) and positional:
+            self._record(node, f"`{code_of(node)}`")
+        elif (
+            isinstance(func, cst.Call)
+            and self.scope.is_tf_function(func.func)
+            and positional
+            and not any(a.keyword is None for a in func.args)  # tf.function(...)(f), not tf.function(f)(x)
+        ):
+            self._record(node, f"`{code_of(node)}`")
+
+
+def _is_cache_guard(test: cst.BaseExpression) -> bool:
+    """``if key not in cache`` / ``if self._fn is None`` / ``if not hasattr(...)`` / ``if not self._fn``."""
+    found = False
+
+    class _V(cst.CSTVisitor):
+        def visit_Comparison(self, node: cst.Comparison) -> None:
+            nonlocal found
+            for target in node.comparisons:
+                if isinstance(target.operator, (cst.NotIn, cst.In)):
+                    found = True
+                if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal)) and isinstance(
+                    target.comparator, cst.Name
+                ) and target.comparator.value == "None":
+                    found = True
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            if isinstance(node.func, cst.Name) and node.func.value in ("hasattr", "getattr"):
+                found = True
+
+        def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+            nonlocal found
+            if isinstance(node.operator, cst.Not):
+                found = True
+
+    test.visit(_V())
+    return found
+
+
+# --------------------------------------------------------------------------- dtypes
+
+_TF_FLOAT_DEFAULT = {
+    "tensorflow.zeros", "tensorflow.ones", "tensorflow.eye", "tensorflow.random.normal",
+    "tensorflow.random.uniform", "tensorflow.random.truncated_normal", "tensorflow.keras.backend.zeros",
+}
+_NP_FLOAT64 = {
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.random.rand", "numpy.random.randn",
+    "numpy.random.random", "numpy.random.normal", "numpy.random.uniform", "numpy.random.standard_normal",
+    "numpy.random.random_sample", "numpy.linspace", "numpy.eye", "numpy.identity",
+}
+_NP_INT64 = {"numpy.random.randint"}
+_DTYPE_NAMES = {
+    "float16", "bfloat16", "float32", "float64", "half", "double", "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string",
+}
+
+
+def _dtype_name(expr: cst.BaseExpression, scope: Scope) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) and value in _DTYPE_NAMES else None
+    q = scope.qualify(expr)
+    if q is None:
+        return None
+    last = q.rsplit(".", 1)[-1]
+    if q.startswith(("tensorflow.", "numpy.")) and last in _DTYPE_NAMES:
+        return {"half": "float16", "double": "float64"}.get(last, last)
+    if q == "builtins.float":
+        return "float64"
+    if q == "builtins.int":
+        return "int64"
+    return None
+
+
+def _keyword(call: cst.Call, name: str, position: int | None = None) -> cst.BaseExpression | None:
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    if position is not None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > position:
+            return positional[position].value
+    return None
+
+
+def _literal_dtype(value: cst.BaseExpression | None, tf_default: bool) -> str | None:
+    """dtype of a literal (nested lists allowed): TF picks int32/float32, numpy int64/float64."""
+    kinds: set[str] = set()
+
+    def walk(e: cst.BaseExpression) -> bool:
+        lit = literal_value(e)
+        if lit is not None:
+            kinds.add(lit[0])
+            return True
+        if isinstance(e, (cst.List, cst.Tuple)):
+            return all(walk(el.value) for el in e.elements)
+        return False
+
+    if value is None or not walk(value) or not kinds:
+        return None
+    if "str" in kinds:
+        return "string" if kinds == {"str"} else None
+    if "float" in kinds:
+        return "float32" if tf_default else "float64"
+    if kinds == {"bool"}:
+        return "bool"
+    return "int32" if tf_default else "int64"
+
+
+def dtype_of(expr: cst.BaseExpression | None, scope: Scope) -> str | None:
+    """The dtype a TF/numpy constructor call produces, when the code says it; else None."""
+    if not isinstance(expr, cst.Call):
+        return None
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "astype" and expr.args:
+        return _dtype_name(expr.args[0].value, scope)
+    q = scope.qualify(func)
+    if q is None:
+        return None
+    explicit = _keyword(expr, "dtype")
+    if q in ("tensorflow.constant", "tensorflow.convert_to_tensor"):
+        if explicit is None:
+            explicit = _keyword(expr, "dtype", 1)
+        if explicit is not None:
+            return _dtype_name(explicit, scope)
+        value = _keyword(expr, "value", 0)
+        nested = dtype_of(value, scope) if isinstance(value, cst.Call) else None
+        return nested or _literal_dtype(value, tf_default=True)
+    if q == "tensorflow.cast":
+        target = _keyword(expr, "dtype", 1)
+        return _dtype_name(target, scope) if target is not None else None
+    if q in _TF_FLOAT_DEFAULT:
+        return _dtype_name(explicit, scope) if explicit is not None else "float32"
+    if q == "tensorflow.range":
+        if explicit is not None:
+            return _dtype_name(explicit, scope)
+        return _literal_dtype(cst.List([cst.Element(a.value) for a in expr.args if a.keyword is None]), True)
+    if q in ("numpy.array", "numpy.asarray"):
+        if explicit is None:
+            explicit = _keyword(expr, "dtype", 1)
+        if explicit is not None:
+            return _dtype_name(explicit, scope)
+        return _literal_dtype(_keyword(expr, "object", 0), tf_default=False)
+    if q in _NP_FLOAT64:
+        return _dtype_name(explicit, scope) if explicit is not None else "float64"
+    if q in _NP_INT64:
+        return _dtype_name(explicit, scope) if explicit is not None else "int64"
+    if q.startswith("numpy.") and q.rsplit(".", 1)[-1] in _DTYPE_NAMES:
+        return q.rsplit(".", 1)[-1]  # np.float32(1.0)
+    return None

@@ -1,0 +1,60 @@
+"""Shared plumbing for the RTF1xx diagnostics (never edits).
+
+A diagnostics codemod emits several codes.  ``RetraceCodemod.report`` checks
+suppressions against the class's ``CODE``; :class:`DiagnosticsCodemod` makes
+``# retrace-fix: ignore[RTF104]`` work for every code it emits by checking the
+code of the finding being reported instead.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods._base import RetraceCodemod
+from retrace_fix.findings import Tier
+
+
+class DiagnosticsCodemod(RetraceCodemod):
+    TIER = Tier.DIAGNOSTIC
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        tier: Tier = Tier.DIAGNOSTIC,
+        *,
+        reason: str = "",
+        code: str | None = None,
+    ) -> bool:
+        code = code or self.CODE
+        # The base class checks suppressions against self.CODE: point it at this code.
+        self.CODE = code  # instance attribute shadows the class attribute
+        try:
+            super().report(node, message, Tier.DIAGNOSTIC, reason=reason, code=code)
+        finally:
+            del self.CODE
+        return False  # diagnostics never edit
+
+    def diagnose(self, node: cst.CSTNode, code: str, message: str, functions=()) -> None:
+        """Report ``message`` at ``node`` as ``code``; ``functions`` are the defs around it (suppression)."""
+        saved = self._function_stack
+        if functions:
+            self._function_stack = list(functions)
+        try:
+            self.report(node, message, code=code)
+        finally:
+            self._function_stack = saved
+
+
+def doc_page(what: str, why: str, example: str, safety: str) -> str:
+    """The *What it does / Why it retraces / Example / Fix safety* page of one code."""
+    def block(text: str) -> str:
+        lines = text.strip("\n").splitlines()
+        return "\n".join(("    " + line) if line.strip() else "" for line in lines)
+
+    return (
+        f"What it does\n{block(what)}\n\n"
+        f"Why it retraces\n{block(why)}\n\n"
+        f"Example\n{block(example)}\n\n"
+        f"Fix safety\n{block(safety)}\n"
+    )

@@ -1,0 +1,401 @@
+"""RTF102, RTF106: diagnostics about code inside a tf.function (never edits).
+
+RTF102 python-side-effect
+    ``time.time()``, ``datetime.now()``, ``random.*`` and ``np.random.*`` inside
+    a tf.function run once, while tracing; their value is frozen into the graph.
+
+RTF106 static-shape-blocks-fix
+    ``x.shape[0]``, ``len(x)``, ``x.shape.as_list()`` inside a tf.function whose
+    ``reduce_retracing=True`` or ``input_signature`` makes that dimension
+    ``None``: the read gives ``None`` and the code breaks (or keeps the function
+    from being generalised).
+
+Run ``retrace-fix explain RTF102`` (or RTF106) for the full page.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods._callsites import CachedScope
+from codemods._loop_safety import code_of
+from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from retrace_fix.findings import Tier
+from retrace_fix.tfnames import dotted_name
+
+_CLOCKS = {
+    "time.time": "tf.timestamp()",
+    "time.time_ns": "tf.timestamp()",
+    "time.perf_counter": "tf.timestamp()",
+    "time.perf_counter_ns": "tf.timestamp()",
+    "time.monotonic": "tf.timestamp()",
+    "time.monotonic_ns": "tf.timestamp()",
+    "time.process_time": "tf.timestamp()",
+    "time.clock": "tf.timestamp()",
+    "datetime.datetime.now": "tf.timestamp()",
+    "datetime.datetime.utcnow": "tf.timestamp()",
+    "datetime.datetime.today": "tf.timestamp()",
+    "datetime.date.today": "tf.timestamp()",
+}
+
+RTF102_DOC = doc_page(
+    what="""
+Reports calls to ``time.time()`` (and the other ``time`` clocks),
+``datetime.now()``/``utcnow()``/``date.today()``, the ``random`` module and
+``np.random`` inside a tf.function (any spelling, nested functions included;
+functions handed to ``tf.py_function``/``tf.numpy_function`` are exempt because
+they do run on every call).  Never edits.
+""",
+    why="""
+A tf.function runs its Python body only while tracing.  The clock or random
+call runs once, and its result is baked into the graph as a constant: every
+later call reuses the same "current time" or the same "random" number, until
+something else makes the function retrace - then the value silently changes.
+The graph-side equivalents run on every call: ``tf.timestamp()`` for clocks,
+``tf.random.uniform``/``tf.random.normal`` or a ``tf.random.Generator`` for
+random numbers.
+""",
+    example="""
+Before::
+
+    @tf.function
+    def train_step(x):
+        noise = random.random()          # RTF102: one value for every call
+        start = time.time()              # RTF102: frozen at trace time
+        ...
+
+By hand::
+
+    @tf.function
+    def train_step(x):
+        noise = tf.random.uniform([])
+        start = tf.timestamp()
+        ...
+""",
+    safety="""
+diagnostic only.  Replacing the call changes the program's results (it fixes
+a bug): the new code draws a fresh value on every call, and a seeded
+``random``/``np.random`` stream is not reproduced by ``tf.random``.  Suppress
+with ``# retrace-fix: ignore[RTF102]`` when the trace-time value is intended.
+""",
+)
+
+RTF106_DOC = doc_page(
+    what="""
+Reports static shape reads of a parameter - ``x.shape[k]``, ``len(x)``,
+``x.shape.as_list()``, ``x.get_shape()[k]`` - inside a tf.function where that
+dimension is or becomes ``None``: the function already has
+``reduce_retracing=True`` (or ``experimental_relax_shapes=True``), which turns
+the batch dimension into ``None`` from the second distinct shape on, or an
+``input_signature`` whose spec for ``x`` has ``None`` in dimension ``k``.
+Reads guarded by ``is None`` are not reported.  Never edits.
+""",
+    why="""
+Shape generalisation is how retracing is removed: a ``None`` dimension lets
+one graph serve every size.  But a static read of that dimension then gives
+``None``: ``tf.reshape(x, [x.shape[0], -1])`` fails with "Failed to convert
+elements of [None, -1] to Tensor", ``range(x.shape[0])`` and
+``np.zeros(x.shape)`` fail with a TypeError, and ``len(x)`` silently turns an
+unrolled loop into a graph loop.  Code like this also keeps retrace-fix from
+adding a signature or ``reduce_retracing=True`` for you.
+""",
+    example="""
+Before::
+
+    @tf.function(reduce_retracing=True)
+    def flatten(x):
+        return tf.reshape(x, [x.shape[0], -1])   # RTF106: None on the 2nd shape
+
+By hand::
+
+    @tf.function(reduce_retracing=True)
+    def flatten(x):
+        return tf.reshape(x, [tf.shape(x)[0], -1])
+""",
+    safety="""
+diagnostic only.  ``tf.shape(x)[k]`` is a tensor, not a Python int: it works
+in TF ops, but not where Python needs an int (``range`` becomes a graph loop,
+Python ``if`` becomes ``tf.cond``), so the rewrite is left to you.
+""",
+)
+
+_RELAX_KEYWORDS = ("reduce_retracing", "experimental_relax_shapes")
+
+
+class GraphDiagnosticsCommand(DiagnosticsCodemod):
+    CODE = "RTF102"
+    NAME = "graph-code-diagnostics"
+    SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
+    TIER = Tier.DIAGNOSTIC
+    TRIGGERS = (b"function",)
+    EXTRA_CODES = {
+        "RTF102": {
+            "name": "python-side-effect",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time",
+            "doc": RTF102_DOC,
+        },
+        "RTF106": {
+            "name": "static-shape-blocks-fix",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "x.shape[0]/len(x) where reduce_retracing or input_signature make the dimension None",
+            "doc": RTF106_DOC,
+        },
+    }
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        if not self.analysis.tf_functions:
+            return tree
+        self.scope = CachedScope(self.analysis.table, self.context.scratch)
+        self._py_function_targets = _py_function_targets(tree, self.scope)
+        tree.visit(_ReadOnly(self))
+        return tree
+
+
+class _ReadOnly(cst.CSTVisitor):
+    """Walks the tree with the codemod's scope/function bookkeeping, reporting only."""
+
+    def __init__(self, codemod: GraphDiagnosticsCommand) -> None:
+        self.c = codemod
+        self.relaxed: list[dict[str, set[int] | None] | None] = []  # per function: param -> None-able dims
+        self.exempt_depth = 0
+        self.graph_lambdas: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.c.visit_FunctionDef(node)
+        exempt = node.name.value in self.c._py_function_targets and node not in self.c.analysis.tf_functions
+        self.exempt_depth += 1 if exempt or self.exempt_depth else 0
+        self.relaxed.append(self._relaxed_dims(node))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.relaxed.pop()
+        if self.exempt_depth:
+            self.exempt_depth -= 1
+        self.c.leave_FunctionDef(original_node, original_node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.c.visit_Lambda(node)
+        if id(node) in self.graph_lambdas:
+            self.c._tf_depth += 1  # tf.function(lambda x: ...): the lambda body is graph code
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        if id(original_node) in self.graph_lambdas:
+            self.c._tf_depth -= 1
+        self.c.leave_Lambda(original_node, original_node)
+
+    # ------------------------------------------------------------ RTF102
+    def visit_Call(self, node: cst.Call) -> None:
+        if node.args and isinstance(node.args[0].value, cst.Lambda) and node.args[0].keyword is None \
+                and self.c.scope.is_tf_function(node.func):
+            self.graph_lambdas.add(id(node.args[0].value))
+        if not self.c.in_tf_function or self.exempt_depth:
+            return
+        q = self.c.scope.qualify(node.func)
+        if q is None:
+            return
+        shown = code_of(node)
+        if q in _CLOCKS:
+            self.c.report(
+                node,
+                f"`{shown}` runs once, while tracing: its value is frozen into the graph; "
+                f"use `{_CLOCKS[q]}`",
+                code="RTF102",
+            )
+        elif q.startswith(("random.", "numpy.random.")):
+            self.c.report(
+                node,
+                f"`{shown}` runs once, while tracing: the same number is reused on every call; "
+                "use `tf.random.uniform`/`tf.random.normal` (or a `tf.random.Generator`)",
+                code="RTF102",
+            )
+
+    # ------------------------------------------------------------ RTF106
+    def _relaxed_dims(self, node: cst.FunctionDef) -> dict[str, set[int] | None] | None:
+        """For a tf.function that generalises shapes: param -> dims that may be None (None: all)."""
+        site = self.c.analysis.tf_functions.get(node)
+        if site is None or site.call is None:
+            return None
+        params = [p.name.value for p in [*node.params.posonly_params, *node.params.params]]
+        if site.class_name is not None and params and params[0] in ("self", "cls"):
+            params = params[1:]
+        reassigned = _reassigned(node)
+        params = [p for p in params if p not in reassigned]
+        keywords = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
+        signature = keywords.get("input_signature")
+        if isinstance(signature, (cst.List, cst.Tuple)):
+            dims: dict[str, set[int] | None] = {}
+            for param, element in zip(params, signature.elements):
+                none_dims = _spec_none_dims(element.value)
+                if none_dims is None or none_dims:
+                    dims[param] = none_dims
+            return dims or None
+        for keyword in _RELAX_KEYWORDS:
+            value = keywords.get(keyword)
+            if isinstance(value, cst.Name) and value.value == "True":
+                return {p: {0} for p in params}
+        return None
+
+    def _dims_for(self, name: str) -> tuple[set[int] | None, bool] | None:
+        relaxed = self.relaxed[-1] if self.relaxed else None
+        if not relaxed or name not in relaxed:
+            return None
+        if self.c.current_function is None or self.c.current_function not in self.c.analysis.tf_functions:
+            return None
+        return relaxed[name], self._is_signature()
+
+    def _is_signature(self) -> bool:
+        site = self.c.analysis.tf_functions.get(self.c.current_function)
+        return site is not None and site.call is not None and any(
+            a.keyword is not None and a.keyword.value == "input_signature" for a in site.call.args
+        )
+
+    def _why(self, signature: bool) -> str:
+        if signature:
+            return "the input_signature leaves that dimension `None`"
+        return "`reduce_retracing` makes the batch dimension `None` from the second shape on"
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        # x.shape[k] / x.get_shape()[k]
+        base = node.value
+        holder = None
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape" and isinstance(base.value, cst.Name):
+            holder = base.value.value
+        elif (
+            isinstance(base, cst.Call)
+            and isinstance(base.func, cst.Attribute)
+            and base.func.attr.value == "get_shape"
+            and isinstance(base.func.value, cst.Name)
+        ):
+            holder = base.func.value.value
+        if holder is None or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        index = node.slice[0].slice.value
+        if not isinstance(index, cst.Integer):
+            return
+        found = self._dims_for(holder)
+        if found is None:
+            return
+        dims, signature = found
+        k = index.evaluated_value
+        if dims is not None and k not in dims:
+            return
+        if self._none_guarded(node):
+            return
+        self.c.report(
+            node,
+            f"`{code_of(node)}` is `None` here ({self._why(signature)}); use `tf.shape({holder})[{k}]`",
+            code="RTF106",
+        )
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        # `x.shape[0] is None` guards: remember them so the read inside is not reported
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name) \
+                    and target.comparator.value == "None":
+                self._guards().add(id(node.left))
+
+    def _guards(self) -> set[int]:
+        guards = getattr(self, "_guard_ids", None)
+        if guards is None:
+            guards = self._guard_ids = set()
+        return guards
+
+    def _none_guarded(self, node: cst.CSTNode) -> bool:
+        return id(node) in self._guards()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # x.shape.as_list()
+        if node.attr.value != "as_list":
+            return
+        inner = node.value
+        if isinstance(inner, cst.Attribute) and inner.attr.value == "shape" and isinstance(inner.value, cst.Name):
+            found = self._dims_for(inner.value.value)
+            if found is None:
+                return
+            dims, signature = found
+            self.c.report(
+                node,
+                f"`{code_of(inner)}.as_list()` holds `None` here ({self._why(signature)}); "
+                f"use `tf.shape({inner.value.value})`",
+                code="RTF106",
+            )
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        # len(x)
+        if not (self.c.scope.is_builtin(original_node.func, "len") and len(original_node.args) == 1):
+            return
+        arg = original_node.args[0].value
+        if not isinstance(arg, cst.Name):
+            return
+        found = self._dims_for(arg.value)
+        if found is None:
+            return
+        dims, signature = found
+        if dims is not None and 0 not in dims:
+            return
+        self.c.report(
+            original_node,
+            f"`{code_of(original_node)}` reads dimension 0, which is `None` here ({self._why(signature)}); "
+            f"use `tf.shape({arg.value})[0]`",
+            code="RTF106",
+        )
+
+
+def _spec_none_dims(spec: cst.BaseExpression) -> set[int] | None:
+    """Dims that are None in ``tf.TensorSpec(shape=[None, 50], ...)``; None = unknown rank; set() = none."""
+    if not isinstance(spec, cst.Call):
+        return set()
+    name = dotted_name(spec.func) or ""
+    if not name.endswith("Spec"):
+        return set()
+    shape = None
+    for index, arg in enumerate(spec.args):
+        if arg.keyword is not None and arg.keyword.value == "shape":
+            shape = arg.value
+        elif arg.keyword is None and index == 0:
+            shape = arg.value
+    if shape is None or (isinstance(shape, cst.Name) and shape.value == "None"):
+        return None
+    if not isinstance(shape, (cst.List, cst.Tuple)):
+        return set()
+    return {
+        i for i, element in enumerate(shape.elements)
+        if isinstance(element.value, cst.Name) and element.value.value == "None"
+    }
+
+
+def _reassigned(node: cst.FunctionDef) -> set[str]:
+    params = {p.name.value for p in [*node.params.posonly_params, *node.params.params]}
+    out: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            if isinstance(n.target, cst.Name):
+                out.add(n.target.value)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            if isinstance(n.target, cst.Name):
+                out.add(n.target.value)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is node
+
+    node.visit(_V())
+    return out & params
+
+
+def _py_function_targets(tree: cst.Module, scope) -> set[str]:
+    """Names passed as the function argument of ``tf.py_function``/``tf.numpy_function``."""
+    names: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            q = scope.qualify(node.func) or ""
+            if q in ("tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.compat.v1.py_func"):
+                for index, arg in enumerate(node.args):
+                    if (arg.keyword is None and index == 0) or (arg.keyword is not None and arg.keyword.value == "func"):
+                        if isinstance(arg.value, cst.Name):
+                            names.add(arg.value.value)
+
+    tree.visit(_V())
+    return names
