@@ -47,7 +47,7 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterator, List, Optional, Sequence
+from typing import IO, Iterator, List, Sequence
 
 EXIT_OK, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 DEV_NULL = "/dev/null"
@@ -290,7 +290,7 @@ def parse_patch(text: str, patch_name: str = "<patch>") -> list[FilePatch]:
             raise PatchError(
                 f"{patch_name}: {source} -> {target}: renames and copies are not supported"
             )
-        if not len(pf):
+        if not len(pf) and not (source == DEV_NULL or target == DEV_NULL):
             raise PatchError(f"{patch_name}: {target if target != DEV_NULL else source}: "
                              "no hunks (mode-only, rename-only or empty diffs are not supported)")
         result.append(FilePatch(source, target, [_convert_hunk(h) for h in pf], patch_name))
@@ -591,17 +591,20 @@ def _decide(entry: FilePlan) -> None:
                 failures.append("the patch creates it, but it already exists with other content")
                 already = False
             continue
-        if text is None:
-            failures.append("no such file")
-            already = False
-            continue
         if file_patch.is_deleted:
             content = "".join(line for h in file_patch.hunks for line in h.old_lines)
+            if text is None and already:
+                continue  # already deleted
             if text == content:
                 text, already = None, False
             else:
-                failures.append("the patch deletes it, but its content differs")
+                failures.append("the patch deletes it, but its content differs" if text is not None
+                                else "no such file")
                 already = False
+            continue
+        if text is None:
+            failures.append("no such file")
+            already = False
             continue
         outcome = apply_hunks(text, file_patch.hunks)
         if outcome.ok:
