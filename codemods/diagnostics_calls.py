@@ -9,6 +9,8 @@ RTF104 object-argument-identity
     a new object (custom class, Keras model/optimizer) passed per call.
 RTF105 dtype-drift
     the same parameter receives tensors of different dtypes.
+RTF107 shape-drift
+    the same parameter receives tensors of varying shapes.
 
 All static: they read the module, never edit.  Run ``retrace-fix explain
 RTF101`` (etc.) for each page.
@@ -189,6 +191,48 @@ arithmetic), so the cast is left to you.
 """,
 )
 
+RTF107_DOC = doc_page(
+    what="""
+Reports a tf.function parameter that this module passes tensors (or numpy
+arrays) of varying shapes, seen statically: ``tf.constant`` of literal lists of
+different lengths, ``tf.random.normal([16, 50])`` next to ``[32, 50]``, a
+shape built from a loop variable (``for batch_size in [10, 20, 30]:
+tf.random.normal((batch_size, 5))``), ``np.random.randint(..., size=n)``, and
+the assignments that reach the call.  It names the shapes and the generalised
+``tf.TensorSpec`` (``None`` where the dimension varies).  Functions that already
+have an ``input_signature`` or ``reduce_retracing=True`` are skipped.  Never
+edits.
+""",
+    why="""
+A tensor's shape is part of its trace type: without a signature, every new
+shape builds a new graph.  ``input_signature=[tf.TensorSpec([None, 5],
+tf.float32)]`` (or ``reduce_retracing=True``, which relaxes the shape from the
+second one on) lets one graph serve every size.
+""",
+    example="""
+Before::
+
+    @tf.function
+    def train_step(x):
+        return tf.reduce_sum(x)
+
+    for batch_size in [10, 20, 10, 30]:
+        train_step(tf.random.normal((batch_size, 5)))    # RTF107: 3 traces
+
+By hand (or record traces and let RTF003/RTF004 add it)::
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 5], tf.float32)])
+    def train_step(x):
+        return tf.reduce_sum(x)
+""",
+    safety="""
+diagnostic only: a signature rejects shapes and dtypes it does not cover, and a
+``None`` dimension breaks static shape reads (``x.shape[0]``, see RTF106).
+``retrace-fix record`` + ``--traces`` lets RTF003 (input_signature) and RTF004
+(reduce_retracing) make that change from what really ran.
+""",
+)
+
 _FACTORY_NAMES = ("__init__", "__new__", "__post_init__", "build", "setup", "__call__")
 _CACHE_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoized")
 
@@ -196,7 +240,7 @@ _CACHE_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoiz
 class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
     CODE = "RTF101"
     NAME = "call-site-diagnostics"
-    SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype drift"
+    SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
     TIER = Tier.DIAGNOSTIC
     TRIGGERS = (b"function",)
     EXTRA_CODES = {
@@ -224,6 +268,12 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
             "summary": "the same parameter receives tensors of different dtypes",
             "doc": RTF105_DOC,
         },
+        "RTF107": {
+            "name": "shape-drift",
+            "tier": Tier.DIAGNOSTIC,
+            "summary": "the same parameter receives tensors of varying shapes (static evidence)",
+            "doc": RTF107_DOC,
+        },
     }
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
@@ -247,6 +297,8 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
                 self._object_identity(callee, param, exprs)
                 if param not in tensor_slots:
                     self._dtype_drift(callee, param, exprs)
+                if not _generalises_shapes(callee.site):
+                    self._shape_drift(callee, param, exprs)
         return tree
 
     # ------------------------------------------------------------ helpers
@@ -393,6 +445,74 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
             f"cast at the call site (`tf.cast(..., tf.{target})`)",
             self._functions_for(site),
         )
+
+    # ------------------------------------------------------------ RTF107
+
+    def _shape_drift(self, callee: TfCallable, param: str, exprs) -> None:
+        shapes: list[tuple] = []
+        varying_site = None
+        dtypes: list[str] = []
+        for site, expr in exprs:
+            for shape in self._shapes_at(site, expr):
+                if shape is None:
+                    continue
+                if any(d is VARYING for d in shape) and varying_site is None:
+                    varying_site = (site, expr)
+                if shape not in shapes:
+                    shapes.append(shape)
+                    if varying_site is None and len(shapes) >= 2 and _differ(shapes):
+                        varying_site = (site, expr)
+            for dtype in self._dtypes_at(site, expr):
+                if dtype not in dtypes:
+                    dtypes.append(dtype)
+        if varying_site is None:
+            return
+        site, expr = varying_site
+        shown = ", ".join(_shape_text(s) for s in shapes[:4]) + (", ..." if len(shapes) > 4 else "")
+        if any(d is VARYING for s in shapes for d in s):
+            shown += " (`n` changes from call to call)"
+        spec = _generalise(shapes)
+        dtype = f"tf.{dtypes[0]}" if len(dtypes) == 1 else "..."
+        what = "shapes" if len(shapes) > 1 else "shape"
+        self.diagnose(
+            expr,
+            "RTF107",
+            f"`{callee.name}` receives `{param}` with {what} {shown}: each new shape traces a new graph; "
+            f"give it `tf.TensorSpec({spec}, {dtype})` in input_signature or add `reduce_retracing=True` "
+            "(with `--traces`, RTF003/RTF004 do it for you)",
+            self._functions_for(site),
+        )
+
+    def _shapes_at(self, site: CallSite, expr: cst.BaseExpression) -> list:
+        direct = shape_of(expr, self.scope)
+        if direct is not None:
+            return [self._resolve_dims(site, direct)]
+        if not isinstance(expr, cst.Name):
+            return []
+        out = []
+        for binding in self.calls.reaching(site, expr.value):
+            if binding.kind == "assign":
+                shape = shape_of(binding.value, self.scope)
+                if shape is not None:
+                    out.append(self._resolve_dims(site, shape))
+        return out
+
+    def _resolve_dims(self, site: CallSite, shape: tuple) -> tuple:
+        """Symbolic dims (names) become VARYING (loop variable/counter), a literal, or UNKNOWN."""
+        resolved = []
+        for dim in shape:
+            if isinstance(dim, cst.Name):
+                evidence = self.calls.scalar_evidence(site, dim)
+                literals = {e.value for e in evidence if e.kind == "literal"}
+                if any(e.kind != "literal" for e in evidence) or len(literals) > 1:
+                    resolved.append(VARYING)
+                elif len(literals) == 1:
+                    resolved.append(literals.pop())
+                else:
+                    resolved.append(UNKNOWN)
+            else:
+                resolved.append(dim)
+        return tuple(resolved)
 
     def _dtypes_at(self, site: CallSite, expr: cst.BaseExpression) -> list[str]:
         direct = dtype_of(expr, self.scope)
@@ -657,3 +777,121 @@ def dtype_of(expr: cst.BaseExpression | None, scope: Scope) -> str | None:
     if q.startswith("numpy.") and q.rsplit(".", 1)[-1] in _DTYPE_NAMES:
         return q.rsplit(".", 1)[-1]  # np.float32(1.0)
     return None
+
+
+# --------------------------------------------------------------------------- shapes
+
+VARYING = "varying"  # a dimension that takes several values (loop variable, counter)
+UNKNOWN = "?"  # a dimension the code does not pin down
+
+_TF_SHAPE_FIRST = {
+    "tensorflow.zeros", "tensorflow.ones", "tensorflow.fill", "tensorflow.random.normal",
+    "tensorflow.random.uniform", "tensorflow.random.truncated_normal", "tensorflow.random.stateless_normal",
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
+}
+_NP_SIZE_KEYWORD = {
+    "numpy.random.normal", "numpy.random.uniform", "numpy.random.randint", "numpy.random.random",
+    "numpy.random.standard_normal", "numpy.random.random_sample", "numpy.random.choice",
+}
+_NP_STAR_DIMS = {"numpy.random.rand", "numpy.random.randn"}
+
+
+def _dims(expr: cst.BaseExpression | None) -> tuple | None:
+    """``(16, 50)`` / ``[n, 5]`` / ``5`` as a shape tuple (names kept symbolic)."""
+    if expr is None:
+        return None
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        out = []
+        for element in expr.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            value = element.value
+            if isinstance(value, cst.Integer):
+                out.append(value.evaluated_value)
+            elif isinstance(value, cst.Name) and value.value != "None":
+                out.append(value)
+            else:
+                out.append(UNKNOWN)
+        return tuple(out)
+    if isinstance(expr, cst.Integer):
+        return (expr.evaluated_value,)
+    if isinstance(expr, cst.Name) and expr.value != "None":
+        return (expr,)  # np.zeros(n): one symbolic dim
+    return None
+
+
+def _literal_shape(value: cst.BaseExpression | None) -> tuple | None:
+    """Shape of a (rectangular) nested literal list: ``[[1, 2], [3, 4]]`` -> (2, 2)."""
+    if value is None:
+        return None
+    if literal_value(value) is not None:
+        return ()
+    if isinstance(value, (cst.List, cst.Tuple)):
+        inner = [_literal_shape(e.value) for e in value.elements]
+        if not inner or any(i is None for i in inner) or len(set(inner)) != 1:
+            return None if inner else (0,)
+        return (len(inner), *inner[0])
+    return None
+
+
+def shape_of(expr: cst.BaseExpression | None, scope: Scope) -> tuple | None:
+    """The static shape a TF/numpy constructor call produces (dims: int, Name, or UNKNOWN), else None."""
+    if not isinstance(expr, cst.Call):
+        return None
+    q = scope.qualify(expr.func)
+    if q is None:
+        return None
+    if q in ("tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray"):
+        if _keyword(expr, "shape") is not None:
+            return _dims(_keyword(expr, "shape"))
+        return _literal_shape(_keyword(expr, "value" if q.startswith("tensorflow") else "object", 0))
+    if q in _TF_SHAPE_FIRST:
+        return _dims(_keyword(expr, "shape", 0) if q.startswith("tensorflow") else _keyword(expr, "shape", 0))
+    if q == "tensorflow.reshape":
+        return _dims(_keyword(expr, "shape", 1))
+    if q in _NP_SIZE_KEYWORD:
+        size = _keyword(expr, "size")
+        return _dims(size) if size is not None else None
+    if q in _NP_STAR_DIMS:
+        dims = [a.value for a in expr.args if a.keyword is None and not a.star]
+        return _dims(cst.Tuple([cst.Element(d) for d in dims])) if dims else ()
+    return None
+
+
+def _differ(shapes: list[tuple]) -> bool:
+    known = [s for s in shapes if all(d not in (UNKNOWN, VARYING) for d in s)]
+    if len({len(s) for s in shapes}) > 1:
+        return True
+    return len(set(known)) > 1
+
+
+def _generalise(shapes: list[tuple]) -> str:
+    ranks = {len(s) for s in shapes}
+    if len(ranks) != 1:
+        return "shape=None"
+    dims = []
+    for column in zip(*shapes):
+        values = set(column)
+        if len(values) == 1 and isinstance(column[0], int):
+            dims.append(str(column[0]))
+        else:
+            dims.append("None")
+    return "[" + ", ".join(dims) + "]"
+
+
+def _shape_text(shape: tuple) -> str:
+    return "[" + ", ".join("n" if d is VARYING else str(d) for d in shape) + "]"
+
+
+def _generalises_shapes(site) -> bool:
+    """The tf.function already has an input_signature or reduce_retracing/experimental_relax_shapes=True."""
+    if site is None or site.call is None:
+        return False
+    for arg in site.call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value == "input_signature":
+            return True
+        if arg.keyword.value in ("reduce_retracing", "experimental_relax_shapes"):
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return False

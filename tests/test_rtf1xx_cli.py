@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-DIAGNOSTIC_CODES = ["RTF101", "RTF102", "RTF103", "RTF104", "RTF105", "RTF106"]
+DIAGNOSTIC_CODES = ["RTF101", "RTF102", "RTF103", "RTF104", "RTF105", "RTF106", "RTF107"]
 
 PROBLEMS = textwrap.dedent(
     """\
