@@ -544,7 +544,7 @@ class _Collector(cst.CSTVisitor):
                 name = node.name.value
                 if result.def_names.get(name, 0) != 1:
                     continue
-            elif self.module_defs.get(node.name.value) is node:
+            elif self.module_defs.get(node.name.value) is node and result.def_names.get(node.name.value) == 1:
                 name = node.name.value
             else:
                 continue
@@ -591,10 +591,24 @@ class _Collector(cst.CSTVisitor):
             else:
                 continue
             args, complete = _bind_args(call, callee)
-            result.calls.append(
-                CallSite(call, callee, args, order, loops, functions[-1] if functions else None, functions,
-                         complete, chain)
-            )
+            site = CallSite(call, callee, args, order, loops, functions[-1] if functions else None, functions,
+                            complete, chain)
+            if callee.is_method and not self._receiver_is_instance(site, func.value, classes):
+                continue  # obj.step(...) on an object not known to be of the method's class
+            result.calls.append(site)
+
+    def _receiver_is_instance(self, site: CallSite, receiver: cst.BaseExpression, classes: tuple) -> bool:
+        """``self.m(...)`` inside the class, or ``obj.m(...)`` with ``obj = TheClass(...)`` reaching the call."""
+        cls_name = site.callee.class_name
+        if not isinstance(receiver, cst.Name) or cls_name is None:
+            return False
+        if receiver.value == "self":
+            return bool(classes) and classes[-1].name.value == cls_name
+        bindings = self.result.reaching(site, receiver.value)
+        return bool(bindings) and all(
+            b.kind == "assign" and isinstance(b.value, cst.Call) and dotted_name(b.value.func) == cls_name
+            for b in bindings
+        )
 
 
 def _bind_args(call: cst.Call, callee: TfCallable) -> tuple[dict[str, cst.BaseExpression], bool]:

@@ -204,6 +204,78 @@ def qualname_of(functions: list[cst.FunctionDef], classes_at: dict[cst.FunctionD
     return ".".join(parts)
 
 
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
+
+
+def _module_level_bindings(module: cst.Module) -> dict[str, list]:
+    """Every module-level binding of every name: the assigned value, or None for any other form."""
+    values: dict[str, list] = {}
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            values.setdefault(node.name.value, []).append(None)
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            values.setdefault(node.name.value, []).append(None)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    values.setdefault(target.target.value, []).append(node.value)
+                else:
+                    for name in _target_names(target.target):
+                        values.setdefault(name, []).append(None)
+
+        def _other(self, target) -> None:
+            for name in _target_names(target):
+                values.setdefault(name, []).append(None)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._other(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._other(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._other(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            self._other(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._other(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> bool:
+            return False
+
+    module.visit(_V())
+    return values
+
+
+def _global_names(module: cst.Module) -> set[str]:
+    """Names some function declares ``global`` (and may rebind)."""
+    found: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Global(self, node: cst.Global) -> None:
+            found.update(item.name.value for item in node.names)
+
+    module.visit(_V())
+    return found
+
+
 def tf_op_operands(expr: cst.CSTNode, scope: Scope) -> set[str]:
     """Plain names passed to TF ops inside ``expr`` (``x`` in ``range(tf.shape(x)[0])``)."""
     found: set[str] = set()
@@ -328,6 +400,25 @@ class _Planner(cst.CSTVisitor):
                 tensor |= self._call_site_tensor_params(callee)
         return tensor, facts
 
+    def module_tf_names(self) -> set[str]:
+        """Module-level names every module-level assignment of which is a TF value
+        (``w = tf.Variable(...)``, ``table = tf.constant(...)``) and nothing rebinds globally."""
+        cached = getattr(self, "_module_tf_names", None)
+        if cached is not None:
+            return cached
+        values = _module_level_bindings(self.analysis.module)
+        globals_ = _global_names(self.analysis.module)
+        scope = Scope(self.analysis.table)
+        names = {
+            name for name, assigned in values.items()
+            if name not in globals_ and assigned and all(
+                isinstance(v, cst.Call) and (is_tf_op(scope, v.func) or scope.qualify(v.func) == "tensorflow.Variable")
+                for v in assigned
+            )
+        }
+        self._module_tf_names = names
+        return names
+
     def classes_at_all(self) -> dict[cst.FunctionDef, list[str]]:
         return self.classes_at
 
@@ -368,6 +459,7 @@ class _Planner(cst.CSTVisitor):
             return
         function = self.functions[-1]
         tensor_params, facts = self.facts(function)
+        tensor_params |= self.module_tf_names() - set(self.scope.bindings(function))
         tf_names = tf_valued_names(function, self.scope, tensor_params)
         bounds = [a.value for a in call.args]
         if any(is_tensor_expr(b, self.scope, tf_names) for b in bounds):

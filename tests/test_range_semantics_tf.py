@@ -42,6 +42,8 @@ ONE_TRACE = {
     "aliases": "scaled",
     "comments-preserved": "accumulate",
     "with-input-signature-from-traces": "repeat_add",
+    "step-count-module-variable": "train",
+    "step-count-method": "forecast",
 }
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|nan|inf")
