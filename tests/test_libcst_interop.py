@@ -106,14 +106,7 @@ def test_libcst_tool_matches_golden_expected(tmp_path):
 
 def test_libcst_tool_with_traces_matches_golden_expected(tmp_path):
     """Trace-driven cases: ``--traces FILE``; the file's paths are relative to the project root (here the cwd)."""
-    failures, unchanged = _run_groups(tmp_path, with_traces=True)
-    if failures and len(unchanged) == len(failures):
-        # Every failing case came back untouched: the codemods found no traces for the file.
-        pytest.xfail(
-            "known bug: under libcst.tool the codemod's trace lookup uses the absolute filename "
-            "(codemods/_base.py: relpath=context.filename) instead of the path relative to the project root; "
-            f"trace-driven fixes are missing in {[c.id for c in unchanged]}"
-        )
+    failures, _ = _run_groups(tmp_path, with_traces=True)
     assert not failures, "\n\n".join(failures)
 
 
