@@ -19,6 +19,7 @@ that nothing else in this repository is copied or fixed), recorded with
 (CPU model, cores, TensorFlow version)::
 
     python benchmarks/run_all.py [--runs 3] [--only NAME ...] [--output docs/results.md] [--json FILE]
+    python benchmarks/run_all.py --from-json FILE      # re-render the Markdown of a saved run
 
 Exit code 0 when every scenario matched its expectations, 1 otherwise.
 """
@@ -117,7 +118,7 @@ def _ms(stat: dict | None) -> str:
     if not stat:
         return "—"
     value = stat["median"]
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+    return f"{value * 1000:.0f} ms" if value < 0.9995 else f"{value:.2f} s"
 
 
 def _range(stat: dict | None) -> str:
@@ -218,7 +219,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="scenario names to run (default: all)")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="Markdown file to write")
     parser.add_argument("--json", type=Path, help="also write every bench report as JSON")
+    parser.add_argument("--from-json", type=Path, help="only render the Markdown from a file written by --json")
     options = parser.parse_args(argv)
+    if options.from_json:
+        saved = json.loads(options.from_json.read_text(encoding="utf-8"))
+        for result in saved["results"]:  # expectations as they are now
+            path = PROGRAMS / result["scenario"] / "expected.json"
+            if path.is_file():
+                result["expected"] = json.loads(path.read_text(encoding="utf-8"))
+        load = tuple(saved["load"]) if saved.get("load") else None
+        options.output.write_text(markdown(saved["results"], saved["runs"], load), encoding="utf-8")
+        return 0
     results = []
     load_start = _load()
     with tempfile.TemporaryDirectory(prefix="retrace-fix-benchmarks-") as work:
@@ -234,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     options.output.write_text(markdown(results, options.runs, load), encoding="utf-8")
     print(f"run_all: wrote {options.output}", file=sys.stderr)
     if options.json:
-        options.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        saved = {"runs": options.runs, "load": load, "results": results}
+        options.json.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
     return 0 if all("error" not in r and not r["checks"] for r in results) else 1
 
 

@@ -408,3 +408,43 @@ def test_judge_json_is_serialisable():
     }]
     assert data["speedup_metric"] == "program_s" and data["speedup"] == 1.0
     assert data["machine"]["cores"] >= 1
+
+
+# --------------------------------------------------------------------------- benchmarks/run_all.py
+
+
+def _load_run_all():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "run_all.py"
+    spec = importlib.util.spec_from_file_location("run_all", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_scenarios_are_complete():
+    run_all = _load_run_all()
+    scenarios = run_all.scenarios()
+    assert len(scenarios) >= 6
+    for directory in scenarios:
+        expected = json.loads((directory / "expected.json").read_text())
+        assert (directory / "drive.py").is_file(), directory.name
+        assert {"title", "seed", "traces_after", "fixes", "why"} <= set(expected), directory.name
+        assert expected.get("before_fails") or "traces_before" in expected, directory.name
+        assert expected["traces_after"] <= expected.get("traces_before", expected["traces_after"])
+
+
+def test_run_all_checks_results_against_expectations():
+    run_all = _load_run_all()
+    expected = {"traces_before": 5, "traces_after": 1, "fixes": ["RTF003"]}
+    runs = [{"side": "before", "ok": True}, {"side": "after", "ok": True}]
+    report = {"run_details": runs, "traces": {"before": 5, "after": 1}, "fixes": {"by_code": {"RTF003": 1}},
+              "exit_code": 0, "verdict": "OK"}
+    assert run_all.check(report, expected) == []
+    report["traces"]["after"] = 2
+    report["fixes"]["by_code"] = {}
+    assert run_all.check(report, expected) == ["traces after 2, expected 1", "expected fixes not applied: RTF003"]
+    failing = {"run_details": [{"side": "before", "ok": False}, {"side": "after", "ok": True}],
+               "traces": {"before": None, "after": 3}, "fixes": {"by_code": {"RTF002": 1}}, "exit_code": 0}
+    assert run_all.check(failing, {"before_fails": True, "traces_after": 3, "fixes": ["RTF002"]}) == []
