@@ -630,3 +630,20 @@ def _bind_args(call: cst.Call, callee: TfCallable) -> tuple[dict[str, cst.BaseEx
 
 def iter_callsites(calls: ModuleCalls, callee: TfCallable) -> Iterator[CallSite]:
     yield from calls.calls_of(callee)
+
+
+def py_function_targets(tree: cst.Module, scope) -> set[str]:
+    """Names passed as the function argument of ``tf.py_function``/``tf.numpy_function``."""
+    names: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            q = scope.qualify(node.func) or ""
+            if q in ("tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"):
+                for index, arg in enumerate(node.args):
+                    if (arg.keyword is None and index == 0) or (arg.keyword is not None and arg.keyword.value == "func"):
+                        if isinstance(arg.value, cst.Name):
+                            names.add(arg.value.value)
+
+    tree.visit(_V())
+    return names

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._callsites import CachedScope
+from codemods._callsites import CachedScope, py_function_targets as _py_function_targets
 from codemods._loop_safety import code_of
 from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
 from retrace_fix.findings import Tier
@@ -382,20 +382,3 @@ def _reassigned(node: cst.FunctionDef) -> set[str]:
 
     node.visit(_V())
     return out & params
-
-
-def _py_function_targets(tree: cst.Module, scope) -> set[str]:
-    """Names passed as the function argument of ``tf.py_function``/``tf.numpy_function``."""
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            q = scope.qualify(node.func) or ""
-            if q in ("tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.compat.v1.py_func"):
-                for index, arg in enumerate(node.args):
-                    if (arg.keyword is None and index == 0) or (arg.keyword is not None and arg.keyword.value == "func"):
-                        if isinstance(arg.value, cst.Name):
-                            names.add(arg.value.value)
-
-    tree.visit(_V())
-    return names

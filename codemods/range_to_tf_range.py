@@ -93,7 +93,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
 from codemods._base import RetraceCodemod
-from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable
+from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
 from codemods._loop_safety import (
     Blocker,
     code_of,
@@ -155,6 +155,12 @@ def signature_tensor_params(site: TfFunctionSite | None, node: cst.FunctionDef, 
                         out.add(param)
             return out
     return set()
+
+
+def _has_keyword(site: TfFunctionSite | None, keyword: str) -> bool:
+    return site is not None and site.call is not None and any(
+        a.keyword is not None and a.keyword.value == keyword for a in site.call.args
+    )
 
 
 def autograph_disabled(site: TfFunctionSite | None) -> bool:
@@ -400,6 +406,12 @@ class _Planner(cst.CSTVisitor):
                 tensor |= self._call_site_tensor_params(callee)
         return tensor, facts
 
+    def py_function_names(self) -> set[str]:
+        cached = getattr(self, "_py_function_names", None)
+        if cached is None:
+            cached = self._py_function_names = py_function_targets(self.analysis.module, Scope(self.analysis.table))
+        return cached
+
     def module_tf_names(self) -> set[str]:
         """Module-level names every module-level assignment of which is a TF value
         (``w = tf.Variable(...)``, ``table = tf.constant(...)``) and nothing rebinds globally."""
@@ -454,6 +466,9 @@ class _Planner(cst.CSTVisitor):
         sites = self.tf_sites()
         if not sites or any(autograph_disabled(site) for _, site in sites):
             return
+        if any(f.name.value in self.py_function_names() and f not in self.analysis.tf_functions
+               for f in self.functions):
+            return  # runs eagerly under tf.py_function/numpy_function: `range` stays Python
         call = range_call(node, self.scope)
         if call is None:
             return
@@ -496,6 +511,8 @@ class _Planner(cst.CSTVisitor):
         fact = facts.get(param)
         if fact is not None and fact["kinds"] - {"python"}:
             return  # traced with tensors (or mixed): not a Python step count
+        if _has_keyword(self.analysis.tf_functions.get(function), "input_signature"):
+            return  # a signature without a TensorSpec slot for it: a tensor would not bind
         callee = self.calls.callable_for(function)
         sites = self.calls.calls_of(callee) if callee is not None else []
         values: list = []
