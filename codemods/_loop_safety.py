@@ -46,7 +46,7 @@ from typing import Iterable, NamedTuple
 
 import libcst as cst
 
-from retrace_fix.tfnames import Scope, dotted_name
+from retrace_fix.tfnames import Scope
 
 __all__ = [
     "Blocker",
@@ -116,13 +116,7 @@ _TF_NOT_AN_OP = frozenset({"tensorflow.Variable", "tensorflow.Module", "tensorfl
 
 def code_of(node: cst.CSTNode, limit: int = 60) -> str:
     """Source text of ``node`` on one line, shortened to ``limit`` characters."""
-    if isinstance(node, cst.BaseExpression):
-        text = cst.Module(body=[]).code_for_node(node)
-    elif isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.SimpleStatementLine)):
-        text = cst.Module(body=[]).code_for_node(node)
-    else:
-        text = cst.Module(body=[]).code_for_node(node)
-    text = " ".join(text.split())
+    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
     if text.endswith(":") and isinstance(node, cst.BaseCompoundStatement):
         text = text[:-1]
     if len(text) > limit:

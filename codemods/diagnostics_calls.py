@@ -486,19 +486,29 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
     def _shapes_at(self, site: CallSite, expr: cst.BaseExpression) -> list:
         direct = shape_of(expr, self.scope)
         if direct is not None:
-            return [self._resolve_dims(site, direct)]
+            resolved = self._resolve_dims(site, direct)
+            return [resolved] if resolved is not None else []
         if not isinstance(expr, cst.Name):
             return []
         out = []
         for binding in self.calls.reaching(site, expr.value):
             if binding.kind == "assign":
                 shape = shape_of(binding.value, self.scope)
-                if shape is not None:
-                    out.append(self._resolve_dims(site, shape))
+                resolved = self._resolve_dims(site, shape) if shape is not None else None
+                if resolved is not None:
+                    out.append(resolved)
         return out
 
-    def _resolve_dims(self, site: CallSite, shape: tuple) -> tuple:
-        """Symbolic dims (names) become VARYING (loop variable/counter), a literal, or UNKNOWN."""
+    def _resolve_dims(self, site: CallSite, shape: tuple) -> tuple | None:
+        """Symbolic dims (names) become VARYING (loop variable/counter), a literal, or UNKNOWN.
+
+        A whole shape given as one name (``tf.zeros(shape)``) is only a 1-D shape
+        when that name is known to be an int; otherwise the shape is unknown (None).
+        """
+        if len(shape) == 1 and isinstance(shape[0], cst.Name):
+            evidence = self.calls.scalar_evidence(site, shape[0])
+            if not evidence or any(e.type != "int" for e in evidence):
+                return None
         resolved = []
         for dim in shape:
             if isinstance(dim, cst.Name):
@@ -816,7 +826,7 @@ def _dims(expr: cst.BaseExpression | None) -> tuple | None:
     if isinstance(expr, cst.Integer):
         return (expr.evaluated_value,)
     if isinstance(expr, cst.Name) and expr.value != "None":
-        return (expr,)  # np.zeros(n): one symbolic dim
+        return (expr,)  # np.zeros(n) or np.zeros(shape): resolved (or dropped) by _resolve_dims
     return None
 
 

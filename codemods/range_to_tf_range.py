@@ -106,7 +106,7 @@ from codemods._loop_safety import (
 )
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
-from retrace_fix.tfnames import Scope, canonical, local_bindings
+from retrace_fix.tfnames import Scope, canonical
 
 #: context.scratch key: {(function name, param)} that RTF001 fixed or explained
 HANDLED_KEY = "retrace_fix.rtf001.handled"

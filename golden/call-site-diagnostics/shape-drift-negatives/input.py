@@ -24,3 +24,15 @@ def run(batches, load):
     for batch in batches:
         same_shape(batch)
         same_shape(load(batch))
+
+
+@tf.function
+def shaped(x):
+    return x
+
+
+def from_config(shape, shapes):
+    shaped(tf.zeros(shape))
+    shaped(tf.zeros([2, 3]))
+    for s in shapes:
+        shaped(tf.ones(s))
