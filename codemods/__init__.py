@@ -30,6 +30,10 @@ REGISTRY: list[type[RetraceCodemod]] = [
     CallSiteDiagnosticsCommand,
 ]
 
+# RTF002 also reports Keras predict calls outside any tf.function (its unsafe
+# form): its TRIGGERS alone decide whether a file is worth parsing.
+PredictToCallCommand.REQUIRES_TF_FUNCTION = False
+
 
 def by_code() -> dict[str, type[RetraceCodemod]]:
     return {cls.CODE: cls for cls in sorted(REGISTRY, key=lambda c: c.CODE)}

@@ -17,12 +17,13 @@ Lambda variants must call ``super()``.
 from __future__ import annotations
 
 import argparse
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Iterator
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod import Codemod, CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import MetadataWrapper
 
 from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite
@@ -30,6 +31,25 @@ from retrace_fix.findings import Finding, Tier
 from retrace_fix.tfnames import Scope
 
 _ANALYSIS_KEY = "retrace_fix.analysis"
+
+#: Bytes that any reference to ``tf.function`` needs: an attribute ``<x>.function``
+#: (``tf.function``, ``tf.compat.v2.function``, ``def_function.function``, also with
+#: whitespace or a line continuation after the dot) or the name ``function`` in an
+#: import statement (``from tensorflow import function as tfn``, parenthesised or
+#: continued).  Far narrower than ``b"function"`` (in about half of all TensorFlow
+#: files, against under a tenth for this), and it misses nothing that
+#: :class:`~retrace_fix.analysis.ModuleAnalysis` resolves as tf.function.
+TF_FUNCTION_REFERENCE = re.compile(
+    rb"\.[ \t\\\r\n]*function\b"
+    rb"|\bimport[ \t]*\([^)]*\bfunction\b"
+    rb"|\bimport\b(?:[^\n;#\\]|\\(?:\r\n|\n|.))*\bfunction\b"
+)
+
+
+def _trigger_found(trigger: "bytes | re.Pattern[bytes]", data: bytes) -> bool:
+    if isinstance(trigger, bytes):
+        return trigger in data
+    return trigger.search(data) is not None
 
 
 @dataclass(frozen=True)
@@ -48,8 +68,15 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
     SUMMARY: ClassVar[str] = ""
     #: the tier users should expect from this codemod (sites may differ)
     TIER: ClassVar[Tier] = Tier.SAFE
-    #: byte strings of which at least one must occur in a file worth parsing
-    TRIGGERS: ClassVar[tuple[bytes, ...]] = (b"function",)
+    #: byte strings (or compiled ``re`` patterns over bytes) of which at least one
+    #: must occur in a file worth parsing
+    TRIGGERS: ClassVar[tuple["bytes | re.Pattern[bytes]", ...]] = (b"function",)
+    #: True when the codemod only acts in modules that define or create a
+    #: tf.function: such a file must also match :data:`TF_FUNCTION_REFERENCE`
+    #: before it is parsed (the engine's prefilter: most files of a TensorFlow
+    #: project contain ``function`` or ``range`` but never reference tf.function).
+    #: Set it to False for a codemod that also acts outside tf.functions.
+    REQUIRES_TF_FUNCTION: ClassVar[bool] = True
     #: True when the codemod only acts on recorded traces (``--traces``)
     NEEDS_TRACES: ClassVar[bool] = False
 
@@ -67,7 +94,19 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         unsafe_fixes: bool = False,
         traces: str | None = None,
     ) -> None:
-        super().__init__(context)
+        self._fast_hooks = _hooks_of(type(self))
+        if self._fast_hooks is None:
+            super().__init__(context)
+        else:
+            # ContextAwareTransformer.__init__ without MatcherDecoratableTransformer's
+            # scan of ~3,000 attributes for matcher decorators (15 ms per instance):
+            # this class has none (see _plain_dispatch), and on_visit/on_leave here
+            # do not consult them.
+            Codemod.__init__(self, context)
+            cst.CSTTransformer.__init__(self)
+            self._extra_visit_funcs = {}
+            self._extra_leave_funcs = {}
+            self._matchers = {}
         if settings is None:  # run from `python -m libcst.tool codemod`
             trace_set = None
             if traces:
@@ -75,13 +114,20 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
 
                 trace_set = load_trace_files([traces])
             settings = CodemodSettings(unsafe_fixes=unsafe_fixes, traces=trace_set,
-                                       relpath=context.filename)
+                                       relpath=_project_relpath(context.filename))
         self.settings = settings
         self.findings: list[Finding] = []
         self.analysis: ModuleAnalysis | None = None
         self.scope: Scope | None = None
         self._function_stack: list[cst.FunctionDef] = []
         self._tf_depth = 0
+
+    @classmethod
+    def might_apply(cls, data: bytes) -> bool:
+        """Can the raw bytes of a file hold a target of this codemod (decided before parsing)?"""
+        if not any(_trigger_found(trigger, data) for trigger in cls.TRIGGERS):
+            return False
+        return not cls.REQUIRES_TF_FUNCTION or TF_FUNCTION_REFERENCE.search(data) is not None
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
@@ -111,6 +157,46 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         # Share one MetadataWrapper (and its lazily computed positions) between
         # codemods while the tree is unchanged; never deep-copy the module.
         return _reuse_wrapper(self, module)
+
+    # ------------------------------------------------------------------ dispatch
+    #
+    # LibCST's codemod base (a MatcherDecoratableTransformer) evaluates matcher
+    # decorators on every node and looks up ``visit_<Node>_<field>`` hooks with two
+    # formatted getattr calls per field of every node: about half the cost of a
+    # pass.  No retrace-fix codemod uses matcher decorators or per-field hooks, so
+    # unless a subclass does, hooks are looked up once per node type and class.
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        hooks = self._fast_hooks
+        if hooks is None:
+            return super().on_visit(node)
+        entry = hooks.get(type(node))
+        if entry is None:
+            entry = _hook_entry(type(self), hooks, type(node))
+        visit = entry[0]
+        if visit is None:
+            return True
+        return visit(self, node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+        hooks = self._fast_hooks
+        if hooks is None:
+            return super().on_leave(original_node, updated_node)
+        entry = hooks.get(type(original_node))
+        if entry is None:
+            entry = _hook_entry(type(self), hooks, type(original_node))
+        leave = entry[1]
+        if leave is None:
+            return updated_node
+        return leave(self, original_node, updated_node)
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if self._fast_hooks is None:
+            super().on_visit_attribute(node, attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        if self._fast_hooks is None:
+            super().on_leave_attribute(original_node, attribute)
 
     # ------------------------------------------------------------------ scopes
 
@@ -196,6 +282,73 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         if tier is Tier.UNSAFE and not self.settings.unsafe_fixes:
             return False
         return True
+
+
+def _project_relpath(filename: str | None) -> str | None:
+    """A file's path relative to its project root (how trace files name it)."""
+    if not filename:
+        return filename
+    from pathlib import Path
+
+    from retrace_fix.discovery import find_project_root
+
+    path = Path(filename).resolve()
+    try:
+        return path.relative_to(find_project_root(path.parent)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+_NO_FAST_DISPATCH = object()
+_FAST_DISPATCH: dict[type, Any] = {}
+
+
+def _hooks_of(cls: type) -> dict | None:
+    """Per node type ``(visit, leave)`` functions of a codemod class, or None when the
+    class needs LibCST's generic dispatch (matcher decorators, per-field hooks)."""
+    hooks = _FAST_DISPATCH.get(cls)
+    if hooks is None:
+        hooks = {} if _plain_dispatch(cls) else _NO_FAST_DISPATCH
+        _FAST_DISPATCH[cls] = hooks
+    return None if hooks is _NO_FAST_DISPATCH else hooks
+
+
+def _plain_dispatch(cls: type) -> bool:
+    from libcst.matchers._visitors import (
+        _gather_constructed_leave_funcs,
+        _gather_constructed_visit_funcs,
+        _gather_matchers,
+    )
+
+    for name in dir(cls):
+        if name.startswith(("visit_", "leave_")):
+            node_name, _, field_name = name.partition("_")[2].partition("_")
+            if field_name and isinstance(getattr(cst, node_name, None), type) and _own_hook(cls, name):
+                return False  # a visit_<Node>_<field> hook
+    probe = object.__new__(cls)
+    try:
+        if _gather_matchers(probe) or _gather_constructed_visit_funcs(probe) or _gather_constructed_leave_funcs(probe):
+            return False
+    except Exception:  # pragma: no cover - be conservative
+        return False
+    return True
+
+
+def _own_hook(cls: type, name: str) -> Any:
+    """``cls``'s method ``name`` unless it is one of LibCST's no-op stubs (or absent)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            if klass.__module__.startswith("libcst."):
+                return None
+            return getattr(cls, name)
+    return None
+
+
+def _hook_entry(cls: type, hooks: dict, node_type: type) -> tuple:
+    name = node_type.__name__
+    entry = (_own_hook(cls, f"visit_{name}"), _own_hook(cls, f"leave_{name}"))
+    hooks[node_type] = entry
+    return entry
 
 
 @contextmanager

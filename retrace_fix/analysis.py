@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from retrace_fix.tfnames import ImportTable, Scope, dotted_name
+from retrace_fix.tfnames import ImportTable, Scope, dotted_name, push_children
+
+_EXIT = object()  # marks the end of a scope on the finder's walk stack
+_LEAVES = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis})
 
 SUPPRESSION_RE = re.compile(r"#\s*retrace-fix:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?")
 
@@ -59,8 +62,12 @@ class TfFunctionSite:
     class_name: str | None = None  # set for methods
 
 
-class _TfFunctionFinder(cst.CSTVisitor):
-    """Collects decorated tf.functions and the ``tf.function(f)`` call forms."""
+class _TfFunctionFinder:
+    """Collects decorated tf.functions and the ``tf.function(f)`` call forms.
+
+    A read-only walk over the dataclass fields (:func:`retrace_fix.tfnames.push_children`):
+    LibCST's ``visit`` would rebuild every node of the module on the way.
+    """
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
@@ -68,48 +75,79 @@ class _TfFunctionFinder(cst.CSTVisitor):
         self.wrap_calls: list[tuple[cst.Call, cst.BaseExpression, tuple]] = []
         # scope key -> {def name -> node}; scope key = tuple of enclosing def/class nodes
         self.defs: dict[tuple, dict[str, cst.FunctionDef]] = {}
+        self.references_tf_function = False
         self._stack: list[cst.CSTNode] = []
 
     # -- scopes
     def _key(self) -> tuple:
         return tuple(self._stack)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.append(node)
+    def walk(self, module: cst.Module) -> None:
+        exit_marker = _EXIT
+        stack: list = [module]
+        while stack:
+            node = stack.pop()
+            if node is exit_marker:
+                left = stack.pop()
+                if type(left) is cst.ClassDef:
+                    self._stack.pop()
+                elif type(left) is cst.FunctionDef:
+                    self._stack.pop()
+                    self.scope.pop_function()
+                else:  # Lambda
+                    self.scope.pop_function()
+                continue
+            kind = type(node)
+            if kind is cst.Name:
+                if node.value == "function" and self.scope.is_tf_function(node):
+                    self.references_tf_function = True
+                continue
+            if kind is cst.Attribute:
+                if node.attr.value == "function" and self.scope.is_tf_function(node):
+                    self.references_tf_function = True
+                    continue
+            elif kind is cst.Call:
+                self._visit_call(node)
+            elif kind is cst.FunctionDef:
+                self._enter_function(node)
+                stack.append(node)
+                stack.append(exit_marker)
+            elif kind is cst.ClassDef:
+                self._stack.append(node)
+                stack.append(node)
+                stack.append(exit_marker)
+            elif kind is cst.Lambda:
+                self.scope.push_function(node)
+                stack.append(node)
+                stack.append(exit_marker)
+            elif kind in _LEAVES:
+                continue
+            push_children(node, stack)
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _enter_function(self, node: cst.FunctionDef) -> None:
         self.defs.setdefault(self._key(), {})[node.name.value] = node
         for decorator in node.decorators:
             expr = decorator.decorator
             if self.scope.is_tf_function(expr):
                 self.sites[node] = TfFunctionSite(node, "decorator", decorator=decorator)
+                self.references_tf_function = True
                 break
             if isinstance(expr, cst.Call) and self.scope.is_tf_function(expr.func):
                 self.sites[node] = TfFunctionSite(
                     node, "decorator-call", decorator=decorator, call=expr
                 )
+                self.references_tf_function = True
                 break
         self._stack.append(node)
         self.scope.push_function(node)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-        self.scope.pop_function()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.scope.push_function(node)
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self.scope.pop_function()
-
-    def visit_Call(self, node: cst.Call) -> None:
+    def _visit_call(self, node: cst.Call) -> None:
         func = node.func
-        if self.scope.is_tf_function(func) and node.args and node.args[0].keyword is None:
-            # tf.function(f, ...)
-            self.wrap_calls.append((node, node.args[0].value, self._key()))
+        if self.scope.is_tf_function(func):
+            self.references_tf_function = True
+            if node.args and node.args[0].keyword is None:
+                # tf.function(f, ...)
+                self.wrap_calls.append((node, node.args[0].value, self._key()))
         elif (
             isinstance(func, cst.Call)
             and self.scope.is_tf_function(func.func)
@@ -159,12 +197,14 @@ class ModuleAnalysis:
     suppressions: Suppressions
     wrapper: MetadataWrapper
     _positions: object = None
+    #: the module names tf.function somewhere (a site, a call, ``tf.function`` as a value)
+    references_tf_function: bool = False
 
     @classmethod
     def build(cls, module: cst.Module, source_text: str | None = None) -> "ModuleAnalysis":
         table = ImportTable.from_module(module)
         finder = _TfFunctionFinder(Scope(table))
-        module.visit(finder)
+        finder.walk(module)
         finder.resolve_wrap_calls()
         for site in finder.sites.values():
             if site.class_name is None:
@@ -176,6 +216,7 @@ class ModuleAnalysis:
             tf_functions=finder.sites,
             suppressions=Suppressions.from_source(text),
             wrapper=MetadataWrapper(module, unsafe_skip_copy=True),
+            references_tf_function=finder.references_tf_function,
         )
 
     def position(self, node: cst.CSTNode):

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,8 +160,12 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 if not name.endswith(PYTHON_SUFFIXES):
                     continue
                 file_path = directory / name
-                if file_path.is_symlink():
-                    continue  # never follow a link out of the tree
+                try:
+                    mode = os.lstat(file_path).st_mode
+                except OSError:
+                    continue
+                if not stat.S_ISREG(mode):
+                    continue  # never follow a link out of the tree; no FIFOs, sockets, devices
                 if rules.ignored(file_path, False, chain):
                     continue
                 add(file_path)

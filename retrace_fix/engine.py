@@ -9,15 +9,25 @@ contain a target (no trigger text, no recorded traces) are never parsed.
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import multiprocessing
 import os
+import pickle
+import re
+import select
+import signal
+import symtable
 import sys
+import threading
+import time
 import tokenize
 import traceback
 import warnings
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -25,8 +35,10 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from codemods import REGISTRY, CodemodSettings, RetraceCodemod, all_codes
+from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding
+from retrace_fix.tfnames import TF_FUNCTION, canonical
 
 PARSE_ERROR_PREFIX = "cannot parse"
 
@@ -39,6 +51,9 @@ class RunOptions:
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     traces: Any = None  # retrace_fix.traces.model.TraceSet
+    #: skip files whose bytes cannot hold a target before parsing them (False: parse
+    #: every file; the corpus check uses it to prove the prefilter loses nothing)
+    prefilter: bool = True
 
     def code_selected(self, code: str) -> bool:
         code = code.upper()
@@ -90,48 +105,256 @@ def unknown_codes(codes: Iterable[str]) -> list[str]:
 def read_source(path: Path) -> tuple[bytes, str, str]:
     """(raw bytes, decoded text, encoding); raises OSError / UnicodeDecodeError / SyntaxError."""
     data = path.read_bytes()
+    return (data, *decode_source(data))
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """(text, encoding) of a file's bytes: PEP 263 cookie or BOM, else UTF-8."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
-    return data, text, encoding
+    return data.decode(encoding), encoding
 
 
 def might_contain_target(data: bytes, codemods: list[type[RetraceCodemod]], has_traces: bool) -> bool:
     if has_traces:
         return True
-    return any(trigger in data for cls in codemods for trigger in cls.TRIGGERS)
+    return any(cls.might_apply(data) for cls in codemods)
+
+
+# Hostile input.  LibCST's native parser recurses once per nesting level on the C
+# stack and memoises heavily: ~10,000 nested parentheses or `and` operands crash
+# the process (SIGSEGV) and 30,000 parentheses exhaust memory.  CPython's own
+# compiler is an order of magnitude cheaper and refuses (with a SyntaxError,
+# RecursionError or MemoryError) most such input, so every file goes through
+# `compile()` first; what it rejects for nesting is never handed to LibCST, and
+# what remains risky (long `and`/`or` chains, which CPython keeps flat, huge
+# files, files CPython rejects that LibCST might still accept) is parsed in a
+# forked child process with a large stack, a memory cap and a time limit, so the
+# worst it can do is fail that one file.
+
+#: CPython messages that mean "nested too deeply": LibCST is never asked.
+_NESTING_MESSAGES = ("too many nested parentheses", "too many levels of indentation", "too complex")
+#: LibCST nests a chain of boolean operators one level per operand.
+_BOOL_OPERATOR = re.compile(rb"\b(?:and|or)\b")
+RISKY_BOOL_OPERATORS = 1500
+#: files larger than this are parsed in a child process (LibCST needs ~350 bytes of
+#: memory and ~10 us per byte of source on large files)
+RISKY_SIZE = 2 * 1024 * 1024
+#: the most bracket nesting CPython allows; deeper input never reaches LibCST
+MAX_BRACKET_DEPTH = 200
+_ISOLATED_STACK = 512 * 1024 * 1024
+_ISOLATED_RECURSION_LIMIT = 30_000
+_ISOLATED_MEMORY = 6 * 1024 * 1024 * 1024  # bytes on top of what the process maps already
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """The first error CPython's compiler reports for a file."""
+
+    line: int
+    column: int  # 1-based
+    message: str
+    #: False when the error is excessive nesting (or NUL bytes): LibCST is not asked
+    #: whether it accepts the file anyway
+    confirmable: bool = True
+
+
+def cpython_syntax_problem(text: str) -> SyntaxProblem | None:
+    """Check ``text`` with CPython's parser (nothing is executed); None when it is valid."""
+    return cpython_check(text)[0]
+
+
+def cpython_check(text: str, want_tree: bool = False) -> tuple[SyntaxProblem | None, ast.Module | None]:
+    """CPython's verdict on ``text``, and its ``ast`` tree when ``want_tree``.
+
+    Without a tree this builds the symbol table only (``symtable``: parser and
+    scope analysis, about 5% of a LibCST parse), the cheapest complete check
+    CPython offers.
+    """
+    if "\0" in text:
+        nul = text.index("\0")
+        line = text.count("\n", 0, nul) + 1
+        return SyntaxProblem(line, nul - text.rfind("\n", 0, nul), "source contains a NUL byte", False), None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if want_tree:
+                return None, ast.parse(text)
+            symtable.symtable(text, "<retrace-fix>", "exec")
+        except SyntaxError as exc:
+            message = exc.msg or "invalid syntax"
+            nesting = any(m in message for m in _NESTING_MESSAGES)
+            return SyntaxProblem(exc.lineno or 1, exc.offset or 1, message, confirmable=not nesting), None
+        except (RecursionError, MemoryError):
+            return SyntaxProblem(1, 1, "nested too deeply (Python's own parser gives up)", confirmable=False), None
+        except Exception as exc:  # pragma: no cover - defensive: ValueError, OverflowError and the like
+            return SyntaxProblem(1, 1, f"{type(exc).__name__}: {exc}", confirmable=False), None
+    return None, None
+
+
+def ast_references_tf_function(tree: ast.Module) -> bool:
+    """Could any ``function`` name or attribute in the module be ``tf.function``?
+
+    A superset of what :class:`~retrace_fix.analysis.ModuleAnalysis` resolves:
+    imports anywhere in the module count, shadowing is ignored.  Deciding this on
+    CPython's tree costs a tenth of what parsing with LibCST would.
+    """
+    bound: dict[str, list[str]] = {}
+    candidates: list[ast.expr] = []  # `<chain>.function`
+    names: set[str] = set()  # every bare name used (`tfn` from `import function as tfn`)
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Attribute:
+            if node.attr == "function":
+                candidates.append(node)
+        elif kind is ast.Name:
+            names.add(node.id)
+        elif kind is ast.Import:
+            for alias in node.names:
+                if alias.asname:
+                    bound.setdefault(alias.asname, []).append(alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    bound.setdefault(head, []).append(head)
+        elif kind is ast.ImportFrom:
+            if node.level or not node.module:
+                continue
+            for alias in node.names:
+                if alias.name != "*":
+                    bound.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")
+    for name in names & bound.keys():
+        if any(canonical(target) == TF_FUNCTION for target in bound[name]):
+            return True
+    for node in candidates:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            continue
+        rest = ".".join(reversed(parts))
+        for target in bound.get(node.id, ()):
+            if canonical(f"{target}.{rest}" if rest else target) == TF_FUNCTION:
+                return True
+    return False
+
+
+def quick_syntax_check(text: str) -> tuple[int, int, str] | None:
+    """(line, column, message) of the first syntax error CPython finds, else None."""
+    problem = cpython_syntax_problem(text)
+    return None if problem is None else (problem.line, problem.column, problem.message)
+
+
+def _max_bracket_depth(data: bytes) -> int:
+    depth = deepest = 0
+    for match in re.finditer(rb"[()\[\]{}]", data):
+        if match.group() in b"([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif depth:
+            depth -= 1
+    return deepest
+
+
+def _risky_for_libcst(data: bytes) -> bool:
+    """Would parsing these (CPython-valid) bytes in this process risk a crash or huge memory?"""
+    if len(data) > RISKY_SIZE:
+        return True
+    if data.count(b"and") + data.count(b"or") < RISKY_BOOL_OPERATORS:  # cheap upper bound
+        return False
+    return sum(1 for _ in _BOOL_OPERATOR.finditer(data)) >= RISKY_BOOL_OPERATORS
 
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
     """Run the selected codemods over one file; never raises."""
     result = FileResult(path=job.display)
     try:
-        data, text, encoding = read_source(job.path)
+        data = job.path.read_bytes()
     except OSError as exc:
         result.error = f"{job.display}:1: cannot read: {exc.strerror or exc}"
         return result
-    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+    try:
+        text, encoding = decode_source(data)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        result.error = f"{job.display}:{line}: cannot decode: {exc}"
+        return result
+    except (SyntaxError, LookupError) as exc:  # a bad or unknown PEP 263 cookie
         result.error = f"{job.display}:1: cannot decode: {exc}"
         return result
     result.original = result.fixed = text
     result.encoding = encoding
     codemods = selected_codemods(options)
     has_traces = options.traces is not None and _traces_mention(options.traces, job.relpath)
-    if not might_contain_target(data, codemods, has_traces):
-        # Nothing to rewrite, but a file that does not parse is still reported;
-        # CPython's own parser is an order of magnitude cheaper than LibCST's.
+    if has_traces or not options.prefilter:
+        to_run = codemods
+    else:
+        to_run = [cls for cls in codemods if cls.might_apply(data)]
+    if options.prefilter and not has_traces and any(cls.REQUIRES_TF_FUNCTION for cls in to_run):
+        problem, python_tree = cpython_check(text, want_tree=True)
+        if python_tree is not None and not ast_references_tf_function(python_tree):
+            to_run = [cls for cls in to_run if not cls.REQUIRES_TF_FUNCTION]
+        del python_tree
+    else:
+        problem = cpython_syntax_problem(text)
+    if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
+        problem = replace(problem, confirmable=False)
+    if not to_run:
+        # Nothing to rewrite, but a file that does not parse is still reported
+        # (unless LibCST, which may know newer syntax than this Python, accepts it).
         result.skipped = True
-        syntax_error = quick_syntax_check(text)
-        if syntax_error is not None:
-            line, column, message = syntax_error
-            result.error = f"{job.display}:{line}:{column}: {PARSE_ERROR_PREFIX}: {message}"
+        if problem is not None:
+            if problem.confirmable and _isolated(_libcst_accepts, (text,), len(data)) == ("ok", True):
+                return result
+            result.error = _syntax_error_message(job.display, problem)
         return result
+    if problem is not None and not problem.confirmable:
+        result.error = _syntax_error_message(job.display, problem)
+        return result
+    args = (job, options, text, encoding, to_run, has_traces, problem is None)
+    if problem is None and not _risky_for_libcst(data):
+        with _gc_paused(), fastvisit.installed():
+            transformed = _transform(*args)
+        if transformed is not None:
+            return transformed
+        # RecursionError on deeply nested (but valid) code: retry with a big stack
+    status, value = _isolated(_transform_isolated, args, len(data))
+    if status == "ok" and value is not None:
+        return value
+    reason = value if status != "ok" else "nested too deeply for LibCST"
+    result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: {reason}; file left unchanged"
+    return result
+
+
+def _syntax_error_message(display: str, problem: SyntaxProblem) -> str:
+    return f"{display}:{problem.line}:{problem.column}: {PARSE_ERROR_PREFIX}: {problem.message}"
+
+
+def _transform(
+    job: FileJob,
+    options: RunOptions,
+    text: str,
+    encoding: str,
+    codemods: list[type[RetraceCodemod]],
+    has_traces: bool,
+    compiles: bool,
+    in_child: bool = False,
+) -> FileResult | None:
+    """Parse and run ``codemods``; None when the code is nested too deeply for this stack."""
+    result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         result.error = f"{job.display}:{exc.raw_line}:{exc.raw_column + 1}: {PARSE_ERROR_PREFIX}: {exc.message}"
         return result
-    except (RecursionError, MemoryError) as exc:
-        result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: {type(exc).__name__}"
+    except RecursionError:
+        if not in_child:
+            return None
+        result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: nested too deeply for LibCST"
+        return result
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # MemoryError, a Rust panic (PanicException is a BaseException)
+        result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: LibCST failed ({type(exc).__name__}: {exc})"
         return result
     settings = CodemodSettings(
         unsafe_fixes=options.unsafe_fixes,
@@ -141,43 +364,190 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
     )
     context = CodemodContext(filename=str(job.path))
     findings: list[Finding] = []
+    edited = False
     for cls in codemods:
         codemod = cls(context, settings)
         try:
             tree = codemod.transform_module(tree)
-        except Exception as exc:  # a codemod bug must not take the run down
-            where = traceback.extract_tb(exc.__traceback__)[-1]
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except RecursionError:
+            if not in_child:
+                return None
+            result.error = f"{job.display}:1: nested too deeply for the rewriter ({cls.CODE}); file left unchanged"
+            return result
+        except BaseException as exc:  # a codemod bug must not take the run down
+            where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+            at = f" ({Path(where.filename).name}:{where.lineno})" if where else ""
             result.error = (
-                f"{job.display}:1: internal error in {cls.CODE}: {type(exc).__name__}: {exc} "
-                f"({Path(where.filename).name}:{where.lineno}); file left unchanged"
+                f"{job.display}:1: internal error in {cls.CODE}: {type(exc).__name__}: {exc}{at}; "
+                "file left unchanged"
             )
-            result.fixed = text
             return result
         context = codemod.context
+        # a codemod edits a site only when report() said so, which records an applied finding
+        edited = edited or any(f.applied for f in codemod.findings)
         findings.extend(f for f in codemod.findings if options.code_selected(f.code))
-    new_text = tree.code
-    if new_text != text:
-        try:
-            cst.parse_module(new_text)
-        except cst.ParserSyntaxError as exc:  # pragma: no cover - a codemod bug
-            result.error = f"{job.display}:1: internal error: fixed code does not parse ({exc.message}); file left unchanged"
-            return result
-    result.fixed = new_text
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
+    if not edited:
+        return result  # no code generation: the tree is the one parsed from ``text``
+    try:
+        new_text = tree.code
+        if new_text != text:
+            problem = _output_problem(new_text, compiles)
+            if problem:
+                result.findings = []
+                result.error = (
+                    f"{job.display}:1: internal error: the fixed code {problem}; file left unchanged"
+                )
+                return result
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except RecursionError:
+        if not in_child:
+            return None
+        result.error = f"{job.display}:1: nested too deeply for the rewriter; file left unchanged"
+        result.findings = []
+        return result
+    except BaseException as exc:  # pragma: no cover - a LibCST bug
+        result.error = f"{job.display}:1: internal error: {type(exc).__name__}: {exc}; file left unchanged"
+        result.findings = []
+        return result
+    result.fixed = new_text
     return result
 
 
-def quick_syntax_check(text: str) -> tuple[int, int, str] | None:
-    """(line, column, message) of the first syntax error CPython finds, else None."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ast.parse(text)
-        except SyntaxError as exc:
-            return exc.lineno or 1, exc.offset or 1, exc.msg
-        except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
-            return 1, 1, str(exc) or type(exc).__name__
+def _output_problem(new_text: str, original_compiles: bool) -> str | None:
+    """Why rewritten code must not be written (it does not parse or compile), else None."""
+    try:
+        cst.parse_module(new_text)
+    except cst.ParserSyntaxError as exc:
+        return f"does not parse ({exc.message.strip()})"
+    if original_compiles:
+        problem = cpython_syntax_problem(new_text)
+        if problem is not None:
+            return f"does not compile (line {problem.line}: {problem.message})"
     return None
+
+
+def _transform_isolated(*args: Any) -> FileResult | None:
+    with fastvisit.installed():
+        return _transform(*args, in_child=True)
+
+
+def _libcst_accepts(text: str) -> bool:
+    try:
+        cst.parse_module(text)
+    except (KeyboardInterrupt, SystemExit):  # pragma: no cover
+        raise
+    except BaseException:
+        return False
+    return True
+
+
+@contextmanager
+def _gc_paused():
+    """No cyclic GC while a tree is built and transformed (trees are acyclic; ~20% faster)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, Any]:
+    """Run ``func(*args)`` in a forked child: ``("ok", value)`` or ``("failed", reason)``.
+
+    The child runs it on a thread with a large stack and a high recursion limit,
+    under a memory cap and a time limit, so that a LibCST crash (SIGSEGV on deep
+    nesting), a runaway allocation or a hang fails this file only.  Without
+    ``os.fork`` (Windows) it runs in this process.
+    """
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        try:
+            return "ok", func(*args)
+        except Exception as exc:
+            return "failed", f"{type(exc).__name__}: {exc}"
+    timeout = 120 + 60 * size / (1024 * 1024)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child (coverage does not follow forks)
+        status = 0
+        try:
+            os.close(read_fd)
+            payload = pickle.dumps(("ok", _call_with_big_stack(func, args)))
+            with os.fdopen(write_fd, "wb") as pipe:
+                pipe.write(payload)
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([read_fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+        if timed_out:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:  # pragma: no cover
+                pass
+        _, wait_status = os.waitpid(pid, 0)
+    if timed_out:
+        return "failed", f"LibCST took longer than {timeout:.0f} s"
+    if chunks:
+        try:
+            return pickle.loads(b"".join(chunks))
+        except Exception:  # pragma: no cover - a truncated payload
+            pass
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
+        return "failed", f"LibCST crashed ({name}; nested too deeply or out of memory)"
+    return "failed", "LibCST failed (out of memory?)"
+
+
+def _call_with_big_stack(func: Callable[..., Any], args: tuple) -> Any:  # pragma: no cover - child only
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        with open("/proc/self/statm") as statm:
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        cap = mapped + _ISOLATED_STACK + _ISOLATED_MEMORY
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ImportError, OSError, ValueError):
+        pass
+    outcome: list[Any] = []
+
+    def target() -> None:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), _ISOLATED_RECURSION_LIMIT))
+        outcome.append(func(*args))
+
+    threading.stack_size(_ISOLATED_STACK)
+    thread = threading.Thread(target=target, name="retrace-fix-isolated")
+    thread.start()
+    thread.join()
+    if not outcome:
+        raise RuntimeError("the isolated call failed")
+    return outcome[0]
 
 
 def _traces_mention(traces: Any, relpath: str) -> bool:
@@ -196,11 +566,24 @@ _WORKER_OPTIONS: RunOptions | None = None
 def _init_worker(options: RunOptions) -> None:
     global _WORKER_OPTIONS
     _WORKER_OPTIONS = options
+    gc.freeze()  # the imported modules never become garbage: keep them out of collections
 
 
 def _work(job: FileJob) -> FileResult:
     assert _WORKER_OPTIONS is not None
     return process_file(job, _WORKER_OPTIONS)
+
+
+def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
+    """After a worker died: one file at a time in its own child process."""
+    try:
+        size = job.path.stat().st_size
+    except OSError:
+        size = 0
+    status, value = _isolated(process_file, (job, options), size)
+    if status == "ok":
+        return value
+    return FileResult(path=job.display, error=f"{job.display}:1: {PARSE_ERROR_PREFIX}: {value}; file left unchanged")
 
 
 def make_jobs(files: list[Path]) -> list[FileJob]:
@@ -239,13 +622,23 @@ def run(
     else:
         context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
         chunksize = max(1, min(16, len(work) // (workers * 4) or 1))
-        with ProcessPoolExecutor(
-            max_workers=min(workers, len(work)),
-            mp_context=context,
-            initializer=_init_worker,
-            initargs=(options,),
-        ) as pool:
-            for res in pool.map(_work, work, chunksize=chunksize):
+        try:
+            with ProcessPoolExecutor(
+                max_workers=min(workers, len(work)),
+                mp_context=context,
+                initializer=_init_worker,
+                initargs=(options,),
+            ) as pool:
+                for res in pool.map(_work, work, chunksize=chunksize):
+                    results.append(res)
+                    if on_result:
+                        on_result(res)
+        except BrokenProcessPool:
+            # A worker died (killed, or a crash no guard foresaw).  Results come
+            # back in order, so the files from the first missing one on are redone,
+            # each in its own child: the culprit fails alone, the others are fixed.
+            for job in work[len(results):]:
+                res = _work_isolated(job, options)
                 results.append(res)
                 if on_result:
                     on_result(res)

@@ -19,8 +19,8 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     """A unified diff of two texts of the file at display path ``path`` ('' when equal)."""
     if old == new:
         return ""
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
+    old_lines = split_lines(old)
+    new_lines = split_lines(new)
     out: list[str] = []
     for line in difflib.unified_diff(
         old_lines, new_lines, f"a/{path}", f"b/{path}", n=context
@@ -33,6 +33,22 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     return "".join(out)
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on ``\\n`` only, as git and patch do.
+
+    ``str.splitlines`` would also split at form feeds, ``\\x1c``-``\\x1e``,
+    ``\\u2028`` and lone ``\\r``, which Python source may hold inside a line: the
+    diff would then break lines apart that no patch tool sees as separate.
+    """
+    if not text:
+        return []
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
 def atomic_write(path: Path, data: bytes, expected_old: bytes | None = None) -> None:
     """Replace ``path``'s content with ``data`` via a temporary file and ``os.replace``.
 
@@ -41,7 +57,9 @@ def atomic_write(path: Path, data: bytes, expected_old: bytes | None = None) -> 
     no longer holds those bytes (it changed while we were working on it).
     """
     target = Path(os.path.realpath(path))
-    if not os.access(target, os.W_OK):
+    # No write permission bit at all means read-only on purpose, even for root
+    # (whom os.access would let through).
+    if not os.access(target, os.W_OK) or not stat.S_IMODE(target.stat().st_mode) & 0o222:
         raise FileChangedError("file is read-only; not written")
     if expected_old is not None:
         try:
@@ -50,7 +68,8 @@ def atomic_write(path: Path, data: bytes, expected_old: bytes | None = None) -> 
             raise FileChangedError(f"cannot re-read before writing ({exc.strerror})") from None
         if current != expected_old:
             raise FileChangedError("changed on disk during the run; not written")
-    mode = stat.S_IMODE(target.stat().st_mode)
+    info = target.stat()
+    mode = stat.S_IMODE(info.st_mode)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".retrace-tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -58,6 +77,11 @@ def atomic_write(path: Path, data: bytes, expected_old: bytes | None = None) -> 
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
+        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+            try:  # keep the owner (only root may give a file away; others keep theirs)
+                os.chown(tmp_name, info.st_uid, info.st_gid)
+            except OSError:
+                pass
         os.replace(tmp_name, target)
     except BaseException:
         try:

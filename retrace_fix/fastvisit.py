@@ -1,0 +1,344 @@
+"""A faster ``CSTNode.visit`` for read-only visitors (``libcst.CSTVisitor``).
+
+LibCST walks a tree for a read-only visitor the same way as for a transformer:
+every node it passes is rebuilt (``_visit_and_replace_children`` constructs and
+validates a copy) and then thrown away, and every field of every node costs two
+formatted ``getattr`` look-ups for ``visit_<Node>_<field>`` hooks that LibCST
+itself defines as no-op stubs.  The codemods walk each parsed file several times
+with such visitors, so that overhead is most of the rewriter's time.
+
+:func:`install` replaces ``CSTNode.visit`` with a walk that calls exactly the same
+visitor methods in exactly the same order -- ``on_visit``; per visited field
+``on_visit_attribute``, the children, ``on_leave_attribute``; ``on_leave`` -- and
+returns the node itself, as LibCST does for a CSTVisitor, without rebuilding
+anything.  The field order of each node class is read from the source of its
+``_visit_and_replace_children`` (a single ``return Node(field=visit_*(self,
+"field", self.field, visitor), ...)``); node classes whose method has any other
+shape, and transformers, go through LibCST's own code unchanged.  Hooks are
+resolved once per visitor class and node type; LibCST's no-op stubs (marked
+``_is_no_op``) are skipped, and so are the per-field hooks of a visitor class
+that defines none.  The engine installs it; ``tests/test_fastvisit.py`` checks the
+call sequence against LibCST's on real code.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import textwrap
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from libcst import CSTTransformer, CSTValidationError, CSTVisitor, FlattenSentinel, MaybeSentinel, RemovalSentinel
+from libcst._nodes.base import CSTNode
+
+_ORIGINAL_VISIT = CSTNode.visit
+# LibCST's visit_* helpers, by what they do with a transformer's result
+_REQUIRED, _OPTIONAL, _SENTINEL, _SEQUENCE, _BODY = range(5)
+_HELPERS = {
+    "visit_required": _REQUIRED,
+    "visit_optional": _OPTIONAL,
+    "visit_sentinel": _SENTINEL,
+    "visit_sequence": _SEQUENCE,
+    "visit_body_sequence": _BODY,
+}
+_GENERIC = object()  # a node class (or visitor class) that takes LibCST's own path
+_PLANS: dict[type, Any] = {}
+
+
+def field_plan(cls: type) -> tuple[tuple[str, int], ...] | None:
+    """``((field, helper kind), ...)`` in LibCST's visiting order, or None."""
+    method = klass = None
+    for klass in cls.__mro__:
+        if "_visit_and_replace_children" in klass.__dict__:
+            method = klass.__dict__["_visit_and_replace_children"]
+            break
+    if method is None or klass is None or getattr(method, "__isabstractmethod__", False):
+        return None
+    try:
+        function = ast.parse(textwrap.dedent(inspect.getsource(method))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    body = [
+        statement for statement in getattr(function, "body", [])
+        if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+    ]
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    call = body[0].value
+    if isinstance(call, ast.Name) and call.id == "self":
+        return ()  # a leaf: ``return self``
+    if not isinstance(call, ast.Call) or call.args:
+        return None
+    constructs_own_class = (isinstance(call.func, ast.Name) and call.func.id == klass.__name__) or (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "__class__"
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == "self"
+    )
+    if not constructs_own_class:
+        return None
+    steps = []
+    for keyword in call.keywords:
+        value = keyword.value
+        if keyword.arg is None:
+            return None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _HELPERS:
+            args = value.args
+            if (
+                len(args) != 4
+                or value.keywords
+                or not (isinstance(args[0], ast.Name) and args[0].id == "self")
+                or not (isinstance(args[1], ast.Constant) and args[1].value == keyword.arg)
+                or not (isinstance(args[2], ast.Attribute) and isinstance(args[2].value, ast.Name))
+                or args[2].value.id != "self"
+                or args[2].attr != keyword.arg
+                or not (isinstance(args[3], ast.Name) and args[3].id == "visitor")
+            ):
+                return None
+            steps.append((keyword.arg, _HELPERS[value.func.id]))
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
+            if value.attr != keyword.arg:
+                return None  # a plain value copied over (Name.value): nothing to visit
+        else:
+            return None
+    return tuple(steps)
+
+
+def _own(cls: type, name: str) -> Any:
+    """The function ``cls.<name>`` unless it is absent or one of LibCST's no-op stubs."""
+    function = getattr(cls, name, None)
+    if function is None or getattr(function, "_is_no_op", False):
+        return None
+    return function
+
+
+class _VisitorInfo:
+    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks")
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        self.generic_visit = cls.on_visit is not CSTVisitor.on_visit
+        self.generic_leave = cls.on_leave is not CSTVisitor.on_leave
+        overridden = (
+            cls.on_visit_attribute is not CSTVisitor.on_visit_attribute
+            or cls.on_leave_attribute is not CSTVisitor.on_leave_attribute
+        )
+        self.attribute_hooks = overridden or any(_defines_attribute_hooks(klass) for klass in cls.__mro__)
+        self.hooks: dict[type, tuple[Any, Any]] = {}
+
+    def hooks_for(self, node_type: type) -> tuple[Any, Any]:
+        entry = self.hooks.get(node_type)
+        if entry is None:
+            name = node_type.__name__
+            entry = self.hooks[node_type] = (_own(self.cls, f"visit_{name}"), _own(self.cls, f"leave_{name}"))
+        return entry
+
+
+_ATTRIBUTE_HOOKS: dict[type, bool] = {}
+
+
+def _defines_attribute_hooks(klass: type) -> bool:
+    """Does ``klass`` itself define a ``visit_<Node>_<field>``/``leave_..`` hook (not a stub)?"""
+    found = _ATTRIBUTE_HOOKS.get(klass)
+    if found is None:
+        import libcst
+
+        found = False
+        for name, value in vars(klass).items():
+            if not name.startswith(("visit_", "leave_")) or getattr(value, "_is_no_op", False):
+                continue
+            node_name, _, field_name = name.partition("_")[2].partition("_")
+            if field_name and isinstance(getattr(libcst, node_name, None), type):
+                found = True
+                break
+        if klass.__module__.startswith("libcst"):  # classes made on the fly are not kept alive
+            _ATTRIBUTE_HOOKS[klass] = found
+    return found
+
+
+_INFO_ATTRIBUTE = "_retrace_fix_fast_visit"
+
+
+def _visitor_info(cls: type) -> Any:
+    # kept on the class itself: codemods define visitor classes inside functions
+    info = cls.__dict__.get(_INFO_ATTRIBUTE)
+    if info is None:
+        plain = issubclass(cls, CSTVisitor) and not issubclass(cls, CSTTransformer)
+        info = _VisitorInfo(cls) if plain else _GENERIC
+        try:
+            setattr(cls, _INFO_ATTRIBUTE, info)
+        except (TypeError, AttributeError):  # pragma: no cover - a class that refuses attributes
+            pass
+    return info
+
+
+def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    cls = type(node)
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = field_plan(cls) or _GENERIC
+    if plan is _GENERIC:
+        _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
+        return
+    if info.generic_visit:
+        descend = visitor.on_visit(node)
+    else:
+        visit = info.hooks_for(cls)[0]
+        descend = visit is None or visit(visitor, node) is not False
+    if descend:
+        attribute_hooks = info.attribute_hooks
+        for name, many in plan:
+            value = getattr(node, name)
+            if attribute_hooks:
+                visitor.on_visit_attribute(node, name)
+            if many >= _SEQUENCE:
+                for child in value:
+                    _walk(child, visitor, info)
+            elif value is not None and value.__class__ is not MaybeSentinel:
+                _walk(value, visitor, info)
+            if attribute_hooks:
+                visitor.on_leave_attribute(node, name)
+    if info.generic_leave:
+        visitor.on_leave(node)
+    else:
+        leave = info.hooks_for(cls)[1]
+        if leave is not None:
+            leave(visitor, node)
+
+
+def _transform(node: CSTNode, visitor: CSTTransformer) -> Any:
+    """LibCST's transformer visit, except that a node whose children all come back
+    unchanged (the same objects) is kept instead of being rebuilt as an equal copy:
+    ``leave_*`` then gets ``updated_node is original_node``, and a pass that changes
+    nothing returns the very tree it was given."""
+    cls = type(node)
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = field_plan(cls) or _GENERIC
+    if plan is _GENERIC:
+        result = _ORIGINAL_VISIT(node, visitor)
+        return node if result is not node and _same_fields(node, result) else result
+    updated = node
+    if visitor.on_visit(node):
+        changes = None
+        for name, kind in plan:
+            value = getattr(node, name)
+            visitor.on_visit_attribute(node, name)
+            if kind >= _SEQUENCE:
+                new_value = _transform_sequence(value, visitor, kind == _BODY)
+            elif value is None or value.__class__ is MaybeSentinel:
+                new_value = value
+            else:
+                new_value = _transform(value, visitor)
+                if new_value is not value:
+                    new_value = _single_result(node, name, kind, value, new_value)
+            visitor.on_leave_attribute(node, name)
+            if new_value is not value:
+                if changes is None:
+                    changes = {}
+                changes[name] = new_value
+        if changes is not None:
+            updated = dataclasses.replace(node, **changes)
+    result = visitor.on_leave(node, updated)
+    if not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
+        raise CSTValidationError(
+            "Expected a node of type CSTNode or a RemovalSentinel, "
+            + f"but got a return value of {type(result).__name__}"
+        )
+    return result
+
+
+def _same_fields(old: CSTNode, new: Any) -> bool:
+    """Is ``new`` a copy of ``old`` made of the very same children?"""
+    if type(new) is not type(old):
+        return False
+    for field in dataclasses.fields(old):
+        a, b = getattr(old, field.name), getattr(new, field.name)
+        if a is b:
+            continue
+        if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+            if len(a) == len(b) and all(x is y for x, y in zip(a, b)):
+                continue
+        elif not isinstance(a, CSTNode) and a == b:  # strings, MaybeSentinel
+            continue
+        return False
+    return True
+
+
+def _single_result(parent: CSTNode, name: str, kind: int, old: CSTNode, new: Any) -> Any:
+    """What LibCST's visit_required/optional/sentinel make of a child's new value."""
+    if isinstance(new, FlattenSentinel):
+        raise TypeError(
+            f"We got a FlattenSentinel while visiting a {type(old).__name__}. This "
+            "node's parent does not allow for it to be it to be replaced with a sequence."
+        )
+    if isinstance(new, RemovalSentinel):
+        if kind == _REQUIRED:
+            raise TypeError(
+                f"We got a RemovalSentinel while visiting a {type(old).__name__}. This "
+                "node's parent does not allow it to be removed."
+            )
+        return None if kind == _OPTIONAL else MaybeSentinel.DEFAULT
+    return new
+
+
+def _transform_sequence(children: Any, visitor: CSTTransformer, body: bool) -> Any:
+    """LibCST's visit_sequence / visit_body_sequence; the same object when nothing changed."""
+    results: list = []
+    changed = False
+    for child in children:
+        new_child = _transform(child, visitor)
+        if new_child is child:
+            results.append(child)
+            continue
+        changed = True
+        if isinstance(new_child, RemovalSentinel):
+            continue
+        if isinstance(new_child, FlattenSentinel):
+            for item in new_child:
+                if body and not child._is_removable() and item._is_removable():
+                    continue
+                results.append(item)
+        elif not (body and not child._is_removable() and new_child._is_removable()):
+            results.append(new_child)
+    return tuple(results) if changed else children
+
+
+def fast_visit(self: CSTNode, visitor: Any) -> Any:
+    info = _visitor_info(type(visitor))
+    if info is _GENERIC:
+        if isinstance(visitor, CSTTransformer) and _TRANSFORMS:
+            return _transform(self, visitor)
+        return _ORIGINAL_VISIT(self, visitor)
+    _walk(self, visitor, info)
+    return self
+
+
+_TRANSFORMS = True
+
+
+def install(transforms: bool = True) -> None:
+    """Use :func:`fast_visit` for every ``CSTNode.visit`` in this process (idempotent);
+    ``transforms=False`` leaves transformer passes to LibCST."""
+    global _TRANSFORMS
+    _TRANSFORMS = transforms
+    CSTNode.visit = fast_visit  # type: ignore[method-assign]
+
+
+def uninstall() -> None:
+    CSTNode.visit = _ORIGINAL_VISIT  # type: ignore[method-assign]
+
+
+@contextmanager
+def installed(transforms: bool = True) -> Iterator[None]:
+    """:func:`install` for the duration of a ``with`` block (restores what was there)."""
+    global _TRANSFORMS
+    previous, previous_transforms = CSTNode.visit, _TRANSFORMS
+    install(transforms)
+    try:
+        yield
+    finally:
+        CSTNode.visit = previous  # type: ignore[method-assign]
+        _TRANSFORMS = previous_transforms
