@@ -213,6 +213,13 @@ def _normalise_argv(args: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # File names that are not valid UTF-8 (surrogate escapes) must print, not crash:
+    # stdout gets their original bytes back (so diffs still apply), stderr escapes.
+    for stream, errors in ((sys.stdout, "surrogateescape"), (sys.stderr, "backslashreplace")):
+        try:
+            stream.reconfigure(errors=errors)
+        except (AttributeError, ValueError, OSError):
+            pass
     args = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
     if args == ["--version"]:
         typer.echo(f"retrace-fix {__version__}")
@@ -223,7 +230,7 @@ def main(argv: list[str] | None = None) -> None:
     except click_exceptions.UsageError as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
-    except click_exceptions.Abort:
+    except typer.Abort:  # typer's vendored click has no exceptions.Abort
         typer.echo("retrace-fix: interrupted", err=True)
         code = 130
     except click_exceptions.ClickException as exc:

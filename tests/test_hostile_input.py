@@ -372,3 +372,27 @@ def test_written_file_keeps_its_mode(tree, capsys):
     assert good_was_fixed(tree)
     assert stat.S_IMODE(os.stat(tree / "good.py").st_mode) == 0o750
     assert not [p for p in tree.iterdir() if p.name.endswith(".retrace-tmp")]
+
+
+def test_file_names_that_are_not_utf8(tree):
+    bad = os.fsencode(tree) + b"/caf\xe9.py"  # Latin-1 name: undecodable as UTF-8
+    broken = os.fsencode(tree) + b"/br\xf6ken.py"
+    with open(bad, "wb") as handle:
+        handle.write(RELAX_SRC.encode())
+    with open(broken, "wb") as handle:
+        handle.write(b"x = (\n")
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # strict encoding: must not crash
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "--diff", "."], cwd=tree, env=env,
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert b"+++ b/caf\xe9.py\n" in proc.stdout  # the name's own bytes: the diff applies
+    assert b"error: br\\udcf6ken.py:1:5: cannot parse" in proc.stderr
+    assert b"Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "."], cwd=tree, env=env, capture_output=True,
+                          timeout=120)
+    assert proc.returncode == 2
+    with open(bad, "rb") as handle:
+        assert handle.read() == RELAX_FIXED.encode()
+    assert good_was_fixed(tree)
