@@ -237,7 +237,9 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
 
     # ------------------------------------------------------------------ findings
 
-    def is_suppressed(self, node: cst.CSTNode) -> bool:
+    def is_suppressed(self, node: cst.CSTNode, code: str | None = None) -> bool:
+        """Is ``code`` (default: this codemod's) suppressed at ``node``, its line or an enclosing decorator line?"""
+        code = code or self.CODE
         assert self.analysis is not None
         sup = self.analysis.suppressions
         if not sup.by_line:
@@ -248,7 +250,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
             anchor = function.decorators[0] if function.decorators else function
             lines.add(self.analysis.line_of(anchor))
             lines.add(self.analysis.line_of(function.name))
-        return any(sup.suppresses(line, self.CODE) for line in lines)
+        return any(sup.suppresses(line, code) for line in lines)
 
     def report(
         self,
@@ -261,7 +263,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
     ) -> bool:
         """Record a finding at ``node``; return True when the caller should edit it."""
         code = code or self.CODE
-        if self.is_suppressed(node):
+        if self.is_suppressed(node, code):
             return False
         applied = tier is Tier.SAFE or (tier is Tier.UNSAFE and self.settings.unsafe_fixes)
         assert self.analysis is not None

@@ -1,9 +1,7 @@
 """Shared plumbing for the RTF1xx diagnostics (never edits).
 
-A diagnostics codemod emits several codes.  ``RetraceCodemod.report`` checks
-suppressions against the class's ``CODE``; :class:`DiagnosticsCodemod` makes
-``# retrace-fix: ignore[RTF104]`` work for every code it emits by checking the
-code of the finding being reported instead.
+A diagnostics codemod emits several codes; ``RetraceCodemod.report`` checks
+suppressions (``# retrace-fix: ignore[RTF104]``) against the code being reported.
 """
 
 from __future__ import annotations
@@ -26,13 +24,7 @@ class DiagnosticsCodemod(RetraceCodemod):
         reason: str = "",
         code: str | None = None,
     ) -> bool:
-        code = code or self.CODE
-        # The base class checks suppressions against self.CODE: point it at this code.
-        self.CODE = code  # instance attribute shadows the class attribute
-        try:
-            super().report(node, message, Tier.DIAGNOSTIC, reason=reason, code=code)
-        finally:
-            del self.CODE
+        super().report(node, message, Tier.DIAGNOSTIC, reason=reason, code=code or self.CODE)
         return False  # diagnostics never edit
 
     def diagnose(self, node: cst.CSTNode, code: str, message: str, functions=()) -> None:
