@@ -120,20 +120,20 @@ def codemods_index() -> str:
 
 def command_helps() -> list[tuple[str, str]]:
     """(command line, --help text) for the app and each subcommand, as `--help` prints them."""
-    import click
     import typer
 
     from retrace_fix.cli import app
 
     group = typer.main.get_command(app)
     settings = {**group.context_settings, "terminal_width": HELP_WIDTH, "max_content_width": HELP_WIDTH}
-    root = click.Context(group, info_name="retrace-fix", **settings)
+    # typer may vendor its own click: build contexts with the command's own class
+    root = group.context_class(group, info_name="retrace-fix", **settings)
     helps = [("retrace-fix", group.get_help(root))]
     for name in group.list_commands(root):
         command = group.get_command(root, name)
         if command is None or getattr(command, "hidden", False):
             continue
-        ctx = click.Context(command, info_name=name, parent=root, **{**command.context_settings, **settings})
+        ctx = command.context_class(command, info_name=name, parent=root, **{**command.context_settings, **settings})
         helps.append((f"retrace-fix {name}", command.get_help(ctx)))
     return helps
 

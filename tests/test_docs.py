@@ -57,13 +57,12 @@ def test_cli_reference_is_what_help_prints(capsys, monkeypatch):
 
 
 def test_cli_reference_lists_every_subcommand():
-    import click
     import typer
 
     from retrace_fix.cli import SUBCOMMANDS, app
 
     group = typer.main.get_command(app)
-    names = group.list_commands(click.Context(group))
+    names = group.list_commands(group.context_class(group))
     page = (DOCS / "cli.md").read_text(encoding="utf-8")
     for name in names:
         assert f"## `retrace-fix {name}`" in page
