@@ -46,6 +46,19 @@ TF_FUNCTION_REFERENCE = re.compile(
 )
 
 
+def may_reference_tf_function(data: bytes) -> bool:
+    """:data:`TF_FUNCTION_REFERENCE` in ``data`` (the last answer is remembered: every
+    codemod of a run asks about the same file)."""
+    if _LAST_REFERENCE[0] is data:
+        return _LAST_REFERENCE[1]
+    found = b"function" in data and TF_FUNCTION_REFERENCE.search(data) is not None
+    _LAST_REFERENCE[:] = [data, found]
+    return found
+
+
+_LAST_REFERENCE: list = [None, False]
+
+
 def _trigger_found(trigger: "bytes | re.Pattern[bytes]", data: bytes) -> bool:
     if isinstance(trigger, bytes):
         return trigger in data
@@ -127,7 +140,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         """Can the raw bytes of a file hold a target of this codemod (decided before parsing)?"""
         if not any(_trigger_found(trigger, data) for trigger in cls.TRIGGERS):
             return False
-        return not cls.REQUIRES_TF_FUNCTION or TF_FUNCTION_REFERENCE.search(data) is not None
+        return not cls.REQUIRES_TF_FUNCTION or may_reference_tf_function(data)
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
@@ -189,6 +202,12 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         if leave is None:
             return updated_node
         return leave(self, original_node, updated_node)
+
+    @classmethod
+    def retrace_fix_standard_dispatch(cls) -> bool:
+        """True when on_visit/on_leave only call ``visit_<Node>``/``leave_<Node>``
+        (retrace_fix.fastvisit may then skip token fields this class has no hooks for)."""
+        return _hooks_of(cls) is not None
 
     def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
         if self._fast_hooks is None:

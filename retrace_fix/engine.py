@@ -9,6 +9,7 @@ contain a target (no trigger text, no recorded traces) are never parsed.
 from __future__ import annotations
 
 import ast
+import faulthandler
 import gc
 import io
 import multiprocessing
@@ -144,6 +145,10 @@ MAX_BRACKET_DEPTH = 200
 _ISOLATED_STACK = 512 * 1024 * 1024
 _ISOLATED_RECURSION_LIMIT = 30_000
 _ISOLATED_MEMORY = 6 * 1024 * 1024 * 1024  # bytes on top of what the process maps already
+#: time limit of a child: this many seconds plus so many per MiB of source (LibCST
+#: parses about 100 KiB/s on large files; a 10 MB file gets 360 s)
+ISOLATED_TIMEOUT = 60
+ISOLATED_TIMEOUT_PER_MB = 30
 
 
 @dataclass(frozen=True)
@@ -320,8 +325,8 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
     status, value = _isolated(_transform_isolated, args, len(data))
     if status == "ok" and value is not None:
         return value
-    reason = value if status != "ok" else "nested too deeply for LibCST"
-    result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: {reason}; file left unchanged"
+    reason = value if status != "ok" else f"{PARSE_ERROR_PREFIX}: nested too deeply for LibCST"
+    result.error = f"{job.display}:1: {reason}; file left unchanged"
     return result
 
 
@@ -469,14 +474,15 @@ def _isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, An
         try:
             return "ok", func(*args)
         except Exception as exc:
-            return "failed", f"{type(exc).__name__}: {exc}"
-    timeout = 120 + 60 * size / (1024 * 1024)
+            return "failed", f"{PARSE_ERROR_PREFIX}: {type(exc).__name__}: {exc}"
+    timeout = ISOLATED_TIMEOUT + ISOLATED_TIMEOUT_PER_MB * size / (1024 * 1024)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child (coverage does not follow forks)
         status = 0
         try:
             os.close(read_fd)
+            faulthandler.disable()  # a crash here is reported by the parent, quietly
             payload = pickle.dumps(("ok", _call_with_big_stack(func, args)))
             with os.fdopen(write_fd, "wb") as pipe:
                 pipe.write(payload)
@@ -510,7 +516,10 @@ def _isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, An
                 pass
         _, wait_status = os.waitpid(pid, 0)
     if timed_out:
-        return "failed", f"LibCST took longer than {timeout:.0f} s"
+        return "failed", (
+            f"gave up after {timeout:.0f} s: {size / (1024 * 1024):.1f} MB is too large or too complex "
+            "to rewrite in time"
+        )
     if chunks:
         try:
             return pickle.loads(b"".join(chunks))
@@ -519,8 +528,8 @@ def _isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, An
     if os.WIFSIGNALED(wait_status):
         number = os.WTERMSIG(wait_status)
         name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
-        return "failed", f"LibCST crashed ({name}; nested too deeply or out of memory)"
-    return "failed", "LibCST failed (out of memory?)"
+        return "failed", f"{PARSE_ERROR_PREFIX}: LibCST crashed ({name}; nested too deeply or out of memory)"
+    return "failed", f"{PARSE_ERROR_PREFIX}: LibCST failed (out of memory?)"
 
 
 def _call_with_big_stack(func: Callable[..., Any], args: tuple) -> Any:  # pragma: no cover - child only
@@ -583,7 +592,7 @@ def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
     status, value = _isolated(process_file, (job, options), size)
     if status == "ok":
         return value
-    return FileResult(path=job.display, error=f"{job.display}:1: {PARSE_ERROR_PREFIX}: {value}; file left unchanged")
+    return FileResult(path=job.display, error=f"{job.display}:1: {value}; file left unchanged")
 
 
 def make_jobs(files: list[Path]) -> list[FileJob]:

@@ -36,6 +36,7 @@ from libcst._nodes.base import CSTNode
 _ORIGINAL_VISIT = CSTNode.visit
 # LibCST's visit_* helpers, by what they do with a transformer's result
 _REQUIRED, _OPTIONAL, _SENTINEL, _SEQUENCE, _BODY = range(5)
+SEQUENCE_KINDS = frozenset({_SEQUENCE, _BODY})
 _HELPERS = {
     "visit_required": _REQUIRED,
     "visit_optional": _OPTIONAL,
@@ -44,11 +45,47 @@ _HELPERS = {
     "visit_body_sequence": _BODY,
 }
 _GENERIC = object()  # a node class (or visitor class) that takes LibCST's own path
+
+#: Fields that only ever hold tokens: whitespace, comments, brackets, commas, dots,
+#: operators.  About two thirds of all nodes of a module sit below them.  A visitor
+#: with no hook for any token type (and no per-field hooks) cannot observe them, so
+#: the walk skips them; a transformer that cannot see them cannot change them.
+_TOKEN_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
+        "footer", "colon", "first_colon", "second_colon", "lbracket", "rbracket", "lbrace", "rbrace",
+        "equal", "dot", "operator", "asynchronous", "trailing_whitespace", "separator",
+        "trailing_comma", "newline", "comment", "empty_lines", "first_line", "last_line",
+        "relative", "posonly_ind",
+    }
+)
+
+
+def _token_type_names() -> frozenset[str]:
+    import libcst
+    from libcst._nodes import op, whitespace
+
+    names = {"LeftParen", "RightParen", "LeftSquareBracket", "RightSquareBracket", "LeftCurlyBrace",
+             "RightCurlyBrace", "Asynchronous", "ParamSlash"}
+    for module in (op, whitespace):
+        names.update(
+            name for name, value in vars(module).items()
+            if isinstance(value, type) and issubclass(value, CSTNode) and value.__module__ == module.__name__
+        )
+    assert all(isinstance(getattr(libcst, n, None), type) or n.startswith("_") for n in names)
+    return frozenset(names)
+
+
+_TOKEN_TYPES = _token_type_names()
+
+
+def _is_token_field(name: str) -> bool:
+    return name in _TOKEN_FIELDS or name.startswith("whitespace")
 _PLANS: dict[type, Any] = {}
 
 
-def field_plan(cls: type) -> tuple[tuple[str, int], ...] | None:
-    """``((field, helper kind), ...)`` in LibCST's visiting order, or None."""
+def field_plan(cls: type) -> tuple[tuple[str, int, bool], ...] | None:
+    """``((field, helper kind, holds only tokens), ...)`` in LibCST's visiting order, or None."""
     method = klass = None
     for klass in cls.__mro__:
         if "_visit_and_replace_children" in klass.__dict__:
@@ -97,13 +134,18 @@ def field_plan(cls: type) -> tuple[tuple[str, int], ...] | None:
                 or not (isinstance(args[3], ast.Name) and args[3].id == "visitor")
             ):
                 return None
-            steps.append((keyword.arg, _HELPERS[value.func.id]))
+            steps.append((keyword.arg, _HELPERS[value.func.id], _is_token_field(keyword.arg)))
         elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
             if value.attr != keyword.arg:
                 return None  # a plain value copied over (Name.value): nothing to visit
         else:
             return None
     return tuple(steps)
+
+
+def _plan_or_generic(cls: type) -> Any:
+    plan = field_plan(cls)
+    return _GENERIC if plan is None else plan  # () is a leaf's plan, not a failure
 
 
 def _own(cls: type, name: str) -> Any:
@@ -115,7 +157,7 @@ def _own(cls: type, name: str) -> Any:
 
 
 class _VisitorInfo:
-    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks")
+    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks", "skip_tokens")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
@@ -127,6 +169,9 @@ class _VisitorInfo:
         )
         self.attribute_hooks = overridden or any(_defines_attribute_hooks(klass) for klass in cls.__mro__)
         self.hooks: dict[type, tuple[Any, Any]] = {}
+        self.skip_tokens = not (
+            self.generic_visit or self.generic_leave or self.attribute_hooks or hooks_token_types(cls)
+        )
 
     def hooks_for(self, node_type: type) -> tuple[Any, Any]:
         entry = self.hooks.get(node_type)
@@ -158,6 +203,27 @@ def _defines_attribute_hooks(klass: type) -> bool:
     return found
 
 
+_TOKEN_HOOKS: dict[type, bool] = {}
+
+
+def hooks_token_types(cls: type) -> bool:
+    """Does ``cls`` (or a base) hook a token type (``visit_Comma``, ``leave_Comment``...)?"""
+    for klass in cls.__mro__:
+        found = _TOKEN_HOOKS.get(klass)
+        if found is None:
+            found = False
+            for name, value in vars(klass).items():
+                if name.startswith(("visit_", "leave_")) and name[6:] in _TOKEN_TYPES:
+                    if not getattr(value, "_is_no_op", False):
+                        found = True
+                        break
+            if klass.__module__.startswith("libcst"):
+                _TOKEN_HOOKS[klass] = found
+        if found:
+            return True
+    return False
+
+
 _INFO_ATTRIBUTE = "_retrace_fix_fast_visit"
 
 
@@ -178,7 +244,7 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
     cls = type(node)
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = _PLANS[cls] = field_plan(cls) or _GENERIC
+        plan = _PLANS[cls] = _plan_or_generic(cls)
     if plan is _GENERIC:
         _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
         return
@@ -189,7 +255,10 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
         descend = visit is None or visit(visitor, node) is not False
     if descend:
         attribute_hooks = info.attribute_hooks
-        for name, many in plan:
+        skip_tokens = info.skip_tokens
+        for name, many, token in plan:
+            if token and skip_tokens:
+                continue
             value = getattr(node, name)
             if attribute_hooks:
                 visitor.on_visit_attribute(node, name)
@@ -208,6 +277,29 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
             leave(visitor, node)
 
 
+def _skips_tokens(cls: type) -> bool:
+    """May a transformer of class ``cls`` skip token fields?  Only with LibCST's plain
+    per-type dispatch (or a class that says it dispatches so), no per-field hooks and
+    no hook for a token type."""
+    cached = cls.__dict__.get("_retrace_fix_skip_tokens")
+    if cached is None:
+        standard = getattr(cls, "retrace_fix_standard_dispatch", None)
+        plain = (
+            cls.on_visit is CSTTransformer.on_visit
+            and cls.on_leave is CSTTransformer.on_leave
+            and cls.on_visit_attribute is CSTTransformer.on_visit_attribute
+            and cls.on_leave_attribute is CSTTransformer.on_leave_attribute
+        )
+        if standard is not None:
+            plain = bool(standard())
+        cached = plain and not any(_defines_attribute_hooks(k) for k in cls.__mro__) and not hooks_token_types(cls)
+        try:
+            setattr(cls, "_retrace_fix_skip_tokens", cached)
+        except (TypeError, AttributeError):  # pragma: no cover
+            pass
+    return cached
+
+
 def _transform(node: CSTNode, visitor: CSTTransformer) -> Any:
     """LibCST's transformer visit, except that a node whose children all come back
     unchanged (the same objects) is kept instead of being rebuilt as an equal copy:
@@ -216,14 +308,17 @@ def _transform(node: CSTNode, visitor: CSTTransformer) -> Any:
     cls = type(node)
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = _PLANS[cls] = field_plan(cls) or _GENERIC
+        plan = _PLANS[cls] = _plan_or_generic(cls)
     if plan is _GENERIC:
         result = _ORIGINAL_VISIT(node, visitor)
         return node if result is not node and _same_fields(node, result) else result
     updated = node
     if visitor.on_visit(node):
         changes = None
-        for name, kind in plan:
+        skip_tokens = _skips_tokens(type(visitor))
+        for name, kind, token in plan:
+            if token and skip_tokens:
+                continue
             value = getattr(node, name)
             visitor.on_visit_attribute(node, name)
             if kind >= _SEQUENCE:

@@ -232,17 +232,46 @@ def child_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+_CHILD_PLANS: dict[type, tuple[tuple[str, bool], ...] | None] = {}
+
+
+def _child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
+    """``((field, is_sequence), ...)`` of the non-token node fields, in source order."""
+    if cls not in _CHILD_PLANS:
+        from retrace_fix.fastvisit import SEQUENCE_KINDS, field_plan
+
+        plan = field_plan(cls)
+        if plan is not None:
+            wanted = set(child_fields(cls))
+            steps = [(name, kind in SEQUENCE_KINDS) for name, kind, _token in plan if name in wanted]
+            if "decorators" in wanted:  # decorators first, as child_fields orders them
+                steps.sort(key=lambda step: step[0] != "decorators")
+            _CHILD_PLANS[cls] = tuple(steps)
+        else:
+            _CHILD_PLANS[cls] = None
+    return _CHILD_PLANS[cls]
+
+
 def push_children(node: cst.CSTNode, stack: list) -> None:
     """Push ``node``'s children onto ``stack`` so that popping yields them in source order."""
-    children: list = []
-    for name in child_fields(type(node)):
+    plan = _child_plan(type(node))
+    if plan is None:  # a node class whose fields LibCST visits conditionally
+        children: list = []
+        for name in child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif type(value) is tuple or type(value) is list:
+                children.extend(item for item in value if isinstance(item, cst.CSTNode))
+        children.reverse()
+        stack.extend(children)
+        return
+    for name, many in reversed(plan):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            children.append(value)
-        elif type(value) is tuple or type(value) is list:
-            children.extend(item for item in value if isinstance(item, cst.CSTNode))
-    children.reverse()
-    stack.extend(children)
+        if many:
+            stack.extend(reversed(value))
+        elif value is not None and value.__class__ is not cst.MaybeSentinel:
+            stack.append(value)
 
 
 def _scope_bindings(roots: list, imports: dict[str, str | None], values: set[str]) -> None:

@@ -117,6 +117,37 @@ class HooksWithField(Hooks):
         self.log.append(("arg-value", id(node)))
 
 
+class TokenHooks(cst.CSTVisitor):
+    """Hooks a token type: token fields must then be walked."""
+
+    def __init__(self) -> None:
+        self.log: list = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.log.append(("comment", node.value))
+
+    def leave_Comma(self, original_node: cst.Comma) -> None:
+        self.log.append(("comma", id(original_node)))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.log.append(("name", node.value))
+
+
+class CommaSpacer(cst.CSTTransformer):
+    """Edits tokens: a transformer with token hooks sees every token field."""
+
+    def __init__(self) -> None:
+        self.leaves: list = []
+
+    def leave_Comma(self, original_node, updated_node):
+        self.leaves.append("comma")
+        return updated_node.with_changes(whitespace_after=cst.SimpleWhitespace("  "))
+
+    def leave_Comment(self, original_node, updated_node):
+        self.leaves.append(original_node.value)
+        return updated_node.with_changes(value=original_node.value.upper())
+
+
 class Renamer(cst.CSTTransformer):
     """Edits, removals and flattening, to exercise every LibCST helper's rules."""
 
@@ -163,7 +194,7 @@ def _run(tree: cst.Module, visitor_class: type, fast: bool, transforms: bool = T
     return visitor, result
 
 
-@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField])
+@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField, TokenHooks])
 def test_visitor_callbacks_identical(visitor_class):
     for source in sources():
         tree = cst.parse_module(source)
@@ -182,6 +213,24 @@ def test_transformer_output_identical(transforms):
         assert fast_tree.code == slow_tree.code
         assert fast.leaves == slow.leaves
     assert "vals" in cst.parse_module(KITCHEN_SINK).visit(Renamer()).code
+
+
+@pytest.mark.parametrize("transformer", [CommaSpacer, Renamer])
+def test_token_editing_transformer_identical(transformer):
+    for source in sources():
+        tree = cst.parse_module(source)
+        slow, slow_tree = _run(tree, transformer, fast=False)
+        fast, fast_tree = _run(tree, transformer, fast=True)
+        assert fast_tree.code == slow_tree.code
+        assert fast.leaves == slow.leaves
+
+
+def test_token_fields_are_skipped_only_without_token_hooks():
+    assert fastvisit._visitor_info(Hooks).skip_tokens
+    assert not fastvisit._visitor_info(TokenHooks).skip_tokens
+    assert not fastvisit._visitor_info(HooksWithField).skip_tokens  # per-field hooks: walk everything
+    assert not fastvisit._visitor_info(Recorder).skip_tokens  # its own on_visit sees every node
+    assert fastvisit._skips_tokens(Renamer) and not fastvisit._skips_tokens(CommaSpacer)
 
 
 def test_unchanged_transform_returns_the_same_tree():

@@ -396,3 +396,49 @@ def test_file_names_that_are_not_utf8(tree):
     with open(bad, "rb") as handle:
         assert handle.read() == RELAX_FIXED.encode()
     assert good_was_fixed(tree)
+
+
+# ----------------------------------------------------------------------------- the safety nets
+
+
+def test_a_crashing_or_hanging_child_fails_one_file(monkeypatch):
+    import signal
+    import time
+
+    from retrace_fix import engine
+
+    def segfault():
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    status, reason = engine._isolated(segfault, (), 0)
+    assert status == "failed" and "LibCST crashed (SIGSEGV" in reason
+    monkeypatch.setattr(engine, "ISOLATED_TIMEOUT", 1)
+    monkeypatch.setattr(engine, "ISOLATED_TIMEOUT_PER_MB", 0)
+    status, reason = engine._isolated(time.sleep, (30,), 0)
+    assert status == "failed" and reason.startswith("gave up after 1 s")
+    assert engine._isolated(sum, ([1, 2],), 0) == ("ok", 3)
+
+
+def test_a_dying_worker_costs_one_file(tmp_path, monkeypatch):
+    """A worker killed mid-run (OOM killer, a crash no guard foresaw): the pool breaks,
+    the remaining files are redone one per child, the culprit alone is reported."""
+    from retrace_fix import engine
+
+    for index in range(6):
+        (tmp_path / f"m{index}.py").write_text(RELAX_SRC)
+    (tmp_path / "poison.py").write_text(RELAX_SRC)
+    real = engine.process_file
+
+    def process_file(job, options):
+        if job.path.name == "poison.py":
+            os._exit(9)
+        return real(job, options)
+
+    monkeypatch.setattr(engine, "process_file", process_file)
+    monkeypatch.chdir(tmp_path)
+    files = sorted(tmp_path.glob("*.py"))
+    result = engine.run(files, engine.RunOptions(), jobs=2)
+    assert [r.path for r in result.files] == [p.name for p in files]
+    errors = {r.path: r.error for r in result.files if r.error}
+    assert list(errors) == ["poison.py"] and "LibCST failed" in errors["poison.py"]
+    assert all(r.fixed == RELAX_FIXED for r in result.files if r.path != "poison.py")
