@@ -471,13 +471,18 @@ def _isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, An
     ``os.fork`` (Windows) it runs in this process.
     """
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
-        try:
-            return "ok", func(*args)
-        except Exception as exc:
-            return "failed", f"{PARSE_ERROR_PREFIX}: {type(exc).__name__}: {exc}"
+        return _in_process(func, args)
     timeout = ISOLATED_TIMEOUT + ISOLATED_TIMEOUT_PER_MB * size / (1024 * 1024)
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
+    try:
+        read_fd, write_fd = os.pipe()
+    except OSError:  # pragma: no cover - out of file descriptors
+        return _in_process(func, args)
+    try:
+        pid = os.fork()
+    except OSError:  # pragma: no cover - no fork allowed here (or no memory for it)
+        os.close(read_fd)
+        os.close(write_fd)
+        return _in_process(func, args)
     if pid == 0:  # pragma: no cover - child (coverage does not follow forks)
         status = 0
         try:
@@ -530,6 +535,16 @@ def _isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, An
         name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
         return "failed", f"{PARSE_ERROR_PREFIX}: LibCST crashed ({name}; nested too deeply or out of memory)"
     return "failed", f"{PARSE_ERROR_PREFIX}: LibCST failed (out of memory?)"
+
+
+def _in_process(func: Callable[..., Any], args: tuple) -> tuple[str, Any]:
+    """The fallback where no child can be forked: no isolation, but no crash on an exception."""
+    try:
+        return "ok", func(*args)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        return "failed", f"{PARSE_ERROR_PREFIX}: {type(exc).__name__}: {exc}"
 
 
 def _call_with_big_stack(func: Callable[..., Any], args: tuple) -> Any:  # pragma: no cover - child only

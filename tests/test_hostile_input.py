@@ -418,6 +418,13 @@ def test_a_crashing_or_hanging_child_fails_one_file(monkeypatch):
     assert status == "failed" and reason.startswith("gave up after 1 s")
     assert engine._isolated(sum, ([1, 2],), 0) == ("ok", 3)
 
+    def no_fork():
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "fork", no_fork)  # a sandbox without fork: in-process, no crash
+    assert engine._isolated(sum, ([1, 2],), 0) == ("ok", 3)
+    assert engine._isolated(int, ("x",), 0)[0] == "failed"
+
 
 def test_a_dying_worker_costs_one_file(tmp_path, monkeypatch):
     """A worker killed mid-run (OOM killer, a crash no guard foresaw): the pool breaks,
