@@ -5,7 +5,7 @@ RTF102 python-side-effect
     a tf.function run once, while tracing; their value is frozen into the graph.
 
 RTF106 static-shape-blocks-fix
-    ``x.shape[0]``, ``len(x)``, ``x.shape.as_list()`` inside a tf.function whose
+    ``x.shape[0]``, ``x.shape.as_list()``, ``range(len(x))`` inside a tf.function whose
     ``reduce_retracing=True`` or ``input_signature`` makes that dimension
     ``None``: the read gives ``None`` and the code breaks (or keeps the function
     from being generalised).
@@ -82,21 +82,25 @@ with ``# retrace-fix: ignore[RTF102]`` when the trace-time value is intended.
 
 RTF106_DOC = doc_page(
     what="""
-Reports static shape reads of a parameter - ``x.shape[k]``, ``len(x)``,
+Reports static shape reads of a parameter - ``x.shape[k]``,
 ``x.shape.as_list()``, ``x.get_shape()[k]`` - inside a tf.function where that
 dimension is or becomes ``None``: the function already has
 ``reduce_retracing=True`` (or ``experimental_relax_shapes=True``), which turns
 the batch dimension into ``None`` from the second distinct shape on, or an
 ``input_signature`` whose spec for ``x`` has ``None`` in dimension ``k``.
-Reads guarded by ``is None`` are not reported.  Never edits.
+Reads guarded by ``is None`` are not reported.  ``len(x)`` is reported only
+where a Python int is needed - inside ``range(...)`` or a numpy call:
+elsewhere AutoGraph turns it into ``tf.shape(x)[0]``, which works in TF
+ops (and ``x`` may be a tuple, whose length never changes).  Never edits.
 """,
     why="""
 Shape generalisation is how retracing is removed: a ``None`` dimension lets
 one graph serve every size.  But a static read of that dimension then gives
 ``None``: ``tf.reshape(x, [x.shape[0], -1])`` fails with "Failed to convert
 elements of [None, -1] to Tensor", ``range(x.shape[0])`` and
-``np.zeros(x.shape)`` fail with a TypeError, and ``len(x)`` silently turns an
-unrolled loop into a graph loop.  Code like this also keeps retrace-fix from
+``np.zeros(x.shape)`` fail with a TypeError, and ``range(len(x))`` silently
+turns an unrolled loop into a graph loop (a body that appends to a Python list
+then breaks).  Code like this also keeps retrace-fix from
 adding a signature or ``reduce_retracing=True`` for you.
 """,
     example="""
@@ -138,7 +142,7 @@ class GraphDiagnosticsCommand(DiagnosticsCodemod):
         "RTF106": {
             "name": "static-shape-blocks-fix",
             "tier": Tier.DIAGNOSTIC,
-            "summary": "x.shape[0]/len(x) where reduce_retracing or input_signature make the dimension None",
+            "summary": "x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
             "doc": RTF106_DOC,
         },
     }
@@ -160,6 +164,7 @@ class _ReadOnly(cst.CSTVisitor):
         self.relaxed: list[dict[str, set[int] | None] | None] = []  # per function: param -> None-able dims
         self.exempt_depth = 0
         self.graph_lambdas: set[int] = set()
+        self.int_contexts: dict[int, str] = {}  # id(len call) -> the call that needs a Python int
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.c.visit_FunctionDef(node)
@@ -193,6 +198,10 @@ class _ReadOnly(cst.CSTVisitor):
         q = self.c.scope.qualify(node.func)
         if q is None:
             return
+        if q == "builtins.range" or q.startswith("numpy."):
+            for arg in node.args:
+                for inner in _len_calls(arg.value):
+                    self.int_contexts[id(inner)] = "range" if q == "builtins.range" else q
         shown = code_of(node)
         if q in _CLOCKS:
             self.c.report(
@@ -321,7 +330,10 @@ class _ReadOnly(cst.CSTVisitor):
             )
 
     def leave_Call(self, original_node: cst.Call) -> None:
-        # len(x)
+        # len(x) where a Python int is needed: range(len(x)), np.zeros(len(x))
+        needed_by = self.int_contexts.pop(id(original_node), None)
+        if needed_by is None:
+            return
         if not (self.c.scope.is_builtin(original_node.func, "len") and len(original_node.args) == 1):
             return
         arg = original_node.args[0].value
@@ -333,12 +345,30 @@ class _ReadOnly(cst.CSTVisitor):
         dims, signature = found
         if dims is not None and 0 not in dims:
             return
+        size = f"tf.shape({arg.value})[0]"
+        if needed_by == "range":
+            effect = "the loop becomes a graph loop (a body that indexes or appends to Python lists breaks)"
+            remedy = f"loop over `tf.range({size})` with a `tf.TensorArray`"
+        else:
+            effect = f"`{needed_by.replace('numpy.', 'np.')}` of it fails with a TypeError"
+            remedy = f"use the TF op with `{size}`"
         self.c.report(
             original_node,
-            f"`{code_of(original_node)}` reads dimension 0, which is `None` here ({self._why(signature)}); "
-            f"use `tf.shape({arg.value})[0]`",
+            f"`{code_of(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
+            f"({self._why(signature)}): {effect}; {remedy}, or keep the dimension static",
             code="RTF106",
         )
+
+
+def _len_calls(node: cst.BaseExpression) -> list[cst.Call]:
+    """``len(...)`` calls that are ``node`` or an arithmetic operand of it (``len(x) - 1``)."""
+    if isinstance(node, cst.Call):
+        return [node]
+    if isinstance(node, cst.BinaryOperation):
+        return _len_calls(node.left) + _len_calls(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _len_calls(node.expression)
+    return []
 
 
 def _spec_none_dims(spec: cst.BaseExpression) -> set[int] | None:

@@ -14,3 +14,18 @@ def fixed(x):
 @tf.function(reduce_retracing=True)
 def dynamic(x):
     return tf.reshape(x, [tf.shape(x)[0], -1]) * x.shape[-1]
+
+
+@tf.function(reduce_retracing=True)
+def collect(data):
+    # `data` is a tuple: its length never changes, and len() of a tensor is a tensor that works in TF ops
+    if len(data) == 2:
+        x, y = data
+    else:
+        x, y, _ = data
+    return x + y
+
+
+@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
+def long_enough(wav):
+    return len(wav) >= 16000

@@ -1,4 +1,5 @@
 import tensorflow as tf
+import numpy as np
 
 
 @tf.function(reduce_retracing=True)
@@ -20,3 +21,16 @@ def rows(x, y):
 def rebinds(x):
     x = tf.reshape(x, [-1, 2])
     return x.shape[0]
+
+
+@tf.function(reduce_retracing=True)
+def per_row(x):
+    rows = []
+    for i in range(len(x)):
+        rows.append(x[i] * 2)
+    return tf.stack(rows)
+
+
+@tf.function(reduce_retracing=True)
+def buffer(x):
+    return x + np.zeros(len(x) - 1)
