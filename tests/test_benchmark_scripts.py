@@ -1,0 +1,101 @@
+"""The robustness and speed scripts under benchmarks/ work on a small tree (no timings asserted).
+
+benchmarks/corpus.py is how issue-level claims ("no crash, every output parses,
+untouched files byte-identical, second run empty") are checked on real
+repositories; a broken script would silently stop checking them.  Pure rewriter:
+no TensorFlow import.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+RELAXED = """\
+import tensorflow as tf
+
+
+@tf.function(experimental_relax_shapes=True)
+def step(x):
+    return x * 2
+"""
+
+PLAIN = "def add(a, b):\n    return a + b\r\n"  # mixed line endings must survive untouched
+BROKEN = "def broken(:\n    pass\n"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "train.py").write_text(RELAXED)
+    (root / "pkg" / "util.py").write_bytes(PLAIN.encode())
+    (root / "broken.py").write_text(BROKEN)
+    (root / "README.md").write_text("not python\n")
+    return root
+
+
+def test_corpus_check_reports_figures_and_no_problem(tree: Path, tmp_path: Path, capsys):
+    corpus = _load("corpus")
+    before = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()}
+    out = tmp_path / "figures.json"
+
+    status = corpus.main([str(tree), "--jobs", "1", "--json", str(out)])
+
+    assert status == 0, capsys.readouterr().out
+    figures = json.loads(out.read_text())
+    totals = figures["totals"]
+    assert (totals["trees"], totals["files"], totals["parse_failures"], totals["files_changed"]) == (1, 3, 1, 1)
+    assert totals["fixes"] == {"RTF004": 1}
+    assert totals["problems"] == 0
+    (report,) = figures["trees"]
+    assert report["exit_code"] == 2  # the broken file is reported, the rest processed
+    assert report["parse_failures"][0].startswith("broken.py:1:")
+    assert report["second_run_changed"] == 0
+    # the original tree is never written: the fix run happens on a copy
+    assert {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()} == before
+    assert "TOTAL 1 trees, 3 files" in capsys.readouterr().out
+
+
+def test_corpus_check_flags_crashes_and_bad_trees(tmp_path: Path, capsys):
+    corpus = _load("corpus")
+    crashed = subprocess.CompletedProcess([], 1, "", "Traceback (most recent call last):\n  ...\nKeyError: 'x'\n")
+    assert corpus.crash_signs(crashed) == ["traceback on stderr: KeyError: 'x'"]
+    assert corpus.crash_signs(subprocess.CompletedProcess([], -11, "", "")) == ["exit code -11"]
+    assert corpus.crash_signs(subprocess.CompletedProcess([], 2, "", "error: a.py:1:1: cannot parse")) == []
+    assert corpus.parses("x = (\n", strict=False).startswith("LibCST:")
+    assert corpus.parses("print 'py2'\n", strict=True) is not None
+    assert corpus.parses("x = 1\n", strict=True) is None
+    payload = {"files": [{"path": "a.py", "changed": False, "findings": [],
+                          "error": "a.py: internal error in RTF001: boom"}]}
+    assert corpus.summarise(payload)["errors"]["internal"] == ["a.py: internal error in RTF001: boom"]
+    assert corpus.main([str(tmp_path / "missing")]) == 2
+
+
+def test_speed_script_prints_ratios(tree: Path, tmp_path: Path):
+    out = tmp_path / "speed.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "speed.py"), str(tree), "--jobs", "1,2", "--repeat", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(out.read_text())
+    assert (figures["files"], figures["files_past_byte_prefilter"], figures["files_parsed_by_libcst"]) == (3, 1, 1)
+    assert [row["jobs"] for row in figures["runs"]] == [1, 2]
+    assert all(row["exit_codes"] == [2] for row in figures["runs"])  # --diff with one unparsable file
+    assert all(row["ratio"] > 0 and row["peak_rss_mib"] > 0 for row in figures["runs"])
+    assert "scaling jobs 1 -> 2" in proc.stdout and "target ratio <= 0.5" in proc.stdout
