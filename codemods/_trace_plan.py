@@ -24,6 +24,7 @@ from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.tfnames import Scope, local_bindings
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
+    TENSOR_KINDS,
     BodyFacts,
     ParamInfo,
     ScalarUse,
@@ -31,12 +32,15 @@ from retrace_fix.traces.generalize import (
     SignaturePlan,
     SourceInfo,
     plan_signature,
+    summarize,
 )
+from retrace_fix.traces.model import FunctionTraces
 
 if TYPE_CHECKING:  # pragma: no cover
     from codemods._base import RetraceCodemod
 
 _PLAN_KEY = "retrace_fix.trace_plans"
+_TRACED_KEY = "retrace_fix.traced_functions"
 _EMPTY = cst.Module(body=[])
 
 _RANDOM_APIS = {
@@ -512,6 +516,62 @@ def match_traces(codemod: "RetraceCodemod", node: cst.FunctionDef, qualname: str
     return found[0] if len(found) == 1 else None
 
 
+def traced_functions(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, FunctionTraces]:
+    """The recorded traces of every tf.function of this tree (cached per tree).
+
+    Functions whose parameters differ from the recorded ones (the code changed
+    since recording) are left out.  RTF003, RTF004 and RTF106 share this lookup.
+    """
+    analysis = codemod.analysis
+    cache = codemod.context.scratch.get(_TRACED_KEY)
+    if cache is not None and cache[0] is analysis.module:
+        return cache[1]
+    result: dict[cst.FunctionDef, FunctionTraces] = {}
+    if codemod.settings.traces is not None and analysis.tf_functions:
+        names = qualnames(analysis.module)
+        counts: dict[str, int] = {}
+        for name in names.values():
+            counts[name] = counts.get(name, 0) + 1
+        for node in analysis.tf_functions:
+            qualname = names.get(node)
+            if qualname is None:
+                continue
+            function = match_traces(codemod, node, qualname, counts[qualname] == 1)
+            if function is None:
+                continue
+            if function.params and function.params != [p.name for p in param_infos(node)]:
+                continue  # the code changed since recording
+            result[node] = function
+    codemod.context.scratch[_TRACED_KEY] = (analysis.module, result)
+    return result
+
+
+def traced_dims(function: FunctionTraces, param: str) -> tuple[frozenset | None, dict] | None:
+    """The dimensions of tensor parameter ``param`` that ``reduce_retracing`` turns to ``None``.
+
+    Those are the dimensions whose static size differed between the recorded
+    traces (a size recorded as ``None`` counts as a size of its own): TensorFlow
+    generalises each later trace to the most specific shape common with the
+    earlier ones, so a dimension that never varied keeps its size.  This is the
+    same notion of "varies" RTF004 checks static-shape reads against.
+
+    Returns ``(dims, sizes)``: ``dims`` None means every dimension (the rank
+    varied or was unknown), ``sizes`` maps a dimension to the sizes seen, in
+    first-seen order.  A parameter that was never a tensor gets
+    ``(frozenset(), {})``; None when no trace records ``param`` at all.
+    """
+    descs = [trace.args[param] for trace in function.traces if param in trace.args]
+    if not descs:
+        return None
+    tensors = [desc for desc in descs if desc.get("kind") in TENSOR_KINDS]
+    if not tensors:
+        return frozenset(), {}  # a Python value, an object, a container, a variable: no shape to relax
+    if len({desc.get("kind") for desc in tensors}) > 1:
+        return None, {}  # tensor and ragged/sparse in different calls: nothing is known per dimension
+    summary = summarize(tensors, param)
+    return summary.varying_dims, dict(summary.dim_values)
+
+
 def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
     """The signature plan of every recorded tf.function of this tree (cached per tree)."""
     analysis = codemod.analysis
@@ -520,21 +580,10 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
         return cache[1]
     result: dict[cst.FunctionDef, SignaturePlan] = {}
     if codemod.settings.traces is not None and analysis.tf_functions:
-        names = qualnames(analysis.module)
-        counts: dict[str, int] = {}
-        for name in names.values():
-            counts[name] = counts.get(name, 0) + 1
         scope = Scope(analysis.table)
-        for node, site in analysis.tf_functions.items():
-            qualname = names.get(node)
-            if qualname is None:
-                continue
-            function = match_traces(codemod, node, qualname, counts[qualname] == 1)
-            if function is None:
-                continue
+        for node, function in traced_functions(codemod).items():
+            site = analysis.tf_functions[node]
             infos = param_infos(node)
-            if function.params and function.params != [p.name for p in infos]:
-                continue  # the code changed since recording
             skip_self, problem = _method_info(node, site, scope, infos)
             params = {p.name for p in infos if p.name != skip_self}
             tensor_names = {

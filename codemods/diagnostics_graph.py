@@ -8,7 +8,8 @@ RTF106 static-shape-blocks-fix
     ``x.shape[0]``, ``x.shape.as_list()``, ``range(len(x))`` inside a tf.function whose
     ``reduce_retracing=True`` or ``input_signature`` makes that dimension
     ``None``: the read gives ``None`` and the code breaks (or keeps the function
-    from being generalised).
+    from being generalised).  With ``--traces``, ``reduce_retracing`` makes only
+    the dimensions that varied between the recorded traces ``None``.
 
 Run ``retrace-fix explain RTF102`` (or RTF106) for the full page.
 """
@@ -19,6 +20,7 @@ import libcst as cst
 
 from codemods._callsites import CachedScope, py_function_targets as _py_function_targets
 from codemods._loop_safety import code_of
+from codemods._trace_plan import traced_dims, traced_functions
 from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import dotted_name
@@ -88,6 +90,10 @@ dimension is or becomes ``None``: the function already has
 ``reduce_retracing=True`` (or ``experimental_relax_shapes=True``), which turns
 the batch dimension into ``None`` from the second distinct shape on, or an
 ``input_signature`` whose spec for ``x`` has ``None`` in dimension ``k``.
+With recorded traces (``--traces``) of a ``reduce_retracing`` function, only
+the dimensions whose size differed between the traces count (TensorFlow keeps
+a dimension that never varied static), so a read of a dimension that RTF004
+left static when it added ``reduce_retracing=True`` is not reported.
 Reads guarded by ``is None`` are not reported.  ``len(x)`` is reported only
 where a Python int is needed - inside ``range(...)`` or a numpy call:
 elsewhere AutoGraph turns it into ``tf.shape(x)[0]``, which works in TF
@@ -161,7 +167,8 @@ class _ReadOnly(cst.CSTVisitor):
 
     def __init__(self, codemod: GraphDiagnosticsCommand) -> None:
         self.c = codemod
-        self.relaxed: list[dict[str, set[int] | None] | None] = []  # per function: param -> None-able dims
+        # per function: (param -> None-able dims (None: all), why they are None), or None
+        self.relaxed: list[_Relaxed | None] = []
         self.exempt_depth = 0
         self.graph_lambdas: set[int] = set()
         self.int_contexts: dict[int, str] = {}  # id(len call) -> the call that needs a Python int
@@ -219,7 +226,7 @@ class _ReadOnly(cst.CSTVisitor):
             )
 
     # ------------------------------------------------------------ RTF106
-    def _relaxed_dims(self, node: cst.FunctionDef) -> dict[str, set[int] | None] | None:
+    def _relaxed_dims(self, node: cst.FunctionDef) -> _Relaxed | None:
         """For a tf.function that generalises shapes: param -> dims that may be None (None: all)."""
         site = self.c.analysis.tf_functions.get(node)
         if site is None or site.call is None:
@@ -237,31 +244,64 @@ class _ReadOnly(cst.CSTVisitor):
                 none_dims = _spec_none_dims(element.value)
                 if none_dims is None or none_dims:
                     dims[param] = none_dims
-            return dims or None
-        for keyword in _RELAX_KEYWORDS:
-            value = keywords.get(keyword)
-            if isinstance(value, cst.Name) and value.value == "True":
-                return {p: {0} for p in params}
-        return None
+            return _Relaxed(dims, "signature") if dims else None
+        if not any(
+            isinstance(value, cst.Name) and value.value == "True"
+            for value in (keywords.get(keyword) for keyword in _RELAX_KEYWORDS)
+        ):
+            return None
+        if "input_signature" in keywords:
+            return _Relaxed({p: {0} for p in params}, "signature")  # a signature TensorFlow honours instead
+        traced = traced_functions(self.c).get(node) if self.c.settings.traces is not None else None
+        if traced is None:
+            return _Relaxed({p: {0} for p in params}, "batch")  # no traces: assume the batch dimension varies
+        # recorded traces: TensorFlow only generalises the dimensions that differed between them
+        relaxed = _Relaxed({}, "traces")
+        for param in params:
+            found = traced_dims(traced, param)
+            if found is None:
+                relaxed.dims[param] = {0}  # not recorded: the batch-dimension assumption, as without traces
+                relaxed.sizes[param] = None
+                continue
+            dims, sizes = found
+            if dims is None or dims:
+                relaxed.dims[param] = None if dims is None else set(dims)
+                relaxed.sizes[param] = sizes
+        return relaxed if relaxed.dims else None
 
-    def _dims_for(self, name: str) -> tuple[set[int] | None, bool] | None:
+    def _dims_for(self, name: str) -> tuple[set[int] | None, _Relaxed] | None:
         relaxed = self.relaxed[-1] if self.relaxed else None
-        if not relaxed or name not in relaxed:
+        if not relaxed or name not in relaxed.dims:
             return None
         if self.c.current_function is None or self.c.current_function not in self.c.analysis.tf_functions:
             return None
-        return relaxed[name], self._is_signature()
+        return relaxed.dims[name], relaxed
 
-    def _is_signature(self) -> bool:
-        site = self.c.analysis.tf_functions.get(self.c.current_function)
-        return site is not None and site.call is not None and any(
-            a.keyword is not None and a.keyword.value == "input_signature" for a in site.call.args
-        )
-
-    def _why(self, signature: bool) -> str:
-        if signature:
+    def _why(self, relaxed: _Relaxed, name: str, dims: list[int] | None = None) -> str:
+        """Why dimension(s) ``dims`` of ``name`` are None (``dims`` None: its None dimensions)."""
+        if relaxed.source == "signature":
             return "the input_signature leaves that dimension `None`"
-        return "`reduce_retracing` makes the batch dimension `None` from the second shape on"
+        sizes = relaxed.sizes.get(name)
+        if relaxed.source == "batch" or sizes is None:
+            return "`reduce_retracing` makes the batch dimension `None` from the second shape on"
+        varying = relaxed.dims[name]
+        if varying is None:
+            return f"`reduce_retracing` makes the shape of `{name}` unknown: its rank varies in the recorded traces"
+        shown = sorted(varying if dims is None else set(dims) & varying)
+
+        def seen(dim: int) -> str:
+            return ", ".join("?" if size is None else str(size) for size in sizes.get(dim, []))
+
+        if len(shown) == 1:
+            return (
+                f"`reduce_retracing` makes dim {shown[0]} of `{name}` `None`: "
+                f"it varies in the recorded traces ({seen(shown[0])})"
+            )
+        listed = "; ".join(f"dim {dim}: {seen(dim)}" for dim in shown)
+        return (
+            f"`reduce_retracing` makes dims {', '.join(map(str, shown))} of `{name}` `None`: "
+            f"they vary in the recorded traces ({listed})"
+        )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         # x.shape[k] / x.get_shape()[k]
@@ -279,20 +319,35 @@ class _ReadOnly(cst.CSTVisitor):
         if holder is None or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return
         index = node.slice[0].slice.value
-        if not isinstance(index, cst.Integer):
+        negative = (
+            isinstance(index, cst.UnaryOperation)
+            and isinstance(index.operator, cst.Minus)
+            and isinstance(index.expression, cst.Integer)
+        )
+        if not isinstance(index, cst.Integer) and not negative:
             return
         found = self._dims_for(holder)
         if found is None:
             return
-        dims, signature = found
-        k = index.evaluated_value
+        dims, relaxed = found
+        if negative:
+            # x.shape[-1]: only the recorded traces tell which dimension that is
+            rank = _traced_rank(relaxed.sizes.get(holder)) if relaxed.source == "traces" and dims is not None else None
+            if rank is None:
+                return
+            k = rank - index.expression.evaluated_value
+            if k < 0:
+                return
+        else:
+            k = index.evaluated_value
         if dims is not None and k not in dims:
             return
         if self._none_guarded(node):
             return
         self.c.report(
             node,
-            f"`{code_of(node)}` is `None` here ({self._why(signature)}); use `tf.shape({holder})[{k}]`",
+            f"`{code_of(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
+            f"use `tf.shape({holder})[{code_of(index)}]`",
             code="RTF106",
         )
 
@@ -321,10 +376,10 @@ class _ReadOnly(cst.CSTVisitor):
             found = self._dims_for(inner.value.value)
             if found is None:
                 return
-            dims, signature = found
+            dims, relaxed = found
             self.c.report(
                 node,
-                f"`{code_of(inner)}.as_list()` holds `None` here ({self._why(signature)}); "
+                f"`{code_of(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
                 f"use `tf.shape({inner.value.value})`",
                 code="RTF106",
             )
@@ -342,7 +397,7 @@ class _ReadOnly(cst.CSTVisitor):
         found = self._dims_for(arg.value)
         if found is None:
             return
-        dims, signature = found
+        dims, relaxed = found
         if dims is not None and 0 not in dims:
             return
         size = f"tf.shape({arg.value})[0]"
@@ -355,9 +410,22 @@ class _ReadOnly(cst.CSTVisitor):
         self.c.report(
             original_node,
             f"`{code_of(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
-            f"({self._why(signature)}): {effect}; {remedy}, or keep the dimension static",
+            f"({self._why(relaxed, arg.value, [0])}): {effect}; {remedy}, or keep the dimension static",
             code="RTF106",
         )
+
+
+class _Relaxed:
+    """The None-able dimensions of one tf.function's parameters, and where they come from."""
+
+    def __init__(self, dims: dict[str, set[int] | None], source: str) -> None:
+        self.dims = dims  # param -> dims that may be None (None: every dim)
+        self.source = source  # "signature" | "batch" (no traces: dim 0 assumed) | "traces"
+        self.sizes: dict[str, dict | None] = {}  # traces: param -> {dim: sizes seen}; None: not recorded
+
+
+def _traced_rank(sizes: dict | None) -> int | None:
+    return len(sizes) if sizes else None
 
 
 def _len_calls(node: cst.BaseExpression) -> list[cst.Call]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -138,3 +139,58 @@ def test_predict_loop_is_fixed_only_with_unsafe_fixes(tmp_path: Path, flag: list
         check = run_cli("--check", "loop.py", cwd=tmp_path)
         assert "RTF002 [unsafe]" in check.stdout
         assert "no internal batching" in check.stdout
+
+
+RELAX_STEP = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+
+    @tf.function
+    def step(x, model):
+        return tf.reshape(model(x), [x.shape[0], -1])
+    """
+)
+
+
+def _step_traces(batch: int | None) -> str:
+    """Three traces of `step` in which only dim 1 of `x` varies (dim 0 is `batch` every time)."""
+    traces = [
+        {
+            "args": {
+                "x": {"kind": "tensor", "shape": [batch, width], "dtype": "float32"},
+                "model": {"kind": "object", "type": "Dense", "id": 1},
+            },
+            "count": 1,
+            "nested": False,
+            "via": "call",
+        }
+        for width in (3, 5, 7)
+    ]
+    function = {
+        "file": "step.py", "qualname": "step", "firstlineno": 4, "name": "step", "params": ["x", "model"],
+        "calls": 3, "reduce_retracing": False, "has_input_signature": False, "traces": traces,
+    }
+    return json.dumps({"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]})
+
+
+@pytest.mark.parametrize("batch", [4, None])
+def test_reduce_retracing_from_traces_leaves_nothing_for_the_next_run(tmp_path: Path, batch: int | None):
+    """RTF004 adds reduce_retracing=True (dim 1 varied); RTF106 must not then report `x.shape[0]` (dim 0 never varied)."""
+    (tmp_path / "step.py").write_text(RELAX_STEP)
+    (tmp_path / "traces.json").write_text(_step_traces(batch))
+    first = run_cli("--traces", "traces.json", "step.py", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == ""
+    assert first.stderr == "1 file changed, 1 fix applied, 0 diagnostics, 0 errors\n"
+    assert (tmp_path / "step.py").read_text() == RELAX_STEP.replace("@tf.function\n", "@tf.function(reduce_retracing=True)\n")
+    again = run_cli("--check", "--traces", "traces.json", "step.py", cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (0, "")
+    assert again.stderr == "0 files would change, 0 fixes available, 0 diagnostics, 0 errors\n"
+    # without the traces the batch dimension is assumed to vary: the read is reported
+    guess = run_cli("--check", "step.py", cwd=tmp_path)
+    assert guess.returncode == 1
+    assert guess.stdout == (
+        "step.py:6:34: RTF106 [diagnostic] `x.shape[0]` is `None` here (`reduce_retracing` makes the batch dimension "
+        "`None` from the second shape on); use `tf.shape(x)[0]`\n"
+    )
