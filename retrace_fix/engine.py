@@ -370,8 +370,10 @@ def _transform(
     context = CodemodContext(filename=str(job.path))
     findings: list[Finding] = []
     edited = False
+    reshaped = False  # an earlier codemod returned a new tree: later positions may be shifted
     for cls in codemods:
         codemod = cls(context, settings)
+        before = tree
         try:
             tree = codemod.transform_module(tree)
         except (KeyboardInterrupt, SystemExit):
@@ -390,9 +392,13 @@ def _transform(
             )
             return result
         context = codemod.context
+        reported = [f for f in codemod.findings if options.code_selected(f.code)]
+        if reshaped and reported:  # positions in the code an earlier codemod edited: map them to the file's
+            reported = _on_original_lines(reported, text, before.code)
+        reshaped = reshaped or tree is not before
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)
-        findings.extend(f for f in codemod.findings if options.code_selected(f.code))
+        findings.extend(reported)
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
@@ -420,6 +426,15 @@ def _transform(
         return result
     result.fixed = new_text
     return result
+
+
+def _on_original_lines(findings: list[Finding], original: str, edited: str) -> list[Finding]:
+    from retrace_fix.linemap import LineMap
+
+    if edited == original:
+        return findings
+    lines = LineMap(original, edited)
+    return [replace(f, line=lines.original_line(f.line)) for f in findings]
 
 
 def _output_problem(new_text: str, original_compiles: bool) -> str | None:

@@ -1,0 +1,42 @@
+"""Map line numbers of an edited text back to the text it was made from.
+
+Codemods run one after another on the same tree.  When an earlier one edits
+the tree (adds ``import tensorflow as tf``, splits a call over lines), a later
+one sees and reports positions in the edited code; users, SARIF viewers and the
+hunk review need positions in the file as it is on disk.  This maps them back
+with :mod:`difflib`: a line that survived unchanged maps to its original line,
+a line inside a replaced block maps to the matching line of the block it
+replaced (its last line when the new block is longer), and an inserted line
+maps to the original line it was inserted before.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+
+
+class LineMap:
+    """``original_line(n)``: the 1-based line of ``original`` that line ``n`` of ``edited`` comes from."""
+
+    def __init__(self, original: str, edited: str) -> None:
+        old = original.splitlines()
+        new = edited.splitlines()
+        self._old_count = len(old)
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        self._opcodes = matcher.get_opcodes()
+        self._starts = [j1 for _tag, _i1, _i2, j1, _j2 in self._opcodes]
+
+    def original_line(self, line: int) -> int:
+        j = line - 1
+        if j < 0 or not self._opcodes:
+            return line
+        index = max(0, bisect.bisect_right(self._starts, j) - 1)
+        tag, i1, i2, j1, _j2 = self._opcodes[index]
+        if tag == "equal":
+            i = i1 + (j - j1)
+        elif tag == "replace":
+            i = i1 + min(j - j1, i2 - i1 - 1)
+        else:  # "insert": the line the insertion sits before ("delete" blocks hold no edited line)
+            i = i1
+        return max(1, min(i + 1, max(self._old_count, 1)))
