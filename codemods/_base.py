@@ -31,6 +31,7 @@ from retrace_fix.findings import Finding, Tier
 from retrace_fix.tfnames import Scope
 
 _ANALYSIS_KEY = "retrace_fix.analysis"
+_QUALNAMES_KEY = "retrace_fix.qualnames"
 
 #: Bytes that any reference to ``tf.function`` needs: an attribute ``<x>.function``
 #: (``tf.function``, ``tf.compat.v2.function``, ``def_function.function``, also with
@@ -130,6 +131,9 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
                                        relpath=_project_relpath(context.filename))
         self.settings = settings
         self.findings: list[Finding] = []
+        #: ``(code, subject)`` of the findings a suppression comment hid (the engine's
+        #: one-problem-one-finding rule, :data:`retrace_fix.findings.DEFERS_TO`)
+        self.suppressed_subjects: list[tuple[str, tuple]] = []
         self.analysis: ModuleAnalysis | None = None
         self.scope: Scope | None = None
         self._function_stack: list[cst.FunctionDef] = []
@@ -279,10 +283,16 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         *,
         reason: str = "",
         code: str | None = None,
+        subjects: tuple = (),
     ) -> bool:
-        """Record a finding at ``node``; return True when the caller should edit it."""
+        """Record a finding at ``node``; return True when the caller should edit it.
+
+        ``subjects`` (from :meth:`subject`) say what problem the finding is about, so
+        that the engine reports each problem once (:data:`retrace_fix.findings.DEFERS_TO`).
+        """
         code = code or self.CODE
         if self.is_suppressed(node, code):
+            self.suppressed_subjects.extend((code, s) for s in subjects)
             return False
         applied = tier is Tier.SAFE or (tier is Tier.UNSAFE and self.settings.unsafe_fixes)
         assert self.analysis is not None
@@ -296,6 +306,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
                 column=position.start.column,
                 applied=applied,
                 reason=reason,
+                subjects=tuple(subjects),
             )
         )
         if tier is Tier.DIAGNOSTIC:
@@ -303,6 +314,23 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         if tier is Tier.UNSAFE and not self.settings.unsafe_fixes:
             return False
         return True
+
+
+    def subject(self, kind: str, function: cst.FunctionDef, param: str) -> tuple[str, str, str]:
+        """``(kind, qualname of function, param)``: the problem a finding is about.
+
+        Kinds: ``"python-value"`` (a parameter called with varying Python values),
+        ``"dtype"`` (a parameter called with tensors of varying dtypes).  ``function``
+        is a def of the tree this codemod is transforming.
+        """
+        assert self.analysis is not None
+        cached = self.context.scratch.get(_QUALNAMES_KEY)
+        if cached is None or cached[0] is not self.analysis.module:
+            from codemods._trace_plan import qualnames
+
+            cached = (self.analysis.module, qualnames(self.analysis.module))
+            self.context.scratch[_QUALNAMES_KEY] = cached
+        return (kind, cached[1].get(function, function.name.value), param)
 
 
 def _project_relpath(filename: str | None) -> str | None:

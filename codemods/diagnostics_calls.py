@@ -23,7 +23,7 @@ import libcst as cst
 from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
 from codemods._loop_safety import code_of
 from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
-from codemods.range_to_tf_range import HANDLED_KEY, signature_tensor_params
+from codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope, dotted_name
 
@@ -75,8 +75,15 @@ sites (``train(x, 10)``, ``train(x, 20)``), a loop variable
 (``for epoch in range(n): step(x, epoch)``) or a counter (``step += 1``).
 Booleans are not reported (two graphs at most, usually intended).  Parameters
 with a ``tf.TensorSpec`` slot in ``input_signature`` are skipped (Python
-numbers are converted to tensors there), and so are step counts that RTF001
-fixes or explains.  Never edits.
+numbers are converted to tensors there).  Never edits.
+
+One problem, one finding: when RTF001 also runs and fixes or explains the same
+parameter as a step count (its loop analysis says whether ``tf.range`` is safe,
+where "pass a tensor" alone could be wrong), or RTF003 reports it from recorded
+traces (``--traces``), this finding is dropped as their duplicate; so it is when
+their finding is suppressed (``# retrace-fix: ignore[RTF001]`` on the loop).
+``--select RTF103`` (or ``--ignore RTF001``) always reports it, and
+``ignore[RTF103]`` never hides RTF001's or RTF003's finding.
 """,
     why="""
 tf.function keys its traces on Python values, not just types: every distinct
@@ -163,8 +170,15 @@ and ``tf.constant(1.0)`` (float32), ``dtype=tf.float32`` in one branch and
 ``tf.float64`` in another, ``np.random.rand`` (float64) next to a float32
 tensor.  The dtype is read from ``tf.constant``/``tf.convert_to_tensor``/
 ``tf.cast``/``tf.zeros``/``tf.random.*``/``np.*`` calls and the assignments
-that reach the call.  Never edits.  (With ``--traces``, recorded dtype drift is
-reported by the input-signature codemod, RTF003.)
+that reach the call.  Never edits.
+
+One problem, one finding: with ``--traces``, dtype drift the traces recorded for
+the same parameter is reported once, by the input-signature codemod (RTF003): the
+recorded dtypes are what every caller really passed, those in other modules
+included.  This finding is then dropped as its duplicate, also when RTF003's
+finding is suppressed (``# retrace-fix: ignore[RTF003]`` on the decorator line).
+``--select RTF105`` (or ``--ignore RTF003``) always reports it, and
+``ignore[RTF105]`` never hides RTF003's finding.
 """,
     why="""
 The dtype is part of a tensor's trace type: ``TensorSpec([], tf.int32)`` and
@@ -282,7 +296,6 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
         self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self._per_call_functions()
-        handled = self.context.scratch.get(HANDLED_KEY, set())
         for callee in self.calls.callables.values():
             sites = [s for s in self.calls.calls_of(callee)]
             if not sites:
@@ -292,7 +305,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
                 exprs = [(s, s.args[param]) for s in sites if param in s.args]
                 if not exprs:
                     continue
-                if param not in tensor_slots and (callee.node.name.value, param) not in handled:
+                if param not in tensor_slots:
                     self._varying_python(callee, param, exprs)
                 self._object_identity(callee, param, exprs)
                 if param not in tensor_slots:
@@ -366,6 +379,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
                     loop_evidence = (site, expr, evidence)
         kind = "/".join(sorted(types)) or "scalar"
         name = callee.name
+        subjects = (self.subject("python-value", callee.node, param),)
         if loop_evidence is not None:
             site, expr, evidence = loop_evidence
             what = "loop variable" if evidence.kind == "loop-variable" else "counter"
@@ -377,6 +391,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
                 f"traces a new graph; pass a tensor (`tf.constant({code_of(expr)})`) or give `{param}` a "
                 "`tf.TensorSpec` slot in input_signature",
                 self._functions_for(site),
+                subjects,
             )
         elif len(values) >= 2 and first_site is not None:
             site, expr = first_site
@@ -388,6 +403,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
                 f"traces a new graph; pass a tensor (`tf.constant(...)`) or give `{param}` a `tf.TensorSpec` "
                 "slot in input_signature",
                 self._functions_for(site),
+                subjects,
             )
 
     # ------------------------------------------------------------ RTF104
@@ -444,6 +460,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
             f"`{callee.name}` receives `{param}` as {_and_list(seen)} tensors: each dtype traces a new graph; "
             f"cast at the call site (`tf.cast(..., tf.{target})`)",
             self._functions_for(site),
+            (self.subject("dtype", callee.node, param),),
         )
 
     # ------------------------------------------------------------ RTF107

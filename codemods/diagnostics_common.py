@@ -23,17 +23,18 @@ class DiagnosticsCodemod(RetraceCodemod):
         *,
         reason: str = "",
         code: str | None = None,
+        subjects: tuple = (),
     ) -> bool:
-        super().report(node, message, Tier.DIAGNOSTIC, reason=reason, code=code or self.CODE)
+        super().report(node, message, Tier.DIAGNOSTIC, reason=reason, code=code or self.CODE, subjects=subjects)
         return False  # diagnostics never edit
 
-    def diagnose(self, node: cst.CSTNode, code: str, message: str, functions=()) -> None:
+    def diagnose(self, node: cst.CSTNode, code: str, message: str, functions=(), subjects: tuple = ()) -> None:
         """Report ``message`` at ``node`` as ``code``; ``functions`` are the defs around it (suppression)."""
         saved = self._function_stack
         if functions:
             self._function_stack = list(functions)
         try:
-            self.report(node, message, code=code)
+            self.report(node, message, code=code, subjects=subjects)
         finally:
             self._function_stack = saved
 

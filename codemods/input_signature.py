@@ -27,6 +27,11 @@ What it does
     ``x.shape.as_list()``).  When the only thing that varied is tensor shapes,
     RTF004 adds ``reduce_retracing=True`` instead and this codemod stays silent.
 
+    One problem, one finding: the call-site diagnostics RTF105 (dtype drift)
+    and RTF103 (varying Python values) do not repeat, for the same parameter,
+    what this finding reports from the traces (``--select RTF105`` alone
+    still reports it).
+
 Why it retraces
     tf.function keys its graph cache on every argument's shape, dtype and
     Python value.  Each new batch size, sequence length or Python ``int``
@@ -157,7 +162,7 @@ class InputSignatureCommand(RetraceCodemod):
             message = f"{count}: " + "; ".join(plan.problems)
             if plan.details:
                 message += "; no input_signature: " + "; ".join(plan.details)
-            self.report(anchor, message, Tier.DIAGNOSTIC)
+            self.report(anchor, message, Tier.DIAGNOSTIC, subjects=self._subjects(function, plan, message))
             return
         tf_name, import_needed = self._tf_name()
         if tf_name is None:
@@ -175,13 +180,18 @@ class InputSignatureCommand(RetraceCodemod):
         message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
         tier = Tier.UNSAFE if plan.unsafe_reasons else Tier.SAFE
         reason = "; ".join(plan.unsafe_reasons)
-        if not self.report(anchor, message, tier, reason=reason):
+        if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message)):
             return
         self._edits[anchor] = self._signature_value(plan, tf_name, anchor)
         if import_needed:
             self._import_needed = tf_name
 
     # ------------------------------------------------------------------ helpers
+
+    def _subjects(self, function: cst.FunctionDef, plan: SignaturePlan, message: str) -> tuple:
+        """What varied and the message names: the call-site diagnostics (RTF103 Python values,
+        RTF105 dtypes) defer to this finding (:data:`retrace_fix.findings.DEFERS_TO`)."""
+        return tuple(self.subject(kind, function, param) for kind, param in plan.varied if f"`{param}`" in message)
 
     def _module_binds(self, name: str) -> bool:
         table = self.analysis.table

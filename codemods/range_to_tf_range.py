@@ -32,10 +32,13 @@ What it does
     inside the loop and read after it.
 
     Where a step-count parameter causes retracing but a blocker remains, the
-    loop is reported as a diagnostic naming the blocking line.  Loops over
-    literals and constants (``range(3)``, ``range(NUM_LAYERS)``), ``len()`` of
-    Python lists and static shapes (``range(x.shape[0])``) are left alone
-    without a word: they are unrolled on purpose and do not retrace.  If the
+    loop is reported as a diagnostic naming the blocking line; RTF103 (varying
+    Python arguments) does not repeat at the call sites what this codemod fixes
+    or explains (one problem, one finding; ``--select RTF103`` still reports
+    it).  Loops over literals and constants (``range(3)``,
+    ``range(NUM_LAYERS)``), ``len()`` of Python lists and static shapes
+    (``range(x.shape[0])``) are left alone without a word: they are unrolled
+    on purpose and do not retrace.  If the
     module has no name for TensorFlow, ``import tensorflow as tf`` is added
     (only when ``tf`` is unbound).
 
@@ -108,16 +111,13 @@ from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope, canonical
 
-#: context.scratch key: {(function name, param)} that RTF001 fixed or explained
-HANDLED_KEY = "retrace_fix.rtf001.handled"
-
-
 @dataclass
 class _LoopPlan:
     tier: Tier
     message: str
     tf_name: str | None = None
     reason: str = ""
+    subjects: tuple = ()  # a step-count parameter: RTF103 defers to this finding
 
 
 @dataclass
@@ -125,6 +125,7 @@ class _ArgPlan:
     value: cst.BaseExpression
     message: str
     tf_name: str
+    subjects: tuple = ()
 
 
 @dataclass
@@ -314,7 +315,6 @@ class _Planner(cst.CSTVisitor):
         self.functions: list[cst.FunctionDef] = []
         self.classes: list[str] = []
         self.classes_at: dict[cst.FunctionDef, list[str]] = {}
-        self.handled: set = codemod.context.scratch.setdefault(HANDLED_KEY, set())
         self._param_decided: set[tuple[int, str]] = set()
 
     # -- scopes
@@ -546,7 +546,7 @@ class _Planner(cst.CSTVisitor):
             cause = f"`{name}` traces once per Python int `{param}` ({_values_text(shown)})"
         else:
             cause = f"`{name}` traces once per Python int `{param}` (a loop variable is passed)"
-        self.handled.add((function.name.value, param))
+        subjects = (self.codemod.subject("python-value", function, param),)
         blockers = param_blockers(function, param, self.scope, tensor_names=tensor_params)
         loops = self._loops_over(function, param)
         if blockers:
@@ -557,18 +557,22 @@ class _Planner(cst.CSTVisitor):
                     Tier.DIAGNOSTIC,
                     f"{cause}, and the loop is not provably safe as a `tf.range` loop: "
                     f"{self.blocker_text(first)}",
+                    subjects=subjects,
                 ),
             )
             return
         functions = tuple(self.functions)
         if not wraps or any(self.suppressed(loop, functions) for loop in loops):
-            if not wraps and not unknown_site:
+            if wraps:  # a suppressed loop: its step-count finding is hidden, and so is RTF103's duplicate
+                self.codemod.suppressed_subjects.extend(("RTF001", s) for s in subjects)
+            elif not unknown_site:
                 self.plan.loops.setdefault(
                     node,
                     _LoopPlan(
                         Tier.DIAGNOSTIC,
                         f"{cause}; the loop is safe for `tf.range`: pass `{param}` as a tensor "
                         f"(`tf.constant(...)`) where `{name}` is called",
+                        subjects=subjects,
                     ),
                 )
             return
@@ -577,13 +581,15 @@ class _Planner(cst.CSTVisitor):
             return
         for loop in loops:
             self.plan.loops[loop] = _LoopPlan(
-                Tier.SAFE, f"{cause}: loop with `tf.range` and pass `{param}` as a tensor", tf_name
+                Tier.SAFE, f"{cause}: loop with `tf.range` and pass `{param}` as a tensor", tf_name,
+                subjects=subjects,
             )
         for site, expr in wraps:
             if self.suppressed(expr, site.functions):
                 continue
             self.plan.args.setdefault(site.call, []).append(
-                _ArgPlan(expr, f"pass `{param}` as a tensor: each Python int traces `{name}` again", tf_name)
+                _ArgPlan(expr, f"pass `{param}` as a tensor: each Python int traces `{name}` again", tf_name,
+                         subjects)
             )
 
     def _loops_over(self, function: cst.FunctionDef, param: str) -> list[cst.For]:
@@ -637,7 +643,7 @@ class RangeToTfRangeCommand(RetraceCodemod):
         plan = self.plan.loops.get(original_node)
         if plan is None:
             return updated_node
-        if not self.report(original_node.iter, plan.message, plan.tier, reason=plan.reason):
+        if not self.report(original_node.iter, plan.message, plan.tier, reason=plan.reason, subjects=plan.subjects):
             return updated_node
         assert plan.tf_name is not None
         self._import_needed |= plan.tf_name == "tf" and self.plan.needs_import
@@ -652,7 +658,7 @@ class RangeToTfRangeCommand(RetraceCodemod):
             return updated_node
         replace: dict[int, str] = {}
         for plan in plans:
-            if self.report(plan.value, plan.message, Tier.SAFE):
+            if self.report(plan.value, plan.message, Tier.SAFE, subjects=plan.subjects):
                 for index, arg in enumerate(original_node.args):
                     if arg.value is plan.value:
                         replace[index] = plan.tf_name

@@ -38,7 +38,7 @@ from libcst.codemod import CodemodContext
 from codemods import REGISTRY, CodemodSettings, RetraceCodemod, all_codes
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
-from retrace_fix.findings import FileResult, Finding
+from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.tfnames import TF_FUNCTION, canonical
 
 PARSE_ERROR_PREFIX = "cannot parse"
@@ -369,6 +369,7 @@ def _transform(
     )
     context = CodemodContext(filename=str(job.path))
     findings: list[Finding] = []
+    suppressed: list[tuple[str, tuple]] = []  # (code, subject) of findings a comment hid
     edited = False
     reshaped = False  # an earlier codemod returned a new tree: later positions may be shifted
     for cls in codemods:
@@ -399,6 +400,9 @@ def _transform(
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)
         findings.extend(reported)
+        suppressed.extend(s for s in codemod.suppressed_subjects if options.code_selected(s[0]))
+    # one problem, one finding: drop call-site diagnostics another selected code already covers
+    findings = drop_duplicates(findings, suppressed)
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``

@@ -194,3 +194,146 @@ def test_reduce_retracing_from_traces_leaves_nothing_for_the_next_run(tmp_path: 
         "step.py:6:34: RTF106 [diagnostic] `x.shape[0]` is `None` here (`reduce_retracing` makes the batch dimension "
         "`None` from the second shape on); use `tf.shape(x)[0]`\n"
     )
+
+
+# One problem, one finding: a call-site diagnostic (RTF103, RTF105) that repeats what
+# RTF001 or RTF003 reports about the same parameter is dropped, unless its own code is
+# the only one selected (retrace_fix.findings.DEFERS_TO).
+
+BLOCKED_STEPS = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+
+    @tf.function
+    def train(x, n_steps):
+        for i in range(n_steps):
+            print(i)
+        return x
+
+
+    train(tf.ones([2]), n_steps=10)
+    train(tf.ones([2]), 20)
+    """
+)
+
+BLOCKED_STEPS_RTF001 = (
+    "train.py:6:14: RTF001 [diagnostic] `train` traces once per Python int `n_steps` (10, 20), and the loop is not "
+    "provably safe as a `tf.range` loop: line 7: `print(i)` is a Python side effect: it would run once per trace, "
+    "not once per iteration\n"
+)
+BLOCKED_STEPS_RTF103 = (
+    "train.py:11:29: RTF103 [diagnostic] `train` receives the Python int `n_steps` = 10, 20 at its call sites: each "
+    "value traces a new graph; pass a tensor (`tf.constant(...)`) or give `n_steps` a `tf.TensorSpec` slot in "
+    "input_signature\n"
+)
+
+
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ([], BLOCKED_STEPS_RTF001),  # every codemod: RTF001 explains the blocked loop, RTF103 is its duplicate
+        (["--select", "RTF001,RTF103"], BLOCKED_STEPS_RTF001),
+        (["--select", "RTF001"], BLOCKED_STEPS_RTF001),
+        (["--select", "RTF103"], BLOCKED_STEPS_RTF103),  # selected alone, still reported
+        (["--ignore", "RTF001"], BLOCKED_STEPS_RTF103),
+    ],
+)
+def test_step_count_is_reported_once(tmp_path: Path, options: list[str], expected: str):
+    (tmp_path / "train.py").write_text(BLOCKED_STEPS)
+    result = run_cli("--check", *options, "train.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, expected), result.stderr
+    assert result.stderr == "0 files would change, 0 fixes available, 1 diagnostic, 0 errors\n"
+
+
+def test_step_count_suppressions(tmp_path: Path):
+    # suppressing RTF001 at the loop also hides RTF103's duplicate of it ...
+    (tmp_path / "train.py").write_text(
+        BLOCKED_STEPS.replace("range(n_steps):", "range(n_steps):  # retrace-fix: ignore[RTF001]")
+    )
+    result = run_cli("--check", "train.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
+    # ... but not when RTF103 is the only code selected (then nothing is a duplicate)
+    alone = run_cli("--check", "--select", "RTF103", "train.py", cwd=tmp_path)
+    assert alone.stdout == BLOCKED_STEPS_RTF103
+    # suppressing RTF103 at the call site never hides RTF001
+    (tmp_path / "train.py").write_text(
+        BLOCKED_STEPS.replace("n_steps=10)", "n_steps=10)  # retrace-fix: ignore[RTF103]")
+    )
+    result = run_cli("--check", "train.py", cwd=tmp_path)
+    assert result.stdout == BLOCKED_STEPS_RTF001
+
+
+DTYPE_DRIFT = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+
+    @tf.function
+    def mixed_type_op(x, y):
+        return x + y
+
+
+    mixed_type_op(tf.constant(1, dtype=tf.int32), tf.constant(2.0))
+    mixed_type_op(tf.constant(1.0), tf.constant(2.0))
+    mixed_type_op(tf.constant(1, dtype=tf.int64), tf.constant(2.0))
+    """
+)
+
+DTYPE_DRIFT_RTF003 = (
+    "prog.py:4:1: RTF003 [diagnostic] `mixed_type_op` traced 3 times: `x`: dtype varies (int32, float32, int64) — "
+    "cast at the call site\n"
+)
+DTYPE_DRIFT_RTF105 = (
+    "prog.py:10:15: RTF105 [diagnostic] `mixed_type_op` receives `x` as int32, float32 and int64 tensors: each dtype "
+    "traces a new graph; cast at the call site (`tf.cast(..., tf.float32)`)\n"
+)
+
+
+def _dtype_traces() -> str:
+    traces = [
+        {
+            "args": {"x": {"kind": "tensor", "shape": [], "dtype": dtype},
+                     "y": {"kind": "tensor", "shape": [], "dtype": "float32"}},
+            "count": 1, "nested": False, "via": "call",
+        }
+        for dtype in ("int32", "float32", "int64")
+    ]
+    function = {
+        "file": "prog.py", "qualname": "mixed_type_op", "firstlineno": 4, "name": "mixed_type_op",
+        "params": ["x", "y"], "calls": 3, "reduce_retracing": False, "has_input_signature": False, "traces": traces,
+    }
+    return json.dumps({"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]})
+
+
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        (["--traces", "traces.json"], DTYPE_DRIFT_RTF003),  # the recorded evidence wins over the static guess
+        (["--traces", "traces.json", "--select", "RTF003,RTF105"], DTYPE_DRIFT_RTF003),
+        (["--traces", "traces.json", "--select", "RTF105"], DTYPE_DRIFT_RTF105),  # selected alone, still reported
+        (["--traces", "traces.json", "--ignore", "RTF003"], DTYPE_DRIFT_RTF105),
+        ([], DTYPE_DRIFT_RTF105),  # no traces: RTF003 does not run
+    ],
+)
+def test_dtype_drift_is_reported_once(tmp_path: Path, options: list[str], expected: str):
+    (tmp_path / "prog.py").write_text(DTYPE_DRIFT)
+    (tmp_path / "traces.json").write_text(_dtype_traces())
+    result = run_cli("--check", *options, "prog.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, expected), result.stderr
+    assert result.stderr == "0 files would change, 0 fixes available, 1 diagnostic, 0 errors\n"
+
+
+def test_dtype_drift_suppressions(tmp_path: Path):
+    (tmp_path / "traces.json").write_text(_dtype_traces())
+    # suppressing RTF003 on the decorator line also hides RTF105's duplicate of it
+    (tmp_path / "prog.py").write_text(DTYPE_DRIFT.replace("@tf.function\n", "@tf.function  # retrace-fix: ignore[RTF003]\n"))
+    result = run_cli("--check", "--traces", "traces.json", "prog.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
+    # suppressing RTF105 at the call site never hides RTF003
+    (tmp_path / "prog.py").write_text(
+        DTYPE_DRIFT.replace("mixed_type_op(tf.constant(1.0), tf.constant(2.0))",
+                            "mixed_type_op(tf.constant(1.0), tf.constant(2.0))  # retrace-fix: ignore[RTF105]")
+    )
+    result = run_cli("--check", "--traces", "traces.json", "prog.py", cwd=tmp_path)
+    assert result.stdout == DTYPE_DRIFT_RTF003

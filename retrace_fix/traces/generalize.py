@@ -136,6 +136,7 @@ class ValueSummary:
     values: list = field(default_factory=list)  # python: distinct values, first-seen order
     types: list = field(default_factory=list)  # python: type names seen
     object_types: list = field(default_factory=list)
+    dtype_varies: bool = False  # a tensor whose dtype changed between traces
 
     @property
     def shape_varies(self) -> bool:
@@ -216,6 +217,7 @@ def _summarize_tensor(descs: list[dict], path: str, kind: str) -> ValueSummary:
     dtypes = _unique(d.get("dtype") for d in descs)
     if len(dtypes) > 1:
         summary.varies = True
+        summary.dtype_varies = True
         summary.problems.append(f"`{path}`: dtype varies ({_listed(dtypes)}) — cast at the call site")
     if kind == "ragged":
         for key, label in (("ragged_rank", "ragged_rank"), ("row_splits_dtype", "row_splits dtype")):
@@ -468,6 +470,9 @@ class SignaturePlan:
     #: step counts (Python ints used as ``range`` bounds): when no signature is possible,
     #: RTF001 converts their call sites or explains the loop's blocker, so RTF003 need not
     loop_blocked: dict = field(default_factory=dict)  # param -> [problem, refusal?]
+    #: (kind, param) of what varied: "python-value" (a non-bool Python value), "dtype"
+    #: (a tensor's dtype); the call-site diagnostics RTF103/RTF105 defer to RTF003 on them
+    varied: list = field(default_factory=list)
 
     @property
     def possible(self) -> bool:
@@ -585,6 +590,10 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         if summary is None:
             continue
         plan.problems.extend(summary.problems)
+        if summary.dtype_varies:
+            plan.varied.append(("dtype", param.name))
+        if summary.kind == "python" and summary.varies and summary.types != ["bool"]:
+            plan.varied.append(("python-value", param.name))
         plan.shape_varies = plan.shape_varies or (summary.kind != "python" and summary.shape_varies)
         if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple") and not summary.problems:
             plan.changes.append(_describe_change(summary))
