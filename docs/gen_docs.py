@@ -223,7 +223,7 @@ def stale_files() -> list[str]:
 
 
 def _sample_trace_set():
-    """The traces behind docs/img/report-plot.png: shapes, Python values, a re-created function."""
+    """The traces behind docs/img/report-plot.png: shapes, Python values, a re-created function, with times."""
     from retrace_fix.traces.model import TraceSet
 
     def tensor(shape):
@@ -232,7 +232,8 @@ def _sample_trace_set():
     def function(file, qualname, line, calls, traces, params):
         return {"file": file, "qualname": qualname, "firstlineno": line, "name": qualname.split(".")[-1],
                 "params": params, "calls": calls, "reduce_retracing": False, "has_input_signature": False,
-                "traces": [{"args": args, "count": count, "nested": False, "via": "call"} for args, count in traces]}
+                "traces": [{"args": args, "count": count, "nested": False, "via": "call", "seconds": seconds}
+                           for args, count, seconds in traces]}
 
     trainer = {"kind": "object", "type": "Trainer", "id": 1}
     model = {"kind": "object", "type": "Sequential", "id": 1}
@@ -240,14 +241,16 @@ def _sample_trace_set():
         "format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0",
         "functions": [
             function("train/loop.py", "Trainer.train_step", 42, 300,
-                     [({"self": trainer, "x": tensor([b, 50]), "y": tensor([b])}, 1) for b in (16, 32, 64, 128, 7, 33)],
+                     [({"self": trainer, "x": tensor([b, 50]), "y": tensor([b])}, 1, s)
+                      for b, s in ((16, 1.21), (32, 0.74), (64, 0.77), (128, 0.81), (7, 0.69), (33, 0.71))],
                      ["self", "x", "y"]),
             function("serve/predict.py", "predict_with_retracing", 10, 40,
-                     [({"model": model, "X": tensor([16, 50])}, 12)], ["model", "X"]),
+                     [({"model": model, "X": tensor([16, 50])}, 12, 2.16)], ["model", "X"]),
             function("ops.py", "scale", 5, 20,
-                     [({"x": tensor([4]), "n": {"kind": "python", "type": "int", "value": n}}, 1) for n in range(10)],
+                     [({"x": tensor([4]), "n": {"kind": "python", "type": "int", "value": n}}, 1, 0.05 if n else 0.09)
+                      for n in range(10)],
                      ["x", "n"]),
-            function("ops.py", "normalize", 15, 1000, [({"x": tensor([4])}, 1)], ["x"]),
+            function("ops.py", "normalize", 15, 1000, [({"x": tensor([4])}, 1, 0.04)], ["x"]),
         ],
     })
 

@@ -78,6 +78,48 @@ def test_time_spent_tracing_is_used_when_reports_carry_it():
     assert len(build_figure(build_report(TraceSet.from_json(TRACES))).axes) == 1
 
 
+def timed_traces():
+    """TRACES with known times: Trainer.step 0.5 + 0.25 + 0.125 s, predict 0.2 s (×5), fixed 0.004 s."""
+    data = json.loads(json.dumps(TRACES))
+    times = {"Trainer.step": [0.5, 0.25, 0.125], "predict": [0.2], "fixed": [0.004]}
+    for item in data["functions"]:
+        for trace, seconds in zip(item["traces"], times[item["qualname"]], strict=True):
+            trace["seconds"] = seconds
+    return data
+
+
+def test_time_panel_from_a_trace_file_with_seconds(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from retrace_fix.cli import main
+    from retrace_fix.traces.plot import build_figure, plot_rows
+
+    reports = build_report(TraceSet.from_json(timed_traces()))
+    rows, _ = plot_rows(reports)
+    assert [(r.label, r.seconds, r.retrace_seconds) for r in rows] == [
+        ("predict  (serve.py:3)", 0.2, 0.0),
+        ("Trainer.step  (train.py:12)", 0.875, 0.375),
+        ("fixed  (ops.py:7)", 0.004, 0.0),
+    ]
+    figure = build_figure(reports)
+    assert len(figure.axes) == 2
+    time_axes = figure.axes[1]
+    assert time_axes.get_title(loc="left") == "time in traced calls (35% in retraces)"  # 0.375 of 1.079 s
+    assert [t.get_text() for t in time_axes.texts] == [" 0.200 s", " 0.875 s", " 0.004 s"]
+    first, retraces = time_axes.containers  # stacked: the first trace's calls, then the retraces'
+    assert [round(bar.get_width(), 6) for bar in first] == [0.2, 0.5, 0.004]
+    assert [(round(bar.get_x(), 6), round(bar.get_width(), 6)) for bar in retraces] == [(0.2, 0.0), (0.5, 0.375), (0.004, 0.0)]
+
+    path = tmp_path / "traces.json"
+    path.write_text(json.dumps(timed_traces()), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(path), "--plot", str(tmp_path / "chart.png")])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "  time: 0.875 s in traced calls, 0.375 s (43%) in retraces\n" in out
+    assert out.endswith("time in traced calls: 1.079 s, 0.375 s (35%) in retraces\n")
+    assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_report_plot_writes_a_png(trace_file, tmp_path, monkeypatch, capsys):
     pytest.importorskip("matplotlib")
     from matplotlib.image import imread

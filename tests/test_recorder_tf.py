@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -264,7 +265,28 @@ def test_report_of_the_recorded_program(recorded):
     assert "    `self`: new object of type Mod\n" in text
     assert "    `cfg`: list length 2 → 3\n" in text
     assert text.splitlines()[0] == "prog.py:8 train_step: 5 calls, 3 traces, 2 retraces"
-    assert text.endswith("9 functions, 20 traces, 9 retraces\n")
+    # every function block ends with its time line; the totals end the report
+    blocks = text.split("\n\n")
+    assert len(blocks) == 10
+    assert all(re.fullmatch(r"  time: \d+\.\d{3} s in traced calls(, \d+\.\d{3} s \(\d+%\) in retraces)?", block.splitlines()[-1])
+               for block in blocks[:-1])  # fmt: skip
+    summary, total = blocks[-1].splitlines()
+    assert summary == "9 functions, 20 traces, 9 retraces"
+    assert re.fullmatch(
+        r"time in traced calls: \d+\.\d{3} s, \d+\.\d{3} s \(\d+%\) in retraces; \d+\.\d{3} s of it in nested traces, "
+        r"which their callers' traced calls also include",
+        total,
+    )
+
+
+def test_every_recorded_trace_has_its_time(recorded):
+    # calls, get_concrete_function, nested traces, folded double traces, re-created functions, the child process
+    traces = [(f.qualname, t) for f in recorded[1] for t in f.traces]
+    assert len(traces) == 20 - 3 + 1  # add_one: one distinct trace recorded 3 times
+    assert all(t.seconds is not None and t.seconds > 0 for _, t in traces), traces
+    inner_seconds = sum(t.seconds for name, t in traces if name == "inner")
+    outer_seconds = sum(t.seconds for name, t in traces if name == "outer")
+    assert outer_seconds > inner_seconds  # the nested traces happened inside outer's traced calls
 
 
 # ---------------------------------------------------------------------------
@@ -455,6 +477,39 @@ def test_context_manager_writes_when_the_block_raises(tf, tmp_path):
             1 / 0
     (f,) = list(load_trace_file(str(path)))
     assert (f.qualname.rsplit(".", 1)[-1], f.calls, f.traces[0].args["x"]["shape"]) == ("g", 1, [7])
+
+
+def test_time_of_each_traced_call_is_recorded_and_reported(tf, tmp_path, capsys):
+    from retrace_fix.cli import main
+    from retrace_fix.traces import record_traces
+
+    @tf.function
+    def slow_to_trace(x):
+        time.sleep(0.05)  # Python code runs only while tracing: each trace costs at least 50 ms
+        return x * 2
+
+    path = tmp_path / "timed.json"
+    with record_traces(path):
+        for n in (1, 2, 1, 3, 4, 4):  # 4 distinct shapes: the first trace and 3 retraces
+            slow_to_trace(tf.ones([n]))
+    (f,) = list(load_trace_file(str(path)))
+    assert (f.calls, [t.args["x"]["shape"] for t in f.traces], [t.count for t in f.traces]) == (6, [[1], [2], [3], [4]], [1] * 4)
+    assert all(0.05 <= t.seconds < 60 for t in f.traces), [t.seconds for t in f.traces]
+    assert f.retrace_seconds == round(sum(t.seconds for t in f.traces[1:]), 6)
+    assert f.retrace_seconds >= 0.15
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(path)])
+    assert exit_info.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    total, retraces = f"{f.trace_seconds:.3f} s", f"{f.retrace_seconds:.3f} s"
+    share = f"{round(100 * f.retrace_seconds / f.trace_seconds)}%"
+    assert lines[0].endswith("slow_to_trace: 6 calls, 4 traces, 3 retraces")
+    assert lines[-4:] == [
+        f"  time: {total} in traced calls, {retraces} ({share}) in retraces",
+        "",
+        "1 function, 4 traces, 3 retraces",
+        f"time in traced calls: {total}, {retraces} ({share}) in retraces",
+    ]
 
 
 def test_functions_outside_the_project_root_are_ignored(tf, tmp_path):

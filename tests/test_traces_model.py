@@ -245,6 +245,10 @@ def test_invalid_version(tmp_path, version):
             lambda d: d["functions"][0]["traces"][0]["args"].update(x={"kind": "list", "items": [{"kind": "object"}]}),
             "functions[0].traces[0].args.x[0]: missing 'type'",
         ),
+        (lambda d: d["functions"][0]["traces"][0].update(seconds=-0.5), "functions[0].traces[0].seconds: expected a non"),
+        (lambda d: d["functions"][0]["traces"][0].update(seconds=float("nan")), "functions[0].traces[0].seconds: expected a non"),
+        (lambda d: d["functions"][0]["traces"][0].update(seconds="0.5"), "functions[0].traces[0].seconds: expected an integer or a number"),
+        (lambda d: d["functions"][0]["traces"][0].update(seconds=True), "functions[0].traces[0].seconds: expected an integer or a number"),
     ],
 )
 def test_invalid_structure_points_into_the_file(tmp_path, edit, message):
@@ -393,6 +397,125 @@ def test_render_json_report_and_empty_report():
     assert json.loads(render_report([], "json")) == {"functions": []}
     with pytest.raises(ValueError):
         render_report([], "xml")
+
+
+# ---------------------------------------------------------------------------
+# time of the traced calls (the optional "seconds" of a trace)
+
+
+def timed_file_data():
+    """A hand-written trace file with known times: a re-created function, shape retraces, nested retraces."""
+
+    def entry(shape, seconds, count=1, nested=False):
+        return {"args": {"x": tensor(*shape)}, "count": count, "nested": nested, "via": "call", "seconds": seconds}
+
+    def fn(file, qualname, line, calls, traces):
+        return {"file": file, "qualname": qualname, "firstlineno": line, "name": qualname.split(".")[-1],
+                "params": ["x"], "calls": calls, "reduce_retracing": False, "has_input_signature": False,
+                "traces": traces}
+
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "tensorflow": "2.21.0",
+        "functions": [
+            fn("train.py", "Trainer.step", 12, 300, [entry([16, 50], 0.5), entry([32, 50], 0.25), entry([64, 50], 0.125)]),
+            fn("serve.py", "predict", 3, 40, [entry([16, 50], 0.2, count=4)]),
+            fn("ops.py", "inner", 7, 6, [entry([4], 0.01, nested=True), entry([8], 0.02, nested=True)]),
+        ],
+    }  # fmt: skip
+
+
+TIMED_REPORT = """\
+serve.py:3 predict: 40 calls, 4 traces (1 distinct)
+  trace 1 (×4): x=float32(16, 50)
+  note: identical traces repeated: the tf.function object is re-created (define it once, outside the loop or function that builds it) or the objects it is a method of are
+  time: 0.200 s in traced calls
+
+train.py:12 Trainer.step: 300 calls, 3 traces, 2 retraces
+  trace 1: x=float32(16, 50)
+  trace 2: x=float32(32, 50)
+    `x`: shape (16, 50) → (32, 50)
+  trace 3: x=float32(64, 50)
+    `x`: shape (32, 50) → (64, 50)
+  time: 0.875 s in traced calls, 0.375 s (43%) in retraces
+
+ops.py:7 inner: 6 calls, 2 traces, 1 retrace
+  trace 1 (nested): x=float32(4,)
+  trace 2 (nested): x=float32(8,)
+    `x`: shape (4,) → (8,)
+  time: 0.030 s in traced calls, 0.020 s (67%) in retraces
+
+3 functions, 9 traces, 3 retraces
+time in traced calls: 1.105 s, 0.395 s (36%) in retraces; 0.030 s of it in nested traces, which their callers' traced calls also include
+"""
+
+
+def test_seconds_load_round_trip_and_report_exact_figures(tmp_path, capsys):
+    from retrace_fix.cli import main
+
+    path = write(tmp_path, json.dumps(timed_file_data()))
+    loaded = load_trace_file(path)
+    step = loaded.find("train.py", "Trainer.step")[0]
+    assert [t.seconds for t in step.traces] == [0.5, 0.25, 0.125]
+    assert (step.trace_seconds, step.retrace_seconds) == (0.875, 0.375)
+    assert loaded.to_json() == TraceSet.from_json(timed_file_data()).to_json()
+    assert loaded.to_json()["functions"][2]["traces"][0]["seconds"] == 0.5  # saved again as it was
+    assert render_report(loaded, "text") == TIMED_REPORT
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", path])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == TIMED_REPORT
+    data = json.loads(render_report(loaded, "json"))
+    figures = [(f["qualname"], f["trace_seconds"], f["retrace_seconds"], f["nested_seconds"]) for f in data["functions"]]
+    assert figures == [("predict", 0.2, 0.0, 0.0), ("Trainer.step", 0.875, 0.375, 0.0), ("inner", 0.03, 0.02, 0.03)]
+    assert [e["seconds"] for e in data["functions"][1]["entries"]] == [0.5, 0.25, 0.125]
+
+
+def test_merging_sums_the_seconds_of_identical_traces(tmp_path):
+    a = write(tmp_path, json.dumps(timed_file_data()), name="a.json")
+    b = write(tmp_path, json.dumps(timed_file_data()), name="b.json")
+    merged = load_trace_files([a, b])
+    predict = merged.find("serve.py", "predict")[0]
+    assert [(t.count, t.seconds) for t in predict.traces] == [(8, 0.4)]
+    step = merged.find("train.py", "Trainer.step")[0]
+    assert (step.trace_seconds, step.retrace_seconds) == (1.75, 0.75)
+
+
+def test_old_file_without_seconds_loads_and_reports_without_time_lines(tmp_path, capsys):
+    from retrace_fix.cli import main
+
+    data = timed_file_data()
+    for item in data["functions"]:
+        for trace in item["traces"]:
+            del trace["seconds"]
+    path = write(tmp_path, json.dumps(data))
+    loaded = load_trace_file(path)
+    assert all(t.seconds is None for f in loaded for t in f.traces)
+    assert all(f.trace_seconds is None and f.retrace_seconds is None for f in loaded)
+    by_file = lambda item: item["file"]  # noqa: E731
+    assert sorted(loaded.to_json()["functions"], key=by_file) == sorted(data["functions"], key=by_file)  # no seconds
+    expected = "".join(line for line in TIMED_REPORT.splitlines(keepends=True) if "time" not in line)
+    assert render_report(loaded, "text") == expected
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", path])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == expected
+    assert "time" not in expected and expected.endswith("3 functions, 9 traces, 3 retraces\n")
+    report = json.loads(render_report(loaded, "json"))["functions"][1]
+    assert (report["trace_seconds"], report["retrace_seconds"], report["entries"][0]["seconds"]) == (None, None, None)
+
+
+def test_partly_timed_files_say_which_functions_have_no_time(tmp_path):
+    data = timed_file_data()
+    for trace in data["functions"][1]["traces"]:  # predict: recorded before "seconds" existed
+        del trace["seconds"]
+    text = render_report(TraceSet.from_json(data), "text")
+    assert "  time: 0.200 s in traced calls\n" not in text
+    assert text.endswith(
+        "time in traced calls: 0.905 s, 0.395 s (44%) in retraces; 0.030 s of it in nested traces, "
+        "which their callers' traced calls also include (1 of 3 functions without recorded time)\n"
+    )
 
 
 # ---------------------------------------------------------------------------

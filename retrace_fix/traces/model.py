@@ -10,17 +10,20 @@ this module without TensorFlow installed.  The format is documented in
                     "calls": 30, "reduce_retracing": false,
                     "has_input_signature": false,
                     "traces": [{"args": {"self": {...}, "x": {...}},
-                                "count": 1, "nested": false, "via": "call"}]}]}
+                                "count": 1, "nested": false, "via": "call",
+                                "seconds": 0.0123}]}]}
 
 Every argument value is a *value descriptor*, a JSON object whose ``kind`` key
 selects the rest (``tensor``, ``ragged``, ``sparse``, ``variable``,
 ``python``, ``object``, ``list``, ``tuple``, ``dict``, ``namedtuple``,
-``other``).
+``other``).  ``seconds`` is optional (files recorded before it existed have
+none): the wall time of the call(s) that made the trace.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import posixpath
 import tempfile
@@ -65,16 +68,30 @@ class Trace:
     count: int = 1
     nested: bool = False
     via: str = "call"
+    #: Wall time in seconds of the ``count`` calls that made this trace (entry to return of the
+    #: ``__call__``/``get_concrete_function`` during which it was traced: tracing, plus that first
+    #: execution for a call), summed; None when not recorded (files written before the field existed).
+    seconds: float | None = None
 
     def identity(self) -> str:
-        """The deduplication key: arguments, ``nested`` and ``via`` (not ``count``)."""
+        """The deduplication key: arguments, ``nested`` and ``via`` (not ``count`` or ``seconds``)."""
         return json.dumps([self.args, self.nested, self.via], sort_keys=True, separators=(",", ":"))
 
     def to_json(self) -> dict:
-        return {"args": self.args, "count": self.count, "nested": self.nested, "via": self.via}
+        data = {"args": self.args, "count": self.count, "nested": self.nested, "via": self.via}
+        if self.seconds is not None:
+            data["seconds"] = self.seconds
+        return data
 
     def copy(self) -> Trace:
-        return Trace(args=self.args, count=self.count, nested=self.nested, via=self.via)
+        return Trace(args=self.args, count=self.count, nested=self.nested, via=self.via, seconds=self.seconds)
+
+
+def add_seconds(a: float | None, b: float | None) -> float | None:
+    """``a + b`` rounded to microseconds; None only when both are None (an unknown time counts as 0)."""
+    if a is None and b is None:
+        return None
+    return round((a or 0.0) + (b or 0.0), 6)
 
 
 @dataclass
@@ -106,6 +123,24 @@ class FunctionTraces:
         """How many traces happened in all, counting repeats of an identical trace."""
         return sum(t.count for t in self.traces)
 
+    @property
+    def trace_seconds(self) -> float | None:
+        """Wall time of every traced call of this function; None when no trace has a time."""
+        total = None
+        for trace in self.traces:
+            total = add_seconds(total, trace.seconds)
+        return total
+
+    @property
+    def retrace_seconds(self) -> float | None:
+        """The part of :attr:`trace_seconds` spent in the distinct traces after the first."""
+        if self.trace_seconds is None:
+            return None
+        total = 0.0
+        for trace in self.traces[1:]:
+            total = add_seconds(total, trace.seconds)
+        return total
+
     def add_trace(self, trace: Trace) -> None:
         """Add ``trace``, or add its count to an identical one already present."""
         if len(self._index) != len(self.traces):  # traces edited directly: rebuild the index
@@ -114,6 +149,7 @@ class FunctionTraces:
         existing = self._index.get(ident)
         if existing is not None:
             existing.count += trace.count
+            existing.seconds = add_seconds(existing.seconds, trace.seconds)
             return
         copy = trace.copy()
         self.traces.append(copy)
@@ -307,7 +343,13 @@ class _Checker:
         via = self.field(item, "via", str, where, default="call")
         if via not in VIA_VALUES:
             self.fail(f"{where}.via", f"expected one of {', '.join(VIA_VALUES)}, got {via!r}")
-        return Trace(args=args, count=count, nested=self.field(item, "nested", bool, where, default=False), via=via)
+        seconds = self.field(item, "seconds", (int, float), where, default=None)
+        if seconds is not None:
+            if not math.isfinite(seconds) or seconds < 0:
+                self.fail(f"{where}.seconds", "expected a non-negative number")
+            seconds = float(seconds)
+        nested = self.field(item, "nested", bool, where, default=False)
+        return Trace(args=args, count=count, nested=nested, via=via, seconds=seconds)
 
     def value(self, value: Any, where: str) -> None:
         """Check one value descriptor (recursively)."""
@@ -348,7 +390,7 @@ def _as_tuple(types: type | tuple) -> tuple:
 
 
 def _type_names(types: type | tuple) -> str:
-    names = {bool: "a boolean", int: "an integer", str: "a string", list: "a list", dict: "an object"}
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object"}
     return " or ".join(names.get(t, t.__name__) for t in _as_tuple(types))
 
 

@@ -9,8 +9,10 @@ One horizontal bar per tf.function, most costly on top (the report's order):
   again (in a loop, per call, per model instance);
 
 with the number of calls written after each bar.  When the reports carry the
-time spent tracing (a ``trace_seconds`` attribute on the report objects), a
-second panel shows it per function.
+time of the traced calls (``trace_seconds`` and ``retrace_seconds`` of
+:class:`retrace_fix.traces.report.FunctionReport`, from the trace file's
+``seconds``), a second panel shows it per function: blue for the first trace's
+call(s), red for the retraces', the total written after the bar.
 
 matplotlib is an optional dependency (``pip install 'retrace-fix[plot]'``).
 The chart is drawn on an Agg canvas without pyplot, so it touches no global
@@ -29,6 +31,8 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised by the missing-matplotlib test
     raise ImportError("matplotlib is not installed; pip install 'retrace-fix[plot]'") from exc
 
+from retrace_fix.traces.report import format_seconds
+
 MAX_FUNCTIONS = 30
 FIRST_COLOR = "#9e9e9e"
 RETRACE_COLOR = "#d62728"
@@ -45,7 +49,8 @@ class PlotRow:
     retraces: int  # distinct traces after the first
     repeats: int  # identical traces again (the tf.function was re-created)
     calls: int
-    seconds: float | None  # time spent tracing, when recorded
+    seconds: float | None  # wall time of the traced calls, when recorded
+    retrace_seconds: float | None = None  # the part of ``seconds`` spent in retraces
 
     @property
     def total(self) -> int:
@@ -72,6 +77,7 @@ def plot_rows(reports: Sequence[Any], limit: int = MAX_FUNCTIONS) -> tuple[list[
         distinct = int(report.traces)
         total = int(getattr(report, "total_traces", distinct))
         seconds = getattr(report, "trace_seconds", None)
+        retrace_seconds = getattr(report, "retrace_seconds", None)
         rows.append(
             PlotRow(
                 label=_label(report),
@@ -80,6 +86,7 @@ def plot_rows(reports: Sequence[Any], limit: int = MAX_FUNCTIONS) -> tuple[list[
                 repeats=max(0, total - distinct),
                 calls=int(report.calls),
                 seconds=float(seconds) if seconds is not None else None,
+                retrace_seconds=float(retrace_seconds) if retrace_seconds is not None else None,
             )
         )
     return rows, max(0, len(reports) - limit)
@@ -149,13 +156,19 @@ def build_figure(reports: Sequence[Any]) -> Figure:
 
     if time_axes is not None:
         seconds = [r.seconds or 0.0 for r in rows]
-        time_axes.barh(positions, seconds, color=TIME_COLOR)
+        retrace_seconds = [min(r.retrace_seconds or 0.0, s) for r, s in zip(rows, seconds)]
+        first_seconds = [s - r for s, r in zip(seconds, retrace_seconds)]
+        time_axes.barh(positions, first_seconds, color=TIME_COLOR)
+        time_axes.barh(positions, retrace_seconds, left=first_seconds, color=RETRACE_COLOR)
         for position, row in zip(positions, rows):
             if row.seconds is not None:
-                time_axes.text(row.seconds, position, f" {row.seconds:.2f} s", va="center", fontsize=9)
-        time_axes.set_xlabel("seconds spent tracing")
+                time_axes.text(row.seconds, position, f" {format_seconds(row.seconds)}", va="center", fontsize=9)
+        time_axes.set_xlabel("seconds in traced calls (red: retraces)")
         time_axes.set_xlim(0, max(seconds) * 1.45 or 1)
-        time_axes.set_title("time spent tracing", loc="left", fontsize=10)
+        title = "time in traced calls"
+        if sum(seconds) > 0:
+            title += f" ({round(100 * sum(retrace_seconds) / sum(seconds))}% in retraces)"
+        time_axes.set_title(title, loc="left", fontsize=10)
         time_axes.grid(axis="x", alpha=0.3)
         time_axes.set_axisbelow(True)
         time_axes.tick_params(axis="y", left=False)

@@ -13,6 +13,10 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
   into JSON value descriptors, and the cache key's context tells whether the
   trace was nested (made while another tf.function traced).  The variable-creation double trace
   (same type, two scope types) is folded into one.
+* Each call also reads ``time.perf_counter()`` on entry; a call that traced
+  stores its wall time (entry to return: tracing plus that first execution)
+  as the new trace's ``seconds``.  A tf.function traced inside another one's
+  trace is timed by its own (nested) call, so the outer call's time includes it.
 * Origins come from ``Function._key_for_call_stats`` (the user function's code
   object): file relative to the project root, ``co_qualname``,
   ``co_firstlineno``.  Files outside the project root or inside
@@ -32,6 +36,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import types
 import weakref
 from typing import Any, Callable
@@ -46,6 +51,8 @@ ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 ENV_PACKAGE_PATH = "RETRACE_FIX_PACKAGE_PATH"
 
 TF_MODULE = "tensorflow.python.eager.polymorphic_function.polymorphic_function"
+
+_clock = time.perf_counter
 
 _IGNORED_DIR_NAMES = frozenset({"site-packages", "dist-packages"})
 _START_CWD = os.getcwd()
@@ -441,8 +448,11 @@ def _report_error(exc: BaseException) -> None:
         print(f"retrace-fix: recorder error (traces may be incomplete): {exc!r}", file=sys.stderr)
 
 
-def _on_trace(function: Any, stats: _FnStats, via: str, before: int) -> None:
+def _on_trace(function: Any, stats: _FnStats, via: str, before: int, seconds: float | None = None) -> None:
     """Called after a call that traced: record the cache entries added since ``before``.
+
+    ``seconds`` is the call's wall time; it goes to the trace it made (split
+    evenly in the rare case that one call made several distinct traces).
 
     The cache is insertion-ordered and TF never deletes from it, so the new
     entries are the ones past the old length; entries made before the recorder
@@ -476,6 +486,10 @@ def _on_trace(function: Any, stats: _FnStats, via: str, before: int) -> None:
             new.setdefault(trace.identity(), trace)  # folds the variable-creation double trace
         if not new:
             return
+        if seconds is not None:
+            share = round(max(0.0, seconds) / len(new), 6)
+            for trace in new.values():
+                trace.seconds = share
         reduce_retracing = bool(getattr(function, "_reduce_retracing", False))
         has_signature = getattr(function, "input_signature", None) is not None
         for recorder in list(_RECORDERS):
@@ -510,6 +524,7 @@ def _stats_for(function: Any) -> _FnStats:
 def _make_call(original: Callable) -> Callable:
     def __call__(self, *args, **kwds):
         before = len(self._function_cache)
+        start = _clock()
         try:
             return original(self, *args, **kwds)
         finally:
@@ -518,7 +533,7 @@ def _make_call(original: Callable) -> Callable:
                 stats = _new_stats(self)
             stats.calls += 1
             if len(self._function_cache) != before:
-                _on_trace(self, stats, "call", before)
+                _on_trace(self, stats, "call", before, _clock() - start)
 
     __call__.__wrapped__ = original  # type: ignore[attr-defined]
     __call__.__doc__ = original.__doc__
@@ -529,11 +544,12 @@ def _make_call(original: Callable) -> Callable:
 def _make_gcf(original: Callable, name: str) -> Callable:
     def get_concrete_function(self, *args, **kwargs):
         before = len(self._function_cache)
+        start = _clock()
         try:
             return original(self, *args, **kwargs)
         finally:
             if len(self._function_cache) != before:
-                _on_trace(self, _stats_for(self), "get_concrete_function", before)
+                _on_trace(self, _stats_for(self), "get_concrete_function", before, _clock() - start)
 
     get_concrete_function.__name__ = name
     get_concrete_function.__qualname__ = f"Function.{name}"
