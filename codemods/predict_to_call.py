@@ -62,11 +62,14 @@ Fix safety
     ``training=False`` is what ``predict`` uses (accepted even by subclassed
     models whose ``call`` has no ``training`` argument).  unsafe outside a
     tf.function, with the reason "no internal batching: large inputs may not
-    fit in memory; returns the same ndarray": ``predict`` splits its input into
-    batches of 32 and concatenates the results, the direct call runs the whole
-    input at once.  ``.numpy()`` keeps the return type (an ndarray of the
-    model's output dtype), and the values are the same up to float rounding
-    for models without batch-dependent layers.  Models whose ``predict_step``
+    fit in memory; ``.numpy()`` needs the TensorFlow backend": ``predict``
+    splits its input into batches of 32 and concatenates the results, the
+    direct call runs the whole input at once.  ``.numpy()`` keeps the return
+    type (an ndarray of the model's output dtype) with tf.keras and with
+    Keras 3 on the TensorFlow backend, and the values are the same up to float
+    rounding for models without batch-dependent layers; a multi-backend
+    Keras 3 project on JAX gets arrays without ``.numpy()`` (found in
+    keras-team/keras's own tests), so review the backend before applying.  Models whose ``predict_step``
     is overridden, multi-output models, datasets, generators and
     ``batch_size``/``steps``/``callbacks`` are left alone.
 """
@@ -147,7 +150,10 @@ class PredictToCallCommand(RetraceCodemod):
     # ------------------------------------------------------------ outside tf.function (unsafe)
 
     #: why the out-of-tf.function rewrite needs --unsafe-fixes
-    UNSAFE_REASON = "no internal batching: large inputs may not fit in memory; returns the same ndarray"
+    UNSAFE_REASON = (
+        "no internal batching: large inputs may not fit in memory; `.numpy()` needs the TensorFlow backend "
+        "(Keras 3 on JAX returns arrays without it)"
+    )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool | None:
         self._loops_stack().append([])
