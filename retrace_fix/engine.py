@@ -25,7 +25,7 @@ import time
 import tokenize
 import traceback
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -612,9 +612,46 @@ def _init_worker(options: RunOptions) -> None:
     gc.freeze()  # the imported modules never become garbage: keep them out of collections
 
 
-def _work(job: FileJob) -> FileResult:
+def _work_chunk(jobs: list[FileJob]) -> list[FileResult]:
     assert _WORKER_OPTIONS is not None
-    return process_file(job, _WORKER_OPTIONS)
+    return [process_file(job, _WORKER_OPTIONS) for job in jobs]
+
+
+CHUNK_FILES = 16  # at most this many files per task sent to a worker
+CHUNKS_PER_WORKER = 32  # aim: each worker gets at least this many tasks' worth of bytes
+
+
+def plan_chunks(work: list[FileJob], workers: int) -> list[list[FileJob]]:
+    """Split ``work`` into worker tasks, largest files first (longest job first).
+
+    One large file can take seconds while thousands of small ones take
+    milliseconds each: started last, it would keep one worker busy after the
+    others ran dry.  Files go out largest first, in tasks of about
+    ``total bytes / (workers * CHUNKS_PER_WORKER)`` (so the largest go one by
+    one) and never more than ``CHUNK_FILES`` files.  Output order does not depend
+    on this: results are sorted by path.
+    """
+    sized = []
+    for job in work:
+        try:
+            size = job.path.stat().st_size
+        except OSError:
+            size = 0
+        sized.append((size, job))
+    sized.sort(key=lambda item: -item[0])  # stable: equal sizes keep their order
+    target = max(1, sum(size for size, _ in sized) // (workers * CHUNKS_PER_WORKER))
+    chunks: list[list[FileJob]] = []
+    chunk: list[FileJob] = []
+    weight = 0
+    for size, job in sized:
+        chunk.append(job)
+        weight += size
+        if weight >= target or len(chunk) >= CHUNK_FILES:
+            chunks.append(chunk)
+            chunk, weight = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
 
 
 def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
@@ -664,7 +701,9 @@ def run(
                 on_result(res)
     else:
         context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
-        chunksize = max(1, min(16, len(work) // (workers * 4) or 1))
+        chunks = plan_chunks(work, workers)
+        collected: set[int] = set()  # indexes of the chunks whose results came back
+        futures: list[Future[list[FileResult]]] = []
         try:
             with ProcessPoolExecutor(
                 max_workers=min(workers, len(work)),
@@ -672,18 +711,25 @@ def run(
                 initializer=_init_worker,
                 initargs=(options,),
             ) as pool:
-                for res in pool.map(_work, work, chunksize=chunksize):
+                futures = [pool.submit(_work_chunk, chunk) for chunk in chunks]
+                for index, future in enumerate(futures):
+                    for res in future.result():
+                        results.append(res)
+                        if on_result:
+                            on_result(res)
+                    collected.add(index)
+        except BrokenProcessPool:
+            # A worker died (killed, or a crash no guard foresaw).  Chunks that
+            # finished are kept; the files of every other chunk are redone, each in
+            # its own child: the culprit fails alone, the others are fixed.
+            for index, chunk in enumerate(chunks):
+                if index in collected:
+                    continue
+                future = futures[index] if index < len(futures) else None
+                done = future is not None and future.done() and not future.cancelled() and future.exception() is None
+                for res in future.result() if done else (_work_isolated(job, options) for job in chunk):
                     results.append(res)
                     if on_result:
                         on_result(res)
-        except BrokenProcessPool:
-            # A worker died (killed, or a crash no guard foresaw).  Results come
-            # back in order, so the files from the first missing one on are redone,
-            # each in its own child: the culprit fails alone, the others are fixed.
-            for job in work[len(results):]:
-                res = _work_isolated(job, options)
-                results.append(res)
-                if on_result:
-                    on_result(res)
     results.sort(key=lambda r: r.path)
     return RunResult(files=results)
