@@ -136,6 +136,9 @@ class ModuleCalls:
     bindings: dict[object, dict[str, list[Binding]]] = field(default_factory=dict)
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)
     def_names: dict[str, int] = field(default_factory=dict)  # def name -> how many defs
+    # the same split by how a call finds them: methods (obj.name) and every other def (a bare name)
+    method_def_names: dict[str, int] = field(default_factory=dict)
+    plain_def_names: dict[str, int] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- building
 
@@ -364,8 +367,12 @@ class _Collector(cst.CSTVisitor):
         self._conditional: set[int] = set()
         self.wrap_names: dict[cst.Call, str] = {}
         self.module_defs: dict[str, cst.FunctionDef] = {}
+        self.containers: list[str] = []  # "class" / "def", innermost last: is this def a method?
 
     # -- scopes
+    def _in_class_body(self) -> bool:
+        return bool(self.containers) and self.containers[-1] == "class"
+
     def _key(self):
         return self.functions[-1] if self.functions else None
 
@@ -373,12 +380,18 @@ class _Collector(cst.CSTVisitor):
         if not self.functions and not self.classes:
             self.result.classes[node.name.value] = node
         self.classes.append(node)
+        self.containers.append("class")
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.classes.pop()
+        self.containers.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.result.def_names[node.name.value] = self.result.def_names.get(node.name.value, 0) + 1
+        name = node.name.value
+        self.result.def_names[name] = self.result.def_names.get(name, 0) + 1
+        by_kind = self.result.method_def_names if self._in_class_body() else self.result.plain_def_names
+        by_kind[name] = by_kind.get(name, 0) + 1
+        self.containers.append("def")
         if not self.functions and not self.classes:
             self.module_defs[node.name.value] = node
         self._bind_name(node.name.value, "other", None, node)
@@ -391,6 +404,7 @@ class _Collector(cst.CSTVisitor):
             self._bind_name(param.name.value, "param", param.default, param)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.containers.pop()
         self.functions.pop()
         self.scope.pop_function()
         self.loops.pop()
@@ -525,14 +539,15 @@ class _Collector(cst.CSTVisitor):
         self.order += 1
         self.raw_calls.append(
             (node, self.order, tuple(self.loops[-1]), tuple(self.functions), tuple(self.classes),
-             self.any_loop_depth[-1] > 0, tuple(self.chains[-1]))
+             self.any_loop_depth[-1] > 0, tuple(self.chains[-1]), self._in_class_body())
         )
 
     # -- resolution
     def finish(self) -> None:
         result = self.result
         sites = self.analysis.tf_functions
-        # tf.functions callable by name
+        # tf.functions callable by name; a name that two of them claim (a method and a function) is dropped
+        claimed: dict[str, int] = {}
         for node, site in sites.items():
             is_method = site.class_name is not None
             if site.form == "wrap-call":
@@ -542,12 +557,13 @@ class _Collector(cst.CSTVisitor):
                 is_method = False
             elif is_method:
                 name = node.name.value
-                if result.def_names.get(name, 0) != 1:
+                if result.method_def_names.get(name, 0) != 1:  # obj.name(...) could reach another class's
                     continue
-            elif self.module_defs.get(node.name.value) is node and result.def_names.get(node.name.value) == 1:
-                name = node.name.value
+            elif self.module_defs.get(node.name.value) is node and result.plain_def_names.get(node.name.value) == 1:
+                name = node.name.value  # a method of the same name is never reached by a bare name
             else:
                 continue
+            claimed[name] = claimed.get(name, 0) + 1
             params = [p.name.value for p in [*node.params.posonly_params, *node.params.params]]
             if site.class_name is not None and site.form != "wrap-call" and params and params[0] in ("self", "cls"):
                 params = params[1:]
@@ -561,14 +577,20 @@ class _Collector(cst.CSTVisitor):
                 is_method=is_method,
                 class_name=site.class_name,
             )
+        for name, count in claimed.items():
+            if count > 1:
+                del result.callables[name]
+
         def binds(function: cst.FunctionDef, name: str) -> bool:
             return name in self.scope.bindings(function)
 
-        for call, order, loops, functions, classes, in_loop, chain in self.raw_calls:
+        for call, order, loops, functions, classes, in_loop, chain, in_class_body in self.raw_calls:
             func = call.func
             name = None
             if isinstance(func, cst.Name):
                 name = func.value
+                if in_class_body and name in result.method_def_names:
+                    continue  # a class body sees its own methods by bare name
                 if any(binds(f, name) for f in functions):
                     shadowed = True
                 else:
