@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import enum
 import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -226,7 +229,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(EXIT_OK)
     command = typer.main.get_command(app)
     try:
-        code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False)
+        with _noting_interrupts() as interrupted:
+            code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False)
+        if interrupted and code == 130:  # typer turns Ctrl-C into a silent exit code 130
+            typer.echo("retrace-fix: interrupted", err=True)
     except click_exceptions.UsageError as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
@@ -246,6 +252,29 @@ def main(argv: list[str] | None = None) -> None:
             pass
         code = EXIT_OK
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+@contextmanager
+def _noting_interrupts():
+    """Yield a list that gets an item when Ctrl-C comes; Ctrl-C still raises KeyboardInterrupt."""
+    seen: list[bool] = []
+
+    def on_sigint(signum: int, frame: object) -> None:
+        seen.append(True)
+        raise KeyboardInterrupt
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when SIGINT is ignored
+                previous = signal.signal(signal.SIGINT, on_sigint)
+        except (ValueError, OSError):  # pragma: no cover - no signals here
+            previous = None
+    try:
+        yield seen
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -712,12 +712,23 @@ def run(
                 initargs=(options,),
             ) as pool:
                 futures = [pool.submit(_work_chunk, chunk) for chunk in chunks]
-                for index, future in enumerate(futures):
-                    for res in future.result():
-                        results.append(res)
-                        if on_result:
-                            on_result(res)
-                    collected.add(index)
+                try:
+                    for index, future in enumerate(futures):
+                        for res in future.result():
+                            results.append(res)
+                            if on_result:
+                                on_result(res)
+                        collected.add(index)
+                except KeyboardInterrupt:
+                    # Ctrl-C: drop the queued tasks and stop the workers now rather
+                    # than after the chunks they hold (nothing has been written yet)
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    children = multiprocessing.active_children()
+                    for child in children:
+                        child.terminate()
+                    for child in children:
+                        child.join(timeout=2)
+                    raise
         except BrokenProcessPool:
             # A worker died (killed, or a crash no guard foresaw).  Chunks that
             # finished are kept; the files of every other chunk are redone, each in
