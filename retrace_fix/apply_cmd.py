@@ -36,7 +36,6 @@ failure).
 
 from __future__ import annotations
 
-import difflib
 import os
 import posixpath
 import re
@@ -49,30 +48,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterator, List, Sequence
 
+from retrace_fix.patching import NO_NEWLINE, FileChangedError, atomic_write, labelled_diff, split_lines
+
 EXIT_OK, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 DEV_NULL = "/dev/null"
-NO_NEWLINE = "\\ No newline at end of file\n"
 #: text codec used for patches and files: byte-exact round trip for any
 #: ASCII-compatible encoding (UTF-8, Latin-1, ...)
 _CODEC, _ERRORS = "utf-8", "surrogateescape"
 
 
 # =========================================================================== primitives
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines of ``text`` with their endings, split on ``\\n`` only (as git and patch do).
-
-    Unlike :meth:`str.splitlines`, form feeds, ``\\x1c``..``\\x1e``, ``\\u2028``
-    and lone ``\\r`` stay inside their line.
-    """
-    if not text:
-        return []
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
 
 
 def decode(data: bytes) -> str:
@@ -128,20 +113,9 @@ def unquote_path(name: str) -> str:
 
 
 def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
-    """A ``git apply``-compatible unified diff of ``path`` (``a/`` and ``b/`` prefixes); '' if equal."""
-    if old == new:
-        return ""
-    old_label, new_label = _label("a/", path), _label("b/", path)
-    out: list[str] = []
-    for line in difflib.unified_diff(split_lines(old), split_lines(new), old_label, new_label, n=context):
-        if line.startswith(("--- ", "+++ ")):
-            out.append(line.rstrip("\n") + "\n")  # difflib appends no date when none is given
-        elif line.endswith("\n"):
-            out.append(line)
-        else:  # the last line of a side without a trailing newline
-            out.append(line + "\n")
-            out.append(NO_NEWLINE)
-    return "".join(out)
+    """A ``git apply``-compatible unified diff of ``path`` (``a/`` and ``b/`` prefixes, quoted
+    like git where the path needs it); '' if equal."""
+    return labelled_diff(old, new, _label("a/", path), _label("b/", path), context)
 
 
 # --------------------------------------------------------------------------- hunks
@@ -693,8 +667,6 @@ def replace_file(path: str, data: bytes) -> None:
 
 def _write(entry: FilePlan) -> str | None:
     """Carry out one plan; an error message instead of raising."""
-    from retrace_fix.patching import FileChangedError, atomic_write
-
     try:
         if entry.action == "modify":
             atomic_write(Path(entry.real), entry.new_bytes or b"", expected_old=entry.old_bytes)

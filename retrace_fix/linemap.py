@@ -14,14 +14,29 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import re
+
+#: line ends as Python's tokenizer (hence LibCST positions) and SARIF count them
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines with their ends, split on CRLF, LF and CR only (not form feeds or ``\\u2028``)."""
+    lines, start = [], 0
+    for match in NEWLINE.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text):
+        lines.append(text[start:])
+    return lines
 
 
 class LineMap:
     """``original_line(n)``: the 1-based line of ``original`` that line ``n`` of ``edited`` comes from."""
 
     def __init__(self, original: str, edited: str) -> None:
-        old = original.splitlines()
-        new = edited.splitlines()
+        old = source_lines(original)
+        new = source_lines(edited)
         self._old_count = len(old)
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         self._opcodes = matcher.get_opcodes()

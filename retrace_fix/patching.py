@@ -17,14 +17,15 @@ NO_NEWLINE = "\\ No newline at end of file\n"
 
 def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     """A unified diff of two texts of the file at display path ``path`` ('' when equal)."""
+    return labelled_diff(old, new, f"a/{path}", f"b/{path}", context)
+
+
+def labelled_diff(old: str, new: str, old_label: str, new_label: str, context: int = 3) -> str:
+    """A unified diff with the given ``---``/``+++`` labels ('' when equal), lines split on ``\\n`` only."""
     if old == new:
         return ""
-    old_lines = split_lines(old)
-    new_lines = split_lines(new)
     out: list[str] = []
-    for line in difflib.unified_diff(
-        old_lines, new_lines, f"a/{path}", f"b/{path}", n=context
-    ):
+    for line in difflib.unified_diff(split_lines(old), split_lines(new), old_label, new_label, n=context):
         if line.endswith("\n"):
             out.append(line)
         else:  # last line of a file without a trailing newline

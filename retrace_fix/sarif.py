@@ -41,12 +41,12 @@ from urllib.parse import quote
 from retrace_fix import __version__
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
+from retrace_fix.linemap import NEWLINE, source_lines
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 # --------------------------------------------------------------------------- rules
@@ -118,23 +118,12 @@ def artifact_location(path: str) -> dict:
     return {"uri": quote(posix, safe="/-._~"), "uriBaseId": SRCROOT}
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines with their ends, split on CRLF, LF and CR only (as Python's tokenizer and SARIF do)."""
-    lines, start = [], 0
-    for match in _NEWLINE.finditer(text):
-        lines.append(text[start : match.end()])
-        start = match.end()
-    if start < len(text):
-        lines.append(text[start:])
-    return lines
-
-
 class _Text:
     """Offsets ↔ (line, column) for one text; both 1-based, columns in code points."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.line_starts = [0] + [m.end() for m in NEWLINE.finditer(text)]
 
     def position(self, offset: int) -> tuple[int, int]:
         lo, hi = 0, len(self.line_starts) - 1
@@ -192,8 +181,8 @@ def file_changes(original: str, fixed: str) -> list[_Change]:
     if original == fixed:
         return []
     old = _Text(original)
-    old_lines = split_lines(original)
-    new_lines = split_lines(fixed)
+    old_lines = source_lines(original)
+    new_lines = source_lines(fixed)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return [
         _Change(old, old_lines, new_lines, i1, i2, j1, j2)

@@ -42,6 +42,10 @@ def test_line_map_follows_insertions_replacements_and_deletions():
     assert [lines.original_line(n) for n in range(1, 7)] == [1, 2, 2, 3, 3, 4]
     assert LineMap("x\n", "x\n").original_line(1) == 1
     assert LineMap("", "import tf\n").original_line(1) == 1
+    # lines counted as Python's tokenizer (and LibCST) counts them: U+2028 and form feeds
+    # do not end a line, a lone CR does
+    assert LineMap("a\nb\n", "x\u2028y\na\nb\n").original_line(3) == 2
+    assert LineMap("a\rb\n", "x\na\rb\n").original_line(3) == 2
 
 
 def test_findings_after_an_import_insertion_keep_the_file_lines(tmp_path: Path, capsys, monkeypatch):
