@@ -80,7 +80,8 @@ def prefilter_counts(files: list[Path]) -> tuple[int, int, int]:
     """(files past the byte prefilter, files LibCST parses, lines of all files)."""
     from retrace_fix import engine
 
-    codemods = engine.selected_codemods(engine.RunOptions())
+    options = engine.RunOptions()
+    codemods = engine.selected_codemods(options)
     candidates = parsed = lines = 0
     for path in files:
         try:
@@ -89,15 +90,10 @@ def prefilter_counts(files: list[Path]) -> tuple[int, int, int]:
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             continue
         lines += data.count(b"\n")
-        to_run = [cls for cls in codemods if cls.might_apply(data)]
-        if not to_run:
+        if not engine.might_contain_target(data, codemods, has_traces=False):
             continue
         candidates += 1
-        if any(cls.REQUIRES_TF_FUNCTION for cls in to_run):  # as process_file decides
-            _, tree = engine.cpython_check(text, want_tree=True)
-            if tree is not None and not engine.ast_references_tf_function(tree):
-                to_run = [cls for cls in to_run if not cls.REQUIRES_TF_FUNCTION]
-        parsed += bool(to_run)
+        parsed += bool(engine.plan_codemods(data, text, codemods, options, has_traces=False)[0])
     return candidates, parsed, lines
 
 

@@ -39,6 +39,7 @@ from codemods import REGISTRY, CodemodSettings, RetraceCodemod, all_codes
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
+from retrace_fix.linemap import LineMap
 from retrace_fix.tfnames import TF_FUNCTION, canonical
 
 PARSE_ERROR_PREFIX = "cannot parse"
@@ -243,12 +244,6 @@ def ast_references_tf_function(tree: ast.Module) -> bool:
     return False
 
 
-def quick_syntax_check(text: str) -> tuple[int, int, str] | None:
-    """(line, column, message) of the first syntax error CPython finds, else None."""
-    problem = cpython_syntax_problem(text)
-    return None if problem is None else (problem.line, problem.column, problem.message)
-
-
 def _max_bracket_depth(data: bytes) -> int:
     depth = deepest = 0
     for match in re.finditer(rb"[()\[\]{}]", data):
@@ -267,6 +262,27 @@ def _risky_for_libcst(data: bytes) -> bool:
     if data.count(b"and") + data.count(b"or") < RISKY_BOOL_OPERATORS:  # cheap upper bound
         return False
     return sum(1 for _ in _BOOL_OPERATOR.finditer(data)) >= RISKY_BOOL_OPERATORS
+
+
+def plan_codemods(
+    data: bytes, text: str, codemods: list[type[RetraceCodemod]], options: RunOptions, has_traces: bool
+) -> tuple[list[type[RetraceCodemod]], SyntaxProblem | None]:
+    """The codemods a file needs LibCST for (none: never parsed), and CPython's syntax verdict on it.
+
+    The byte prefilter drops codemods whose triggers the bytes lack; codemods that
+    need a tf.function are dropped when CPython's tree shows none can be referenced.
+    """
+    if has_traces or not options.prefilter:
+        to_run = codemods
+    else:
+        to_run = [cls for cls in codemods if cls.might_apply(data)]
+    if options.prefilter and not has_traces and any(cls.REQUIRES_TF_FUNCTION for cls in to_run):
+        problem, python_tree = cpython_check(text, want_tree=True)
+        if python_tree is not None and not ast_references_tf_function(python_tree):
+            to_run = [cls for cls in to_run if not cls.REQUIRES_TF_FUNCTION]
+    else:
+        problem = cpython_syntax_problem(text)
+    return to_run, problem
 
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
@@ -288,19 +304,8 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
         return result
     result.original = result.fixed = text
     result.encoding = encoding
-    codemods = selected_codemods(options)
     has_traces = options.traces is not None and _traces_mention(options.traces, job.relpath)
-    if has_traces or not options.prefilter:
-        to_run = codemods
-    else:
-        to_run = [cls for cls in codemods if cls.might_apply(data)]
-    if options.prefilter and not has_traces and any(cls.REQUIRES_TF_FUNCTION for cls in to_run):
-        problem, python_tree = cpython_check(text, want_tree=True)
-        if python_tree is not None and not ast_references_tf_function(python_tree):
-            to_run = [cls for cls in to_run if not cls.REQUIRES_TF_FUNCTION]
-        del python_tree
-    else:
-        problem = cpython_syntax_problem(text)
+    to_run, problem = plan_codemods(data, text, selected_codemods(options), options, has_traces)
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
     if not to_run:
@@ -371,7 +376,7 @@ def _transform(
     findings: list[Finding] = []
     suppressed: list[tuple[str, tuple]] = []  # (code, subject) of findings a comment hid
     edited = False
-    reshaped = False  # an earlier codemod returned a new tree: later positions may be shifted
+    line_map: tuple[cst.Module, LineMap] | None = None  # an edited tree's lines -> the file's
     for cls in codemods:
         codemod = cls(context, settings)
         before = tree
@@ -394,9 +399,10 @@ def _transform(
             return result
         context = codemod.context
         reported = [f for f in codemod.findings if options.code_selected(f.code)]
-        if reshaped and reported:  # positions in the code an earlier codemod edited: map them to the file's
-            reported = _on_original_lines(reported, text, before.code)
-        reshaped = reshaped or tree is not before
+        if edited and reported:  # positions in the code an earlier codemod edited: map them to the file's
+            if line_map is None or line_map[0] is not before:
+                line_map = (before, LineMap(text, before.code))
+            reported = [replace(f, line=line_map[1].original_line(f.line)) for f in reported]
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)
         findings.extend(reported)
@@ -430,15 +436,6 @@ def _transform(
         return result
     result.fixed = new_text
     return result
-
-
-def _on_original_lines(findings: list[Finding], original: str, edited: str) -> list[Finding]:
-    from retrace_fix.linemap import LineMap
-
-    if edited == original:
-        return findings
-    lines = LineMap(original, edited)
-    return [replace(f, line=lines.original_line(f.line)) for f in findings]
 
 
 def _output_problem(new_text: str, original_compiles: bool) -> str | None:
