@@ -160,7 +160,10 @@ def test_each_hunk_shows_file_code_tier_and_reason(project, monkeypatch, capsys)
     assert "+@tf.function(reduce_retracing=True)" in blocks[0]
     assert "RTF002 [safe] line 23:" in blocks[1]
     assert "RTF002 [unsafe] line 33:" in blocks[2]
-    assert "unsafe: no internal batching" in blocks[2]
+    assert (
+        "unsafe: no internal batching: large inputs may not fit in memory; `.numpy()` needs the TensorFlow "
+        "backend (Keras 3 on JAX returns arrays without it)" in blocks[2]
+    )
     assert "\x1b[" not in out  # no colour when stdout is not a terminal
 
 
