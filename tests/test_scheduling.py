@@ -36,6 +36,9 @@ def test_a_missing_file_is_planned_and_reported(tmp_path, monkeypatch):
     gone = tmp_path / "gone.py"
     chunks = engine.plan_chunks(engine.make_jobs([*files, gone]), workers=2)
     assert sorted(job.path.name for chunk in chunks for job in chunk) == ["a.py", "b.py", "gone.py"]
+    result = engine.run([*files, gone], engine.RunOptions(), jobs=2)
+    errors = {r.path: r.error for r in result.files if r.error}
+    assert list(errors) == ["gone.py"] and errors["gone.py"].startswith("gone.py:1: cannot read:")
 
 
 def test_parallel_results_do_not_depend_on_the_plan(tmp_path, monkeypatch):
