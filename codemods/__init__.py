@@ -1,11 +1,15 @@
-"""retrace-fix codemods: one module per codemod, registered here by code.
+"""retrace-fix codemods (``retrace_fix.codemods``): one module per codemod, registered here by code.
 
-Every class is a LibCST ``VisitorBasedCodemodCommand``; with the repository's
-``.libcst.codemod.yaml`` they also run as, e.g.::
+The folder is ``codemods/`` at the top of the repository, installed as the
+``retrace_fix.codemods`` package.  Every class is a LibCST
+``VisitorBasedCodemodCommand``; with the repository's ``.libcst.codemod.yaml``
+(``modules: ['retrace_fix.codemods']``) they also run as, e.g.::
 
     python -m libcst.tool codemod predict_to_call.PredictToCallCommand src/
 
-The order of :data:`REGISTRY` is the order the engine applies them in.
+The order of :data:`REGISTRY` is the order the engine applies them in.  The
+command classes are reached through their modules (not bound here), so that
+``python -m libcst.tool list`` names each by its own module.
 """
 
 from __future__ import annotations
@@ -13,26 +17,32 @@ from __future__ import annotations
 import inspect
 import sys
 
-from codemods._base import CodemodSettings, RetraceCodemod
-from codemods.input_signature import InputSignatureCommand
-from codemods.diagnostics_calls import CallSiteDiagnosticsCommand
-from codemods.diagnostics_graph import GraphDiagnosticsCommand
-from codemods.predict_to_call import PredictToCallCommand
-from codemods.range_to_tf_range import RangeToTfRangeCommand
-from codemods.reduce_retracing import ReduceRetracingCommand
+from typing import TYPE_CHECKING
+
+from retrace_fix.codemods import (
+    diagnostics_calls,
+    diagnostics_graph,
+    input_signature,
+    predict_to_call,
+    range_to_tf_range,
+    reduce_retracing,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.codemods._base import RetraceCodemod
 
 REGISTRY: list[type[RetraceCodemod]] = [
-    PredictToCallCommand,
-    InputSignatureCommand,
-    RangeToTfRangeCommand,
-    ReduceRetracingCommand,
-    GraphDiagnosticsCommand,
-    CallSiteDiagnosticsCommand,
+    predict_to_call.PredictToCallCommand,
+    input_signature.InputSignatureCommand,
+    range_to_tf_range.RangeToTfRangeCommand,
+    reduce_retracing.ReduceRetracingCommand,
+    diagnostics_graph.GraphDiagnosticsCommand,
+    diagnostics_calls.CallSiteDiagnosticsCommand,
 ]
 
 # RTF002 also reports Keras predict calls outside any tf.function (its unsafe
 # form): its TRIGGERS alone decide whether a file is worth parsing.
-PredictToCallCommand.REQUIRES_TF_FUNCTION = False
+predict_to_call.PredictToCallCommand.REQUIRES_TF_FUNCTION = False
 
 
 def by_code() -> dict[str, type[RetraceCodemod]]:
@@ -61,4 +71,4 @@ def documentation(code: str) -> str | None:
     return inspect.cleandoc(sys.modules[cls.__module__].__doc__ or "")
 
 
-__all__ = ["REGISTRY", "CodemodSettings", "RetraceCodemod", "by_code", "all_codes", "documentation"]
+__all__ = ["REGISTRY", "by_code", "all_codes", "documentation"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from abc import ABC
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Iterator
@@ -76,7 +77,10 @@ class CodemodSettings:
     source_text: str | None = None  # the original text (suppression comments)
 
 
-class RetraceCodemod(VisitorBasedCodemodCommand):
+class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
+    """The base of every retrace-fix codemod (never run itself: ``ABC`` keeps it out of
+    ``python -m libcst.tool list``)."""
+
     CODE: ClassVar[str] = ""
     NAME: ClassVar[str] = ""
     SUMMARY: ClassVar[str] = ""
@@ -326,7 +330,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         assert self.analysis is not None
         cached = self.context.scratch.get(_QUALNAMES_KEY)
         if cached is None or cached[0] is not self.analysis.module:
-            from codemods._trace_plan import qualnames
+            from retrace_fix.codemods._trace_plan import qualnames
 
             cached = (self.analysis.module, qualnames(self.analysis.module))
             self.context.scratch[_QUALNAMES_KEY] = cached

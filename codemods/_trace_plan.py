@@ -37,7 +37,7 @@ from retrace_fix.traces.generalize import (
 from retrace_fix.traces.model import FunctionTraces
 
 if TYPE_CHECKING:  # pragma: no cover
-    from codemods._base import RetraceCodemod
+    from retrace_fix.codemods._base import RetraceCodemod
 
 _PLAN_KEY = "retrace_fix.trace_plans"
 _TRACED_KEY = "retrace_fix.traced_functions"
@@ -487,7 +487,7 @@ def loop_blockers_for(loop: cst.For, scope: Scope, function: cst.FunctionDef, te
     ``TensorSpec([], tf.int32)`` slot.
     """
     try:
-        from codemods._loop_safety import loop_blockers
+        from retrace_fix.codemods._loop_safety import loop_blockers
     except ImportError:  # pragma: no cover - RTF001 not installed
         return ["the loop safety analysis (RTF001) is not installed"]
     call = loop.iter
@@ -615,7 +615,7 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
 def _call_sites(codemod: "RetraceCodemod", node: cst.FunctionDef) -> list:
     """The calls of ``node`` in this module (RTF001's call-site analysis), or []."""
     try:
-        from codemods._callsites import ModuleCalls
+        from retrace_fix.codemods._callsites import ModuleCalls
     except ImportError:  # pragma: no cover - the call-site analysis is not installed
         return []
     calls = ModuleCalls.get(codemod.analysis, codemod.context.scratch)

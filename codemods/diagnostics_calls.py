@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
-from codemods._loop_safety import code_of
-from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
-from codemods.range_to_tf_range import signature_tensor_params
+from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
+from retrace_fix.codemods._loop_safety import code_of
+from retrace_fix.codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope, dotted_name
 

@@ -6,13 +6,17 @@ suppressions (``# retrace-fix: ignore[RTF104]``) against the code being reported
 
 from __future__ import annotations
 
+from abc import ABC
+
 import libcst as cst
 
-from codemods._base import RetraceCodemod
+from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.findings import Tier
 
 
-class DiagnosticsCodemod(RetraceCodemod):
+class DiagnosticsCodemod(RetraceCodemod, ABC):
+    """The base of the codemods that only report (``ABC``: not listed by ``libcst.tool list``)."""
+
     TIER = Tier.DIAGNOSTIC
 
     def report(

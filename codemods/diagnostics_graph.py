@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from codemods._loop_safety import code_of
-from codemods._trace_plan import traced_dims, traced_functions
-from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
+from retrace_fix.codemods._loop_safety import code_of
+from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
+from retrace_fix.codemods.diagnostics_common import DiagnosticsCodemod, doc_page
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import dotted_name
 

@@ -76,8 +76,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import BUILTIN_NAMES, canonical

@@ -78,8 +78,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._base import RetraceCodemod
-from codemods._keras import KerasEvidence
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
 
 PREDICT_METHODS = ("predict", "predict_on_batch")

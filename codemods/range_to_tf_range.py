@@ -19,7 +19,7 @@ What it does
       call sites pass ``tf.constant(<value>)``, so the step count is a tensor
       and all of them share one trace.
 
-    The body must pass :func:`codemods._loop_safety.loop_blockers`: ``i`` is
+    The body must pass :func:`retrace_fix.codemods._loop_safety.loop_blockers`: ``i`` is
     never a Python list/tuple/dict index or slice, never in a Python
     ``if``/``while``/``and``/``or``/``not`` test, f-string or ``str()``, never
     mixed with Python floats or values of unknown dtype (``x * i``) or divided
@@ -95,9 +95,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from codemods._base import RetraceCodemod
-from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
-from codemods._loop_safety import (
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
+from retrace_fix.codemods._loop_safety import (
     Blocker,
     code_of,
     is_tensor_expr,

@@ -71,8 +71,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, plans, site_keywords
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._trace_plan import add_keyword, plans, site_keywords
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.traces.generalize import SignaturePlan

@@ -350,7 +350,7 @@ class BulkReport:
             total_cells.append(f"{len(self.patches)} patch{'es' if len(self.patches) != 1 else ''}")
         out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
         if totals["fixes"]:
-            from codemods import all_codes
+            from retrace_fix.codemods import all_codes
 
             codes = all_codes()
             out += ["", "## Fixes by code", "", "| code | codemod | fixes |", "|:--|:--|--:|"]

@@ -118,7 +118,7 @@ def fix_command(
 
 @app.command("codemods", help="List the codemods and diagnostics: code, tier, summary.")
 def codemods_command() -> None:
-    from codemods import all_codes
+    from retrace_fix.codemods import all_codes
 
     for code, cls in all_codes().items():
         extra = getattr(cls, "EXTRA_CODES", {}).get(code)
@@ -133,7 +133,7 @@ def codemods_command() -> None:
 
 @app.command("explain", help="Print the documentation of a codemod or diagnostic code.")
 def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None:
-    from codemods import documentation
+    from retrace_fix.codemods import documentation
 
     doc = documentation(code)
     if doc is None:

@@ -1,4 +1,4 @@
-"""A code's documentation (``codemods.documentation``) as Markdown.
+"""A code's documentation (``retrace_fix.codemods.documentation``) as Markdown.
 
 The documentation of every code is written in one plain-text shape, the one
 ``retrace-fix explain CODE`` prints::

@@ -35,7 +35,8 @@ from typing import Any, Callable, Iterable
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods import REGISTRY, CodemodSettings, RetraceCodemod, all_codes
+from retrace_fix.codemods import REGISTRY, all_codes
+from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates

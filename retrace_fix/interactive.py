@@ -87,7 +87,7 @@ class HunkItem:
 
 
 def _codemod_name(code: str) -> str:
-    from codemods import all_codes
+    from retrace_fix.codemods import all_codes
 
     cls = all_codes().get(code)
     return cls.NAME if cls is not None else code

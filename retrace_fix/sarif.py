@@ -1,7 +1,7 @@
 """``--format sarif``: the run as a SARIF 2.1.0 log (GitHub code scanning, CI dashboards).
 
 One run, one tool component (``retrace-fix``) with one rule per code that any
-codemod can emit (:func:`codemods.all_codes`): ``id`` (``RTF002``), ``name``
+codemod can emit (:func:`retrace_fix.codemods.all_codes`): ``id`` (``RTF002``), ``name``
 (``predict-to-call``), the one-line summary, the first paragraph of the
 documentation as the full description, and the whole *What it does / Why it
 retraces / Example / Fix safety* page as help (text and Markdown).  The rule's
@@ -80,7 +80,7 @@ def _first_paragraph(doc: str) -> str:
 
 
 def _rules() -> tuple[list[dict], dict[str, int]]:
-    from codemods import all_codes, documentation
+    from retrace_fix.codemods import all_codes, documentation
     from retrace_fix.docmd import doc_to_markdown
 
     rules: list[dict] = []

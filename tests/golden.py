@@ -38,7 +38,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from codemods import REGISTRY
+from retrace_fix.codemods import REGISTRY
 from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.findings import FileResult, Finding
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import all_codes, documentation
+from retrace_fix.codemods import all_codes, documentation
 from retrace_fix.cli import main
 from retrace_fix.docmd import doc_to_markdown, split_sections
 
