@@ -56,7 +56,7 @@ def _codes() -> list[tuple[str, str, str, str, str]]:
 
 def codemod_page(code: str, name: str) -> str:
     from retrace_fix.codemods import documentation
-    from retrace_fix.docmd import doc_to_markdown
+    from retrace_fix.docstring_markdown import doc_to_markdown
 
     body = doc_to_markdown(documentation(code) or "", title=f"{code} {name}")
     return f"{_marker(f'retrace_fix.codemods.documentation({code!r})')}\n\n{body}"

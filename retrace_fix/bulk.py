@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable
 
-from retrace_fix.apply_cmd import encode, replace_file, unified_diff
+from retrace_fix.commands.apply import encode, replace_file, unified_diff
 from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
 from retrace_fix.findings import FileResult, Tier
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.run_fix import FixRequest
+    from retrace_fix.commands.fix import FixRequest
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 

@@ -80,7 +80,7 @@ def fix_command(
     repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line (# comments; '-' = stdin)"),
     summary: Optional[Path] = typer.Option(None, "--summary", help="write a per-root Markdown summary to FILE.md"),
 ) -> None:
-    from retrace_fix.run_fix import FixRequest, run_fix_command
+    from retrace_fix.commands.fix import FixRequest, run_fix_command
 
     repo_roots: list[str] = []
     if repos is not None:
@@ -151,7 +151,7 @@ def record_command(
     command: List[str] = typer.Argument(None, help="the command to run, after --"),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="trace file (default .retrace/traces.json)"),
 ) -> None:
-    from retrace_fix.traces.record_cmd import run_record
+    from retrace_fix.commands.record import run_record
 
     if not command:
         raise _fail("no command given (usage: retrace-fix record [-o FILE] -- CMD [ARGS...])")
@@ -190,13 +190,13 @@ SUBCOMMANDS = ("fix", "codemods", "explain", "record", "report", "apply", "bench
 def _optional_subcommands() -> None:
     """Register subcommands whose modules exist (apply, bench)."""
     try:
-        from retrace_fix.apply_cmd import register as register_apply
+        from retrace_fix.commands.apply import register as register_apply
     except ImportError:
         pass
     else:
         register_apply(app)
     try:
-        from retrace_fix.bench import register as register_bench
+        from retrace_fix.commands.bench import register as register_bench
     except ImportError:
         pass
     else:

@@ -43,12 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.apply_cmd import Hunk, apply_hunks, parse_patch, unified_diff
+from retrace_fix.commands.apply import Hunk, apply_hunks, parse_patch, unified_diff
 from retrace_fix.findings import FileResult, Finding, Tier
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.run_fix import FixRequest
+    from retrace_fix.commands.fix import FixRequest
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -316,7 +316,7 @@ class Session:
 
 
 def run_interactive(request: "FixRequest", result: "RunResult") -> int:
-    """Entry point used by :func:`retrace_fix.run_fix.finish` for ``-i/--interactive``."""
+    """Entry point used by :func:`retrace_fix.commands.fix.finish` for ``-i/--interactive``."""
     return Session(request, result).run()
 
 

@@ -63,7 +63,7 @@ def rule_metadata(code: str, cls: Any) -> tuple[str, str, str]:
 
 def _first_paragraph(doc: str) -> str:
     """The first paragraph of a code's documentation (the start of *What it does*)."""
-    from retrace_fix.docmd import split_sections
+    from retrace_fix.docstring_markdown import split_sections
 
     _, sections = split_sections(doc)
     paragraph: list[str] = []
@@ -81,7 +81,7 @@ def _first_paragraph(doc: str) -> str:
 
 def _rules() -> tuple[list[dict], dict[str, int]]:
     from retrace_fix.codemods import all_codes, documentation
-    from retrace_fix.docmd import doc_to_markdown
+    from retrace_fix.docstring_markdown import doc_to_markdown
 
     rules: list[dict] = []
     index: dict[str, int] = {}

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrace_fix import apply_cmd
-from retrace_fix.apply_cmd import apply_hunks, apply_patches, parse_patch, split_lines, unified_diff, validate_path
+from retrace_fix.commands import apply as apply_cmd
+from retrace_fix.commands.apply import apply_hunks, apply_patches, parse_patch, split_lines, unified_diff, validate_path
 from retrace_fix.cli import main
 
 A_OLD = "".join(f"line {i}\n" for i in range(1, 21))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.bench import (
+from retrace_fix.commands.bench import (
     BenchReport,
     BenchRequest,
     FixSummary,

@@ -1,9 +1,10 @@
 """``retrace-fix record [-o FILE] -- CMD [ARGS...]``: run CMD with the recorder installed.
 
 Every Python process CMD starts (CMD itself, and its Python children, since the
-environment is inherited) imports our ``sitecustomize``, which installs the
-recorder lazily and writes one shard per process into a temporary directory.
-When CMD ends, the shards are merged into FILE (default ``.retrace/traces.json``).
+environment is inherited) imports the recorder's ``sitecustomize``, which
+installs the recorder lazily and writes one shard per process into a temporary
+directory (:mod:`retrace_fix.traces.shards`).  When CMD ends, the shards are
+merged into FILE (default ``.retrace/traces.json``).
 """
 
 from __future__ import annotations
@@ -15,42 +16,15 @@ import subprocess
 import sys
 import tempfile
 
-import retrace_fix
-from retrace_fix.traces.model import TraceFileError, TraceSet, load_trace_file, save_trace_file
-from retrace_fix.traces.recorder import ENV_PACKAGE_PATH, ENV_PROJECT_ROOT, ENV_SHARD_DIR, find_project_root
+from retrace_fix.traces.model import save_trace_file
+from retrace_fix.traces.recorder import find_project_root
+from retrace_fix.traces.shards import merge_shards, recording_env
 
 DEFAULT_OUTPUT = os.path.join(".retrace", "traces.json")
-
-#: The directory put first on the child's PYTHONPATH.
-SITECUSTOMIZE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sitecustomize")
 
 _FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
-
-
-def recording_env(shard_dir: str, project_root: str, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment that makes every Python process write its traces into ``shard_dir``."""
-    env = dict(os.environ if base is None else base)
-    env[ENV_SHARD_DIR] = shard_dir
-    env[ENV_PROJECT_ROOT] = project_root
-    env[ENV_PACKAGE_PATH] = os.path.dirname(os.path.dirname(os.path.abspath(retrace_fix.__file__)))
-    existing = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = SITECUSTOMIZE_DIR + (os.pathsep + existing if existing else "")
-    return env
-
-
-def merge_shards(shard_dir: str) -> TraceSet:
-    """Merge every shard in ``shard_dir``; unreadable shards are reported and skipped."""
-    result = TraceSet()
-    for name in sorted(os.listdir(shard_dir)):
-        if not name.endswith(".json") or name.startswith("."):
-            continue
-        try:
-            result = result.merge(load_trace_file(os.path.join(shard_dir, name)))
-        except TraceFileError as exc:
-            print(f"retrace-fix: skipping a shard: {exc}", file=sys.stderr)
-    return result
 
 
 def _terminal_interrupts_child() -> bool:
