@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable
 
-from retrace_fix.commands.apply import encode, replace_file, unified_diff
+from retrace_fix.commands.apply import encode, replace_file
+from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
 from retrace_fix.findings import FileResult, Tier
 
@@ -152,7 +153,7 @@ class Root:
         """The root's patch: every changed file, sorted by path, in the file's own encoding."""
         chunks = []
         for file_result in sorted(self.changed, key=self.relpath):
-            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result))
+            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result), quoted=True)
             try:
                 chunks.append(diff.encode(file_result.encoding))
             except (UnicodeEncodeError, LookupError):

@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.commands.apply import Hunk, apply_hunks, parse_patch, unified_diff
+from retrace_fix.commands.apply import Hunk, apply_hunks, parse_patch
+from retrace_fix.diffs import unified_diff
 from retrace_fix.findings import FileResult, Finding, Tier
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,7 +96,7 @@ def _codemod_name(code: str) -> str:
 
 def file_hunks(file_result: FileResult) -> list[HunkItem]:
     """Split a changed file's diff into hunks and attribute the applied findings to them."""
-    diff = unified_diff(file_result.original or "", file_result.fixed or "", file_result.path)
+    diff = unified_diff(file_result.original or "", file_result.fixed or "", file_result.path, quoted=True)
     if not diff:
         return []
     hunks = parse_patch(diff, file_result.path)[0].hunks

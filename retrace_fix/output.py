@@ -8,7 +8,7 @@ from typing import IO
 
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
-from retrace_fix.patching import unified_diff
+from retrace_fix.diffs import unified_diff
 
 JSON_SCHEMA_VERSION = 1
 
@@ -20,7 +20,7 @@ def _plural(n: int, word: str) -> str:
 def file_diff(result: FileResult) -> str:
     if not result.changed:
         return ""
-    return unified_diff(result.original or "", result.fixed or "", result.path)
+    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=False)
 
 
 def finding_line(finding: Finding) -> str:

@@ -12,9 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrace_fix.commands import apply as apply_cmd
-from retrace_fix.commands.apply import apply_hunks, apply_patches, parse_patch, split_lines, unified_diff, validate_path
+from retrace_fix import diffs
 from retrace_fix.cli import main
+from retrace_fix.commands import apply as apply_cmd
+from retrace_fix.commands.apply import apply_hunks, apply_patches, parse_patch, validate_path
+from retrace_fix.diffs import split_lines
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A patch file's diff (paths C-quoted where git would)."""
+    return diffs.unified_diff(old, new, path, quoted=True)
+
 
 A_OLD = "".join(f"line {i}\n" for i in range(1, 21))
 A_NEW = A_OLD.replace("line 3\n", "LINE 3\n").replace("line 17\n", "LINE 17\n")

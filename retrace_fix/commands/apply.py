@@ -1,9 +1,8 @@
 """``retrace-fix apply PATCH... [--root DIR] [--dry-run]``: apply saved patches safely.
 
 Also home of the patch primitives shared with :mod:`retrace_fix.interactive` and
-:mod:`retrace_fix.bulk`: line splitting the way ``git`` does it (on ``\\n``
-only), unified diffs of two texts, parsing with :mod:`unidiff`, and applying
-hunks to a text with offset search.
+:mod:`retrace_fix.bulk`: parsing with :mod:`unidiff` and applying hunks to a
+text with offset search (diffs are written by :mod:`retrace_fix.diffs`).
 
 What ``apply`` guarantees:
 
@@ -48,7 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterator, List, Sequence
 
-from retrace_fix.patching import NO_NEWLINE, FileChangedError, atomic_write, labelled_diff, split_lines
+from retrace_fix.diffs import NO_NEWLINE, quote_path, split_lines
+from retrace_fix.patching import FileChangedError, atomic_write
 
 EXIT_OK, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 DEV_NULL = "/dev/null"
@@ -66,23 +66,6 @@ def decode(data: bytes) -> str:
 
 def encode(text: str) -> bytes:
     return text.encode(_CODEC, _ERRORS)
-
-
-def quote_path(path: str) -> str:
-    """``path`` as git writes it in a diff header: C-quoted only when it holds a control
-    character, a double quote or a backslash (non-ASCII names are left as they are)."""
-    if not re.search(r'[\x00-\x1f"\\\x7f]', path):
-        return path
-    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-    out = []
-    for char in path:
-        if char in escapes:
-            out.append(escapes[char])
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\{ord(char):03o}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
 
 
 def unquote_path(name: str) -> str:
@@ -110,12 +93,6 @@ def unquote_path(name: str) -> str:
         raw.extend(encode(char))
         i += 1
     return decode(bytes(raw))
-
-
-def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
-    """A ``git apply``-compatible unified diff of ``path`` (``a/`` and ``b/`` prefixes, quoted
-    like git where the path needs it); '' if equal."""
-    return labelled_diff(old, new, _label("a/", path), _label("b/", path), context)
 
 
 # --------------------------------------------------------------------------- hunks
@@ -800,10 +777,8 @@ __all__ = [
     "apply_patches",
     "parse_patch",
     "plan",
-    "quote_path",
     "register",
     "split_lines",
-    "unified_diff",
     "unquote_path",
     "validate_path",
 ]
