@@ -2,7 +2,7 @@
 
 ``retrace-fix bench`` writes a tiny ``sitecustomize`` shim into its temporary
 directory and puts it on the child's ``PYTHONPATH`` right after the recorder's
-(see :mod:`retrace_fix.commands.bench`).  The shim imports this module and calls
+(see :mod:`retrace_fix.bench.runs`).  The shim imports this module and calls
 :func:`install`, which
 
 * notes the time the process started running Python code,
