@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.codemods._callsites import ModuleCalls
+from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.tfnames import Scope, local_bindings
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
@@ -486,10 +488,6 @@ def loop_blockers_for(loop: cst.For, scope: Scope, function: cst.FunctionDef, te
     The bound parameter counts as a tensor name: it is the one about to get a
     ``TensorSpec([], tf.int32)`` slot.
     """
-    try:
-        from retrace_fix.codemods._loop_safety import loop_blockers
-    except ImportError:  # pragma: no cover - RTF001 not installed
-        return ["the loop safety analysis (RTF001) is not installed"]
     call = loop.iter
     bound = {a.value.value for a in getattr(call, "args", ()) if isinstance(a.value, cst.Name)}
     found = loop_blockers(loop, scope, function=function, tensor_names=set(tensor_names) | bound)
@@ -614,10 +612,6 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
 
 def _call_sites(codemod: "RetraceCodemod", node: cst.FunctionDef) -> list:
     """The calls of ``node`` in this module (RTF001's call-site analysis), or []."""
-    try:
-        from retrace_fix.codemods._callsites import ModuleCalls
-    except ImportError:  # pragma: no cover - the call-site analysis is not installed
-        return []
     calls = ModuleCalls.get(codemod.analysis, codemod.context.scratch)
     callee = calls.callable_for(node)
     return calls.calls_of(callee) if callee is not None else []

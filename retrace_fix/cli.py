@@ -1,8 +1,10 @@
-"""The ``retrace-fix`` command line (typer).
+"""The ``retrace-fix`` command line (typer): parse the arguments, call the command's module.
 
 ``retrace-fix [OPTIONS] PATH...`` is the fix command; the first argument picks a
 subcommand only when it is one of :data:`SUBCOMMANDS`, so
-``retrace-fix --diff path/`` works exactly as written.
+``retrace-fix --diff path/`` works exactly as written.  Each command is one
+module of :mod:`retrace_fix.commands`; ``apply`` and ``bench`` declare their own
+options there (``register``).
 
 Exit codes (ruff's): 0 nothing to change / all applied; 1 ``--diff`` or
 ``--check`` found something; 2 an error (unparseable or unreadable file, bad
@@ -28,6 +30,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
 
 from retrace_fix import __version__
+from retrace_fix.commands import apply, bench
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -118,28 +121,16 @@ def fix_command(
 
 @app.command("codemods", help="List the codemods and diagnostics: code, tier, summary.")
 def codemods_command() -> None:
-    from retrace_fix.codemods import all_codes
+    from retrace_fix.commands.explain import list_codes
 
-    for code, cls in all_codes().items():
-        extra = getattr(cls, "EXTRA_CODES", {}).get(code)
-        if extra is not None:
-            name, tier, summary = extra["name"], extra["tier"], extra["summary"]
-        else:
-            name, tier, summary = cls.NAME, cls.TIER.value, cls.SUMMARY
-        tier = getattr(tier, "value", tier)
-        typer.echo(f"{code}  {name:<24} {tier:<10} {summary}")
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(list_codes())
 
 
 @app.command("explain", help="Print the documentation of a codemod or diagnostic code.")
 def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None:
-    from retrace_fix.codemods import documentation
+    from retrace_fix.commands.explain import explain
 
-    doc = documentation(code)
-    if doc is None:
-        raise _fail(f"unknown code `{code}` (see `retrace-fix codemods`)")
-    typer.echo(doc)
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(explain(code))
 
 
 @app.command(
@@ -164,46 +155,15 @@ def report_command(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also write a PNG chart (needs matplotlib)"),
 ) -> None:
-    from retrace_fix.traces.model import TraceFileError, load_trace_files
-    from retrace_fix.traces.report import build_report, render_report
+    from retrace_fix.commands.report import run_report
 
-    try:
-        trace_set = load_trace_files(list(trace_files))
-    except TraceFileError as exc:
-        raise _fail(str(exc))
-    if output_format is OutputFormat.sarif:
-        raise _fail("report supports --format text or json")
-    reports = build_report(trace_set)
-    sys.stdout.write(render_report(reports, output_format.value))
-    if plot is not None:
-        try:
-            from retrace_fix.traces.plot import write_plot
-        except ImportError as exc:
-            raise _fail(f"--plot needs matplotlib ({exc})")
-        write_plot(reports, plot)
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(run_report(list(trace_files), output_format.value, plot))
 
+
+apply.register(app)
+bench.register(app)
 
 SUBCOMMANDS = ("fix", "codemods", "explain", "record", "report", "apply", "bench")
-
-
-def _optional_subcommands() -> None:
-    """Register subcommands whose modules exist (apply, bench)."""
-    try:
-        from retrace_fix.commands.apply import register as register_apply
-    except ImportError:
-        pass
-    else:
-        register_apply(app)
-    try:
-        from retrace_fix.commands.bench import register as register_bench
-    except ImportError:
-        pass
-    else:
-        register_bench(app)
-
-
-_optional_subcommands()
 
 
 def _normalise_argv(args: list[str]) -> list[str]:

@@ -13,8 +13,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # pragma: no cover
+    import pathspec
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -60,6 +62,9 @@ class _IgnoreRules:
 
     def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:
         # excludes: (base directory, patterns) pairs; patterns are gitignore-style
+        import pathspec  # here: the trace recorder imports this module in the user's program
+
+        self._pathspec = pathspec
         self._extra = [(base, pathspec.GitIgnoreSpec.from_lines(pats)) for base, pats in excludes if pats]
         self._gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
@@ -69,7 +74,7 @@ class _IgnoreRules:
             gitignore = directory / ".gitignore"
             try:
                 if gitignore.is_file():
-                    spec = pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
+                    spec = self._pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
             except OSError:
                 spec = None
             self._gitignores[directory] = spec

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.diffs import unified_diff
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.engine import RunResult
 
 JSON_SCHEMA_VERSION = 1
 

@@ -140,11 +140,8 @@ def finish(request: FixRequest, result: RunResult) -> int:
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
         out.write(bulk_report.add_to_json(json_text) if bulk_report else json_text)
     elif fmt == "sarif":
-        try:
-            from retrace_fix.sarif import to_sarif
-        except ImportError:
-            print("retrace-fix: error: --format sarif is not available in this version", file=err)
-            return EXIT_ERROR
+        from retrace_fix.sarif import to_sarif
+
         out.write(to_sarif(result))
     else:
         if mode == "diff":
