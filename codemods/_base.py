@@ -27,7 +27,7 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import MetadataWrapper
 
-from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite
+from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite, qualnames
 from retrace_fix.findings import Finding, Tier
 from retrace_fix.tfnames import Scope
 
@@ -330,8 +330,6 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         assert self.analysis is not None
         cached = self.context.scratch.get(_QUALNAMES_KEY)
         if cached is None or cached[0] is not self.analysis.module:
-            from retrace_fix.codemods._trace_plan import qualnames
-
             cached = (self.analysis.module, qualnames(self.analysis.module))
             self.context.scratch[_QUALNAMES_KEY] = cached
         return (kind, cached[1].get(function, function.name.value), param)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.analysis import TfFunctionSite, qualnames
 from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.tfnames import Scope, local_bindings
@@ -75,44 +75,6 @@ def code_of(node: cst.CSTNode) -> str:
 def short(node: cst.CSTNode, limit: int = 60) -> str:
     text = " ".join(code_of(node).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# --------------------------------------------------------------------------- qualified names
-
-
-class _QualnameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: dict[cst.FunctionDef, str] = {}
-        self._stack: list[tuple[str, bool]] = []  # (name, is_function)
-
-    def _prefix(self) -> str:
-        parts: list[str] = []
-        for name, is_function in self._stack:
-            parts.append(name)
-            if is_function:
-                parts.append("<locals>")
-        return ".".join(parts)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.append((node.name.value, False))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        prefix = self._prefix()
-        self.names[node] = f"{prefix}.{node.name.value}" if prefix else node.name.value
-        self._stack.append((node.name.value, True))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-
-def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
-    """``co_qualname`` of every ``def`` (``Cls.step``, ``outer.<locals>.inner``)."""
-    collector = _QualnameCollector()
-    module.visit(collector)
-    return collector.names
 
 
 # --------------------------------------------------------------------------- parameters

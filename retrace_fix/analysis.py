@@ -5,7 +5,8 @@
   ``tf.function(...)(f)``, ``self.step = tf.function(self._step)``);
 * the import/alias table (:mod:`retrace_fix.tfnames`);
 * ``# retrace-fix: ignore[...]`` suppressions;
-* a lazily computed position table (only files with findings pay for it).
+* a lazily computed position table (only files with findings pay for it);
+* the ``co_qualname`` of every ``def`` (:func:`qualnames`: how recorded traces name them).
 """
 
 from __future__ import annotations
@@ -238,3 +239,41 @@ def _enclosing_class(finder: _TfFunctionFinder, node: cst.FunctionDef) -> str | 
                 return key[-1].name.value
             return None
     return None
+
+
+# --------------------------------------------------------------------------- qualified names
+
+
+class _QualnameCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: dict[cst.FunctionDef, str] = {}
+        self._stack: list[tuple[str, bool]] = []  # (name, is_function)
+
+    def _prefix(self) -> str:
+        parts: list[str] = []
+        for name, is_function in self._stack:
+            parts.append(name)
+            if is_function:
+                parts.append("<locals>")
+        return ".".join(parts)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._stack.append((node.name.value, False))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        prefix = self._prefix()
+        self.names[node] = f"{prefix}.{node.name.value}" if prefix else node.name.value
+        self._stack.append((node.name.value, True))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+
+def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
+    """``co_qualname`` of every ``def`` (``Cls.step``, ``outer.<locals>.inner``)."""
+    collector = _QualnameCollector()
+    module.visit(collector)
+    return collector.names
