@@ -35,12 +35,12 @@ from typing import IO, TYPE_CHECKING, Iterable
 
 from retrace_fix.commands.apply import encode, replace_file
 from retrace_fix.diffs import unified_diff
-from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
+from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Tier
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.commands.fix import FixRequest
+    from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -74,40 +74,6 @@ def read_repos_file(path: str) -> list[str]:
             line = os.path.normpath(os.path.join(str(base), line))
         roots.append(line)
     return roots
-
-
-def is_bulk(request: "FixRequest") -> bool:
-    """Several roots (or a bulk option): a missing root must not stop the others."""
-    return (
-        len(request.paths) > 1
-        or bool(getattr(request, "repos", None))
-        or getattr(request, "summary", None) is not None
-        or request.patch_dir is not None
-    )
-
-
-def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
-    """Like :func:`retrace_fix.discovery.discover`, one root at a time: a root that does not
-    exist (or cannot be walked) becomes a problem of that root instead of stopping the run."""
-    result = Discovered()
-    seen: set[str] = set()
-    for raw in paths:
-        try:
-            found = discover([raw], excludes)
-        except DiscoveryError as exc:
-            result.problems.append(str(exc))
-            continue
-        except OSError as exc:
-            result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
-            continue
-        for path in found.files:
-            key = os.path.realpath(path)
-            if key not in seen:
-                seen.add(key)
-                result.files.append(path)
-        result.problems.extend(found.problems)
-    result.files.sort(key=lambda p: display_path(p))
-    return result
 
 
 @dataclass
@@ -478,9 +444,7 @@ __all__ = [
     "BulkReport",
     "Root",
     "build_roots",
-    "discover_roots",
     "finish_report",
-    "is_bulk",
     "read_repos_file",
     "report_for",
     "write_patch_dir",

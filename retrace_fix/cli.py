@@ -83,7 +83,8 @@ def fix_command(
     repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line (# comments; '-' = stdin)"),
     summary: Optional[Path] = typer.Option(None, "--summary", help="write a per-root Markdown summary to FILE.md"),
 ) -> None:
-    from retrace_fix.commands.fix import FixRequest, run_fix_command
+    from retrace_fix.commands.fix import run_fix_command
+    from retrace_fix.fix_request import FixRequest
 
     repo_roots: list[str] = []
     if repos is not None:

@@ -183,3 +183,27 @@ def _walk_error(result: Discovered):
         result.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
 
     return onerror
+
+
+def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
+    """Like :func:`discover`, one root at a time: a root that does not
+    exist (or cannot be walked) becomes a problem of that root instead of stopping the run."""
+    result = Discovered()
+    seen: set[str] = set()
+    for raw in paths:
+        try:
+            found = discover([raw], excludes)
+        except DiscoveryError as exc:
+            result.problems.append(str(exc))
+            continue
+        except OSError as exc:
+            result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
+            continue
+        for path in found.files:
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
+                result.files.append(path)
+        result.problems.extend(found.problems)
+    result.files.sort(key=lambda p: display_path(p))
+    return result

@@ -49,7 +49,7 @@ from retrace_fix.findings import FileResult, Finding, Tier
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.commands.fix import FixRequest
+    from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_ERROR = 0, 2
 

@@ -125,7 +125,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
     from retrace_fix.engine import FileJob, process_file
     from retrace_fix.findings import Tier
     from retrace_fix.output import file_diff
-    from retrace_fix.commands.fix import FixRequest, UsageProblem, prepare
+    from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 
     fix_request = FixRequest(
         paths=[str(project_root)],

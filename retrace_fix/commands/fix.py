@@ -7,79 +7,19 @@ without the command-line layer.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from retrace_fix import output
-from retrace_fix.config import ConfigError, find_config, load_config
-from retrace_fix.discovery import DiscoveryError, discover
-from retrace_fix.engine import RunOptions, RunResult, run, unknown_codes
+from retrace_fix.bulk import finish_report, report_for, write_patch_dir
+from retrace_fix.engine import RunOptions, RunResult, run
 from retrace_fix.findings import FileResult
+from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
+from retrace_fix.interactive import run_interactive
 from retrace_fix.patching import FileChangedError, atomic_write
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 50
-
-
-@dataclass
-class FixRequest:
-    paths: list[str]
-    mode: str = "fix"  # fix | diff | check | interactive
-    traces: list[str] = field(default_factory=list)
-    unsafe_fixes: bool | None = None
-    select: list[str] | None = None
-    ignore: list[str] = field(default_factory=list)
-    jobs: int | None = None
-    exclude: list[str] = field(default_factory=list)
-    output_format: str = "text"
-    patch_dir: Path | None = None
-    config: Path | None = None
-    quiet: bool = False
-    repos: list[str] = field(default_factory=list)  # roots read from --repos FILE (also in paths)
-    summary: Path | None = None  # --summary FILE.md: per-root Markdown summary (bulk runs)
-
-
-class UsageProblem(Exception):
-    """Bad input that stops the run before any file is touched (exit 2)."""
-
-
-def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
-    """Resolve config, codes, traces and files; raises UsageProblem."""
-    try:
-        config_path = request.config or find_config(Path.cwd())
-        config = load_config(config_path)
-    except ConfigError as exc:
-        raise UsageProblem(str(exc)) from None
-    select = request.select if request.select is not None else config.select
-    ignore = [*config.ignore, *request.ignore]
-    bad = unknown_codes([*(select or []), *ignore])
-    if bad:
-        raise UsageProblem(f"unknown code `{bad[0]}` (see `retrace-fix codemods`)")
-    trace_set = None
-    if request.traces:
-        from retrace_fix.traces.model import TraceFileError, load_trace_files
-
-        try:
-            trace_set = load_trace_files(request.traces)
-        except TraceFileError as exc:
-            raise UsageProblem(str(exc)) from None
-    unsafe = request.unsafe_fixes if request.unsafe_fixes is not None else config.unsafe_fixes
-    options = RunOptions(
-        select=tuple(select) if select is not None else None,
-        ignore=tuple(ignore),
-        unsafe_fixes=unsafe,
-        traces=trace_set,
-    )
-    excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
-    from retrace_fix.bulk import discover_roots, is_bulk
-
-    try:
-        # several roots: a missing root is reported for that root, the others still run
-        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
-    except DiscoveryError as exc:
-        raise UsageProblem(str(exc)) from None
-    return options, found.files, found.problems
 
 
 def run_fix_command(request: FixRequest) -> int:
@@ -115,12 +55,8 @@ def finish(request: FixRequest, result: RunResult) -> int:
     out, err = sys.stdout, sys.stderr
     mode = request.mode
     if request.patch_dir is not None:
-        from retrace_fix.bulk import write_patch_dir
-
         return write_patch_dir(request, result)
     if mode == "interactive":
-        from retrace_fix.interactive import run_interactive
-
         return run_interactive(request, result)
 
     write_failures: list[str] = []
@@ -131,8 +67,6 @@ def finish(request: FixRequest, result: RunResult) -> int:
                 if failure:
                     write_failures.append(failure)
                     file_result.error = failure
-
-    from retrace_fix.bulk import finish_report, report_for
 
     bulk_report = report_for(request, result)  # per-root summary of a bulk run, else None
     fmt = request.output_format
