@@ -29,6 +29,7 @@ from libcst.metadata import MetadataWrapper
 
 from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite, qualnames
 from retrace_fix.findings import Finding, Tier
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope
 
 _ANALYSIS_KEY = "retrace_fix.analysis"
@@ -81,7 +82,16 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
     """The base of every retrace-fix codemod (never run itself: ``ABC`` keeps it out of
     ``python -m libcst.tool list``)."""
 
+    #: the codes this codemod reports, one :class:`~retrace_fix.rules.Rule` each, declared
+    #: in its module; :mod:`retrace_fix.codemods` collects them into the table of codes
+    RULES: ClassVar[tuple[Rule, ...]] = ()
+    #: where the engine runs it: the codemods of a run take turns on one tree, in
+    #: ascending ``ORDER`` (fixes first, 10-99; diagnostics, which only read, 100 on)
+    ORDER: ClassVar[int] = 100
+    #: the code :meth:`report` uses by default (the first rule's)
     CODE: ClassVar[str] = ""
+    #: the codemod's name: its golden/ folder, its LibCST description, ``A`` of ``-i``
+    #: (a codemod with one rule takes the rule's name, summary and tier)
     NAME: ClassVar[str] = ""
     SUMMARY: ClassVar[str] = ""
     #: the tier users should expect from this codemod (sites may differ)
@@ -102,8 +112,21 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        rules = cls.__dict__.get("RULES")
+        if rules:
+            own = cls.__dict__
+            cls.CODE = own.get("CODE") or rules[0].code
+            if len(rules) == 1:
+                cls.NAME = own.get("NAME") or rules[0].name
+                cls.SUMMARY = own.get("SUMMARY") or rules[0].summary
+                cls.TIER = own.get("TIER") or rules[0].tier
         if cls.CODE and not cls.DESCRIPTION:
             cls.DESCRIPTION = f"{cls.CODE} {cls.NAME}: {cls.SUMMARY}"
+
+    @classmethod
+    def codes(cls) -> tuple[str, ...]:
+        """Every code this codemod reports (its rules', in declaration order)."""
+        return tuple(rule.code for rule in cls.RULES)
 
     def __init__(
         self,
@@ -136,7 +159,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         self.settings = settings
         self.findings: list[Finding] = []
         #: ``(code, subject)`` of the findings a suppression comment hid (the engine's
-        #: one-problem-one-finding rule, :data:`retrace_fix.findings.DEFERS_TO`)
+        #: one-problem-one-finding rule, :attr:`retrace_fix.rules.Rule.defers_to`)
         self.suppressed_subjects: list[tuple[str, tuple]] = []
         self.analysis: ModuleAnalysis | None = None
         self.scope: Scope | None = None
@@ -292,9 +315,11 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         """Record a finding at ``node``; return True when the caller should edit it.
 
         ``subjects`` (from :meth:`subject`) say what problem the finding is about, so
-        that the engine reports each problem once (:data:`retrace_fix.findings.DEFERS_TO`).
+        that the engine reports each problem once (:attr:`retrace_fix.rules.Rule.defers_to`).
         """
         code = code or self.CODE
+        if code not in self.codes():
+            raise ValueError(f"{type(self).__name__} reports {code}, which is none of its RULES")
         if self.is_suppressed(node, code):
             self.suppressed_subjects.extend((code, s) for s in subjects)
             return False

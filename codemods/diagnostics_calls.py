@@ -22,9 +22,10 @@ import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
 from retrace_fix.codemods._loop_safety import code_of
-from retrace_fix.codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope, dotted_name
 
 RTF101_DOC = doc_page(
@@ -247,48 +248,66 @@ diagnostic only: a signature rejects shapes and dtypes it does not cover, and a
 """,
 )
 
+RULES = (
+    Rule(
+        code="RTF101",
+        name="tf-function-per-call",
+        tier=Tier.DIAGNOSTIC,
+        summary="a tf.function created inside a loop or a repeatedly called function traces every time",
+        doc=RTF101_DOC,
+        golden="call-site-diagnostics",
+    ),
+    Rule(
+        code="RTF103",
+        name="varying-python-argument",
+        tier=Tier.DIAGNOSTIC,
+        summary="a Python int/float/str passed with varying values (loop variable, counter, literals)",
+        doc=RTF103_DOC,
+        golden="call-site-diagnostics",
+        # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
+        # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
+        # --traces) saw the values every caller really passed, other modules' included
+        defers_to=("RTF001", "RTF003"),
+    ),
+    Rule(
+        code="RTF104",
+        name="object-argument-identity",
+        tier=Tier.DIAGNOSTIC,
+        summary="a new custom object or Keras model/optimizer passed per call retraces every time",
+        doc=RTF104_DOC,
+        golden="call-site-diagnostics",
+    ),
+    Rule(
+        code="RTF105",
+        name="dtype-drift",
+        tier=Tier.DIAGNOSTIC,
+        summary="the same parameter receives tensors of different dtypes",
+        doc=RTF105_DOC,
+        golden="call-site-diagnostics",
+        # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
+        # it with a signature or says why none is possible
+        defers_to=("RTF003",),
+    ),
+    Rule(
+        code="RTF107",
+        name="shape-drift",
+        tier=Tier.DIAGNOSTIC,
+        summary="the same parameter receives tensors of varying shapes (static evidence)",
+        doc=RTF107_DOC,
+        golden="call-site-diagnostics",
+    ),
+)
+
 _FACTORY_NAMES = ("__init__", "__new__", "__post_init__", "build", "setup", "__call__")
 _CACHE_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoized")
 
 
 class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
-    CODE = "RTF101"
+    RULES = RULES
+    ORDER = 110
     NAME = "call-site-diagnostics"
     SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
-    TIER = Tier.DIAGNOSTIC
     TRIGGERS = (b"function",)
-    EXTRA_CODES = {
-        "RTF101": {
-            "name": "tf-function-per-call",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "a tf.function created inside a loop or a repeatedly called function traces every time",
-            "doc": RTF101_DOC,
-        },
-        "RTF103": {
-            "name": "varying-python-argument",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "a Python int/float/str passed with varying values (loop variable, counter, literals)",
-            "doc": RTF103_DOC,
-        },
-        "RTF104": {
-            "name": "object-argument-identity",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "a new custom object or Keras model/optimizer passed per call retraces every time",
-            "doc": RTF104_DOC,
-        },
-        "RTF105": {
-            "name": "dtype-drift",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "the same parameter receives tensors of different dtypes",
-            "doc": RTF105_DOC,
-        },
-        "RTF107": {
-            "name": "shape-drift",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "the same parameter receives tensors of varying shapes (static evidence)",
-            "doc": RTF107_DOC,
-        },
-    }
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:

@@ -21,8 +21,9 @@ import libcst as cst
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
 from retrace_fix.codemods._loop_safety import code_of
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
-from retrace_fix.codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import dotted_name
 
 _CLOCKS = {
@@ -129,29 +130,34 @@ Python ``if`` becomes ``tf.cond``), so the rewrite is left to you.
 """,
 )
 
+RULES = (
+    Rule(
+        code="RTF102",
+        name="python-side-effect",
+        tier=Tier.DIAGNOSTIC,
+        summary="time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time",
+        doc=RTF102_DOC,
+        golden="graph-code-diagnostics",
+    ),
+    Rule(
+        code="RTF106",
+        name="static-shape-blocks-fix",
+        tier=Tier.DIAGNOSTIC,
+        summary="x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
+        doc=RTF106_DOC,
+        golden="graph-code-diagnostics",
+    ),
+)
+
 _RELAX_KEYWORDS = ("reduce_retracing", "experimental_relax_shapes")
 
 
 class GraphDiagnosticsCommand(DiagnosticsCodemod):
-    CODE = "RTF102"
+    RULES = RULES
+    ORDER = 100
     NAME = "graph-code-diagnostics"
     SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
-    TIER = Tier.DIAGNOSTIC
     TRIGGERS = (b"function",)
-    EXTRA_CODES = {
-        "RTF102": {
-            "name": "python-side-effect",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time",
-            "doc": RTF102_DOC,
-        },
-        "RTF106": {
-            "name": "static-shape-blocks-fix",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
-            "doc": RTF106_DOC,
-        },
-    }
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:

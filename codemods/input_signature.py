@@ -80,8 +80,18 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import BUILTIN_NAMES, canonical
 from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names
+
+RULE = Rule(
+    code="RTF003",
+    name="input-signature",
+    tier=Tier.SAFE,
+    summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
+    doc=__doc__,
+    golden="input-signature",
+)
 
 KEYWORD = "input_signature"
 #: longest decorator/call line (with its indentation) kept on one line
@@ -89,10 +99,8 @@ MAX_LINE = 88
 
 
 class InputSignatureCommand(RetraceCodemod):
-    CODE = "RTF003"
-    NAME = "input-signature"
-    SUMMARY = "inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces"
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 20  # before RTF001, which reads the signature it adds
     NEEDS_TRACES = True
 
     # ------------------------------------------------------------------ traversal
@@ -190,7 +198,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     def _subjects(self, function: cst.FunctionDef, plan: SignaturePlan, message: str) -> tuple:
         """What varied and the message names: the call-site diagnostics (RTF103 Python values,
-        RTF105 dtypes) defer to this finding (:data:`retrace_fix.findings.DEFERS_TO`)."""
+        RTF105 dtypes) defer to this finding (:attr:`retrace_fix.rules.Rule.defers_to`)."""
         return tuple(self.subject(kind, function, param) for kind, param in plan.varied if f"`{param}`" in message)
 
     def _module_binds(self, name: str) -> bool:

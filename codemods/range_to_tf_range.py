@@ -109,7 +109,21 @@ from retrace_fix.codemods._loop_safety import (
 )
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope, canonical
+
+RULE = Rule(
+    code="RTF001",
+    name="range-to-tf-range",
+    tier=Tier.SAFE,
+    summary=(
+        "for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
+        "and the body is provably safe for a tensor i"
+    ),
+    doc=__doc__,
+    golden="range-to-tf-range",
+)
+
 
 @dataclass
 class _LoopPlan:
@@ -612,11 +626,8 @@ class _Planner(cst.CSTVisitor):
 
 
 class RangeToTfRangeCommand(RetraceCodemod):
-    CODE = "RTF001"
-    NAME = "range-to-tf-range"
-    SUMMARY = ("for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
-               "and the body is provably safe for a tensor i")
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 30
     TRIGGERS = (b"range",)
 
     def transform_module(self, tree: cst.Module) -> cst.Module:

@@ -75,17 +75,25 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._trace_plan import add_keyword, plans, site_keywords
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.traces.generalize import SignaturePlan
+
+RULE = Rule(
+    code="RTF004",
+    name="reduce-retracing",
+    tier=Tier.SAFE,
+    summary="use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)",
+    doc=__doc__,
+    golden="reduce-retracing",
+)
 
 OLD_KEYWORD = "experimental_relax_shapes"
 NEW_KEYWORD = "reduce_retracing"
 
 
 class ReduceRetracingCommand(RetraceCodemod):
-    CODE = "RTF004"
-    NAME = "reduce-retracing"
-    SUMMARY = "use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)"
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 40  # after RTF003: it adds reduce_retracing only where no signature fits
     TRIGGERS = (OLD_KEYWORD.encode(),)
 
     # ------------------------------------------------------------------ trace-driven

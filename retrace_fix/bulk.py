@@ -319,7 +319,7 @@ class BulkReport:
         if totals["fixes"]:
             from retrace_fix.codemods import all_codes
 
-            codes = all_codes()
+            codes = all_codes()  # code -> the codemod reporting it
             out += ["", "## Fixes by code", "", "| code | codemod | fixes |", "|:--|:--|--:|"]
             for code, count in totals["fixes"].items():
                 name = codes[code].NAME if code in codes else ""

@@ -131,6 +131,35 @@ def split_sections(doc: str) -> tuple[str, list[tuple[str, list[str]]]]:
     return title, [(heading, textwrap.dedent("\n".join(body)).splitlines()) for heading, body in sections]
 
 
+def literal_blocks(lines: list[str]) -> list[tuple[str, str]]:
+    """``(label, code)`` of every literal block in a dedented section body: the paragraph
+    ending in ``::`` (without the colons, lines joined) and the indented block after it,
+    dedented, ending with one newline."""
+    blocks: list[tuple[str, str]] = []
+    paragraph: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            paragraph = []
+            i += 1
+            continue
+        if _indent_of(line) == 0 and line.rstrip().endswith("::"):
+            label = " ".join([*(p.strip() for p in paragraph), line.strip()[:-2].strip()]).strip()
+            paragraph = []
+            i += 1
+            block: list[str] = []
+            while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > 0):
+                block.append(lines[i])
+                i += 1
+            code = textwrap.dedent("\n".join(block)).strip("\n")
+            blocks.append((label, code + "\n"))
+            continue
+        paragraph.append(line)
+        i += 1
+    return blocks
+
+
 def doc_to_markdown(doc: str, heading_level: int = 1, title: str | None = None) -> str:
     """The documentation text of one code as a Markdown page (ends with one newline).
 
@@ -155,4 +184,4 @@ def doc_to_markdown(doc: str, heading_level: int = 1, title: str | None = None) 
     return "\n".join(out) + "\n"
 
 
-__all__ = ["doc_to_markdown", "split_sections"]
+__all__ = ["doc_to_markdown", "literal_blocks", "split_sections"]

@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from retrace_fix.codemods import REGISTRY, all_codes
+from retrace_fix.codemods import DEFERS_TO, REGISTRY, RULES
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
@@ -88,8 +88,7 @@ class RunResult:
 def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
     chosen = []
     for cls in REGISTRY:
-        codes = [cls.CODE, *getattr(cls, "EXTRA_CODES", {})]
-        if not any(options.code_selected(c) for c in codes):
+        if not any(options.code_selected(c) for c in cls.codes()):
             continue
         if cls.NEEDS_TRACES and options.traces is None:
             continue
@@ -98,7 +97,7 @@ def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
 
 
 def unknown_codes(codes: Iterable[str]) -> list[str]:
-    known = list(all_codes())
+    known = list(RULES)
     return [c for c in codes if not any(k.startswith(c.upper()) for k in known)]
 
 
@@ -409,7 +408,7 @@ def _transform(
         findings.extend(reported)
         suppressed.extend(s for s in codemod.suppressed_subjects if options.code_selected(s[0]))
     # one problem, one finding: drop call-site diagnostics another selected code already covers
-    findings = drop_duplicates(findings, suppressed)
+    findings = drop_duplicates(findings, suppressed, DEFERS_TO)
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``

@@ -88,9 +88,9 @@ class HunkItem:
 
 
 def _codemod_name(code: str) -> str:
-    from retrace_fix.codemods import all_codes
+    from retrace_fix.codemods import codemod_for
 
-    cls = all_codes().get(code)
+    cls = codemod_for(code)
     return cls.NAME if cls is not None else code
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import IO
 
-from retrace_fix.codemods import all_codes, documentation
+from retrace_fix.codemods import RULES, documentation
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -13,14 +13,8 @@ EXIT_OK, EXIT_ERROR = 0, 2
 def list_codes(out: IO[str] | None = None) -> int:
     """One line per code: code, name, tier, summary."""
     out = out or sys.stdout
-    for code, cls in all_codes().items():
-        extra = getattr(cls, "EXTRA_CODES", {}).get(code)
-        if extra is not None:
-            name, tier, summary = extra["name"], extra["tier"], extra["summary"]
-        else:
-            name, tier, summary = cls.NAME, cls.TIER.value, cls.SUMMARY
-        tier = getattr(tier, "value", tier)
-        out.write(f"{code}  {name:<24} {tier:<10} {summary}\n")
+    for code, rule in RULES.items():
+        out.write(f"{code}  {rule.name:<24} {rule.tier.value:<10} {rule.summary}\n")
     return EXIT_OK
 
 
