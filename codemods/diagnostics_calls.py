@@ -47,8 +47,8 @@ object, so it only helps when the same object is called again.
 Before::
 
     for batch in batches:
-        @tf.function                      # RTF101: a new function per batch
-        def step(x):
+        @tf.function
+        def step(x):                      # RTF101: a new function per batch
             return model(x, training=False)
         step(batch)
 
@@ -105,10 +105,16 @@ Before::
 
 By hand::
 
+    @tf.function
+    def train(x, num_steps):
+        for _ in tf.range(num_steps):
+            ...
+
     for n in [10, 20, 30]:
         train(x, tf.constant(n))           # 1 trace
 
-    (or: @tf.function(input_signature=[..., tf.TensorSpec([], tf.int32)]))
+(or give ``num_steps`` a slot in the signature:
+``@tf.function(input_signature=[..., tf.TensorSpec([], tf.int32)])``)
 """,
     safety="""
 diagnostic only.  Inside the function a tensor is not a Python number:
@@ -156,7 +162,7 @@ By hand::
 
     apply(x, tf.constant(2.0))
 
-    (or give Config a value-based __eq__/__hash__, or __tf_tracing_type__)
+(or give ``Config`` a value-based ``__eq__``/``__hash__``, or ``__tf_tracing_type__``)
 """,
     safety="""
 diagnostic only: the fix changes the function's signature or the class.
@@ -198,7 +204,12 @@ Before::
 
 By hand: cast once, at the call site::
 
-    mixed_type_op(tf.cast(a, tf.float32), b)
+    @tf.function
+    def mixed_type_op(x, y):
+        return x + y
+
+    mixed_type_op(tf.cast(tf.constant(1, dtype=tf.int32), tf.float32), tf.constant(2.0))
+    mixed_type_op(tf.constant(1.0), tf.constant(2.0))
 """,
     safety="""
 diagnostic only: choosing the dtype changes results (precision, integer
@@ -239,6 +250,9 @@ By hand (or record traces and let RTF003/RTF004 add it)::
     @tf.function(input_signature=[tf.TensorSpec([None, 5], tf.float32)])
     def train_step(x):
         return tf.reduce_sum(x)
+
+    for batch_size in [10, 20, 10, 30]:
+        train_step(tf.random.normal((batch_size, 5)))    # 1 trace
 """,
     safety="""
 diagnostic only: a signature rejects shapes and dtypes it does not cover, and a

@@ -42,18 +42,27 @@ Why it retraces
 Example
     Before::
 
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
         @tf.function
         def predict(x):
             return model(x, training=False)
 
         for batch in (16, 32, 64):
-            predict(tf.random.normal([batch, 50]))      # 3 traces
+            predict(tf.random.normal([batch, 50]))
 
-    After::
+    After (with ``--traces`` recorded from that loop)::
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 
         @tf.function(input_signature=[tf.TensorSpec(shape=[None, 50], dtype=tf.float32)])
         def predict(x):
-            return model(x, training=False)              # 1 trace
+            return model(x, training=False)
+
+        for batch in (16, 32, 64):
+            predict(tf.random.normal([batch, 50]))
+
+    The loop traced ``predict`` three times before, once after.
 
 Fix safety
     safe when every recorded call fits the signature and the body is unchanged

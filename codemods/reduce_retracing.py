@@ -42,18 +42,30 @@ Example
 
     Before::
 
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.SGD()
+
         @tf.function
-        def train_step(x, y, model, optimizer, loss_fn):
+        def train_step(x, y, model, optimizer):
             ...
 
         for batch in (10, 20, 10, 30):
-            train_step(x[:batch], y[:batch], model, optimizer, loss_fn)   # 3 traces
+            train_step(tf.zeros([batch, 4]), tf.zeros([batch]), model, optimizer)
 
-    After::
+    After (with ``--traces`` recorded from that loop)::
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.SGD()
 
         @tf.function(reduce_retracing=True)
-        def train_step(x, y, model, optimizer, loss_fn):
-            ...                                                       # 2 traces
+        def train_step(x, y, model, optimizer):
+            ...
+
+        for batch in (10, 20, 10, 30):
+            train_step(tf.zeros([batch, 4]), tf.zeros([batch]), model, optimizer)
+
+    The loop traced ``train_step`` three times before (batch sizes 10, 20 and
+    30), twice after (the second shape is generalised and serves the third).
 
 Fix safety
     safe.  The rename is an exact alias: TensorFlow maps one keyword onto the
