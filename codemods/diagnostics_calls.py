@@ -1,19 +1,7 @@
-"""RTF101, RTF103, RTF104, RTF105: diagnostics about how tf.functions are created and called.
+"""Diagnostics about how tf.functions are created and called: RTF101, RTF103, RTF104, RTF105, RTF107.
 
-RTF101 tf-function-per-call
-    a tf.function created inside a loop, or inside a function that runs repeatedly.
-RTF103 varying-python-argument
-    a Python int/float/str passed with varying values (literals, loop variables,
-    counters) at the call sites of a tf.function in this module.
-RTF104 object-argument-identity
-    a new object (custom class, Keras model/optimizer) passed per call.
-RTF105 dtype-drift
-    the same parameter receives tensors of different dtypes.
-RTF107 shape-drift
-    the same parameter receives tensors of varying shapes.
-
-All static: they read the module, never edit.  Run ``retrace-fix explain
-RTF101`` (etc.) for each page.
+All static: they read the module, never edit.  Each code's rule (name, tier,
+summary, the page ``retrace-fix explain CODE`` prints) is in :data:`RULES`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
-"""RTF102, RTF106: diagnostics about code inside a tf.function (never edits).
+"""Diagnostics about the code inside a tf.function: RTF102, RTF106.
 
-RTF102 python-side-effect
-    ``time.time()``, ``datetime.now()``, ``random.*`` and ``np.random.*`` inside
-    a tf.function run once, while tracing; their value is frozen into the graph.
-
-RTF106 static-shape-blocks-fix
-    ``x.shape[0]``, ``x.shape.as_list()``, ``range(len(x))`` inside a tf.function whose
-    ``reduce_retracing=True`` or ``input_signature`` makes that dimension
-    ``None``: the read gives ``None`` and the code breaks (or keeps the function
-    from being generalised).  With ``--traces``, ``reduce_retracing`` makes only
-    the dimensions that varied between the recorded traces ``None``.
-
-Run ``retrace-fix explain RTF102`` (or RTF106) for the full page.
+They read the module, never edit.  Each code's rule (name, tier, summary, the
+page ``retrace-fix explain CODE`` prints) is in :data:`RULES`.
 """
 
 from __future__ import annotations
