@@ -27,6 +27,8 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: Environment variable naming the project root that recorded paths are relative to.
+ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 
 
 class DiscoveryError(Exception):
@@ -39,13 +41,37 @@ class Discovered:
     problems: list[str] = field(default_factory=list)  # "path: reason" for skipped named paths
 
 
-def find_project_root(path: Path) -> Path:
-    """The nearest ancestor holding ``.git`` (a repository root), else the current directory."""
-    start = path if path.is_dir() else path.parent
-    for candidate in [start, *start.parents]:
-        if (candidate / ".git").exists():
-            return candidate
-    return Path.cwd().resolve()
+def find_project_root(start: str | os.PathLike | None = None) -> str:
+    """The project root: the directory trace files name source files relative to.
+
+    It is the join key between a recording and a fix run, so everything that
+    records or reads traces asks this one function (the recorder, ``record``,
+    ``bench``, the engine and the codemods run by ``libcst.tool``):
+
+    1. ``$RETRACE_FIX_PROJECT_ROOT`` when it is set (``record`` sets it for the
+       processes it records, so that they all agree with it);
+    2. else the nearest directory holding ``.git``, from ``start`` upwards
+       (``start``: a directory, or a file's directory; default: the current
+       directory);
+    3. else the current directory.
+
+    Paths are resolved (symbolic links followed), as the recorder resolves the
+    files it records.  A string: it also goes into environment variables.
+    """
+    override = os.environ.get(ENV_PROJECT_ROOT)
+    if override:
+        return os.path.realpath(override)
+    cwd = os.path.realpath(os.getcwd())
+    directory = os.path.realpath(start) if start is not None else cwd
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return cwd
+        directory = parent
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:

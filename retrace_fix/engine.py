@@ -672,8 +672,8 @@ def make_jobs(files: list[Path]) -> list[FileJob]:
         if directory not in roots:
             roots[directory] = find_project_root(directory)
         root = roots[directory]
-        try:
-            rel = path.relative_to(root).as_posix()
+        try:  # the recorder names files by their resolved path, relative to the same root
+            rel = Path(os.path.realpath(path)).relative_to(root).as_posix()
         except ValueError:
             rel = display_path(path, cwd)
         jobs.append(FileJob(path=path, display=display_path(path, cwd), relpath=rel))

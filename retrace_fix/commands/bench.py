@@ -251,7 +251,7 @@ def bench(
     err = err or sys.stderr
     command = validate(request)
     cwd = Path.cwd().resolve()
-    project_root = Path(find_project_root(cwd)).resolve()
+    project_root = Path(find_project_root(cwd))
     if cwd != project_root and project_root not in cwd.parents:  # pragma: no cover - find_project_root contract
         project_root = cwd
     compare_paths = [_relative_compare_path(spec, project_root, cwd) for spec in request.compare]

@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 from retrace_fix.traces.model import save_trace_file
-from retrace_fix.traces.recorder import find_project_root
+from retrace_fix.discovery import find_project_root
 from retrace_fix.traces.shards import merge_shards, recording_env
 
 DEFAULT_OUTPUT = os.path.join(".retrace", "traces.json")
