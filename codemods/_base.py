@@ -30,37 +30,11 @@ from libcst.metadata import MetadataWrapper
 from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite, qualnames
 from retrace_fix.findings import Finding, Tier
 from retrace_fix.rules import Rule
+from retrace_fix.tf_functions import may_reference_tf_function
 from retrace_fix.tfnames import Scope
 
 _ANALYSIS_KEY = "retrace_fix.analysis"
 _QUALNAMES_KEY = "retrace_fix.qualnames"
-
-#: Bytes that any reference to ``tf.function`` needs: an attribute ``<x>.function``
-#: (``tf.function``, ``tf.compat.v2.function``, ``def_function.function``, also with
-#: whitespace or a line continuation after the dot) or the name ``function`` in an
-#: import statement (``from tensorflow import function as tfn``, parenthesised or
-#: continued).  Far narrower than ``b"function"`` (in about half of all TensorFlow
-#: files, against under a tenth for this), and it misses nothing that
-#: :class:`~retrace_fix.analysis.ModuleAnalysis` resolves as tf.function.
-TF_FUNCTION_REFERENCE = re.compile(
-    rb"\.[ \t\\\r\n]*function\b"
-    rb"|\bimport[ \t]*\([^)]*\bfunction\b"
-    rb"|\bimport\b(?:[^\n;#\\]|\\(?:\r\n|\n|.))*\bfunction\b"
-)
-
-
-def may_reference_tf_function(data: bytes) -> bool:
-    """:data:`TF_FUNCTION_REFERENCE` in ``data`` (the last answer is remembered: every
-    codemod of a run asks about the same file)."""
-    if _LAST_REFERENCE[0] is data:
-        return _LAST_REFERENCE[1]
-    found = b"function" in data and TF_FUNCTION_REFERENCE.search(data) is not None
-    _LAST_REFERENCE[:] = [data, found]
-    return found
-
-
-_LAST_REFERENCE: list = [None, False]
-
 
 def _trigger_found(trigger: "bytes | re.Pattern[bytes]", data: bytes) -> bool:
     if isinstance(trigger, bytes):
@@ -100,7 +74,8 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
     #: must occur in a file worth parsing
     TRIGGERS: ClassVar[tuple["bytes | re.Pattern[bytes]", ...]] = (b"function",)
     #: True when the codemod only acts in modules that define or create a
-    #: tf.function: such a file must also match :data:`TF_FUNCTION_REFERENCE`
+    #: tf.function: such a file must also match
+    #: :data:`~retrace_fix.tf_functions.TF_FUNCTION_REFERENCE`
     #: before it is parsed (the engine's prefilter: most files of a TensorFlow
     #: project contain ``function`` or ``range`` but never reference tf.function).
     #: Set it to False for a codemod that also acts outside tf.functions.

@@ -41,7 +41,7 @@ from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.tfnames import TF_FUNCTION, canonical
+from retrace_fix.tf_functions import ast_references_tf_function
 
 PARSE_ERROR_PREFIX = "cannot parse"
 
@@ -195,53 +195,6 @@ def cpython_check(text: str, want_tree: bool = False) -> tuple[SyntaxProblem | N
         except Exception as exc:  # pragma: no cover - defensive: ValueError, OverflowError and the like
             return SyntaxProblem(1, 1, f"{type(exc).__name__}: {exc}", confirmable=False), None
     return None, None
-
-
-def ast_references_tf_function(tree: ast.Module) -> bool:
-    """Could any ``function`` name or attribute in the module be ``tf.function``?
-
-    A superset of what :class:`~retrace_fix.analysis.ModuleAnalysis` resolves:
-    imports anywhere in the module count, shadowing is ignored.  Deciding this on
-    CPython's tree costs a tenth of what parsing with LibCST would.
-    """
-    bound: dict[str, list[str]] = {}
-    candidates: list[ast.expr] = []  # `<chain>.function`
-    names: set[str] = set()  # every bare name used (`tfn` from `import function as tfn`)
-    for node in ast.walk(tree):
-        kind = type(node)
-        if kind is ast.Attribute:
-            if node.attr == "function":
-                candidates.append(node)
-        elif kind is ast.Name:
-            names.add(node.id)
-        elif kind is ast.Import:
-            for alias in node.names:
-                if alias.asname:
-                    bound.setdefault(alias.asname, []).append(alias.name)
-                else:
-                    head = alias.name.split(".")[0]
-                    bound.setdefault(head, []).append(head)
-        elif kind is ast.ImportFrom:
-            if node.level or not node.module:
-                continue
-            for alias in node.names:
-                if alias.name != "*":
-                    bound.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")
-    for name in names & bound.keys():
-        if any(canonical(target) == TF_FUNCTION for target in bound[name]):
-            return True
-    for node in candidates:
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            continue
-        rest = ".".join(reversed(parts))
-        for target in bound.get(node.id, ()):
-            if canonical(f"{target}.{rest}" if rest else target) == TF_FUNCTION:
-                return True
-    return False
 
 
 def _max_bracket_depth(data: bytes) -> int:
