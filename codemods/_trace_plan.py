@@ -23,6 +23,7 @@ import libcst as cst
 from retrace_fix.analysis import TfFunctionSite, qualnames
 from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._loop_safety import loop_blockers
+from retrace_fix.node_text import code_of
 from retrace_fix.tfnames import Scope, local_bindings
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _PLAN_KEY = "retrace_fix.trace_plans"
 _TRACED_KEY = "retrace_fix.traced_functions"
-_EMPTY = cst.Module(body=[])
 
 _RANDOM_APIS = {
     "tensorflow.random.normal",
@@ -66,10 +66,6 @@ _NEEDS_PYTHON = {
 _NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _LITERAL_CLIMB = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Divide)
-
-
-def code_of(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
 
 
 def short(node: cst.CSTNode, limit: int = 60) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
-from retrace_fix.codemods._loop_safety import code_of
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope, dotted_name
 
@@ -408,8 +408,8 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
             self.diagnose(
                 expr,
                 "RTF103",
-                f"`{code_of(expr)}` is a Python {kind} {what} passed as `{param}` to `{name}`: every value "
-                f"traces a new graph; pass a tensor (`tf.constant({code_of(expr)})`) or give `{param}` a "
+                f"`{short_code(expr)}` is a Python {kind} {what} passed as `{param}` to `{name}`: every value "
+                f"traces a new graph; pass a tensor (`tf.constant({short_code(expr)})`) or give `{param}` a "
                 "`tf.TensorSpec` slot in input_signature",
                 self._functions_for(site),
                 subjects,
@@ -675,14 +675,14 @@ class _CreationFinder(cst.CSTVisitor):
         func = node.func
         positional = bool(node.args) and node.args[0].keyword is None and not node.args[0].star
         if self.scope.is_tf_function(func) and positional:
-            self._record(node, f"`{code_of(node)}`")
+            self._record(node, f"`{short_code(node)}`")
         elif (
             isinstance(func, cst.Call)
             and self.scope.is_tf_function(func.func)
             and positional
             and not any(a.keyword is None for a in func.args)  # tf.function(...)(f), not tf.function(f)(x)
         ):
-            self._record(node, f"`{code_of(node)}`")
+            self._record(node, f"`{short_code(node)}`")
 
 
 def _is_cache_guard(test: cst.BaseExpression) -> bool:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from retrace_fix.codemods._loop_safety import code_of
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import dotted_name
 
@@ -205,7 +205,7 @@ class _ReadOnly(cst.CSTVisitor):
             for arg in node.args:
                 for inner in _len_calls(arg.value):
                     self.int_contexts[id(inner)] = "range" if q == "builtins.range" else q
-        shown = code_of(node)
+        shown = short_code(node)
         if q in _CLOCKS:
             self.c.report(
                 node,
@@ -342,8 +342,8 @@ class _ReadOnly(cst.CSTVisitor):
             return
         self.c.report(
             node,
-            f"`{code_of(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
-            f"use `tf.shape({holder})[{code_of(index)}]`",
+            f"`{short_code(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
+            f"use `tf.shape({holder})[{short_code(index)}]`",
             code="RTF106",
         )
 
@@ -375,7 +375,7 @@ class _ReadOnly(cst.CSTVisitor):
             dims, relaxed = found
             self.c.report(
                 node,
-                f"`{code_of(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
+                f"`{short_code(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
                 f"use `tf.shape({inner.value.value})`",
                 code="RTF106",
             )
@@ -405,7 +405,7 @@ class _ReadOnly(cst.CSTVisitor):
             remedy = f"use the TF op with `{size}`"
         self.c.report(
             original_node,
-            f"`{code_of(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
+            f"`{short_code(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
             f"({self._why(relaxed, arg.value, [0])}): {effect}; {remedy}, or keep the dimension static",
             code="RTF106",
         )

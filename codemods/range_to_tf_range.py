@@ -99,7 +99,6 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
 from retrace_fix.codemods._loop_safety import (
     Blocker,
-    code_of,
     is_tensor_expr,
     is_tf_op,
     loop_blockers,
@@ -109,6 +108,7 @@ from retrace_fix.codemods._loop_safety import (
 )
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope, canonical
 
@@ -513,7 +513,7 @@ class _Planner(cst.CSTVisitor):
             return
         self.plan.loops[node] = _LoopPlan(
             Tier.SAFE,
-            f"`{code_of(call)}` has a tensor bound: loop with `tf.range` (one graph loop, traced once)",
+            f"`{short_code(call)}` has a tensor bound: loop with `tf.range` (one graph loop, traced once)",
             tf_name,
         )
 
