@@ -688,9 +688,6 @@ class _BodyChecker(cst.CSTVisitor):
                          "per trace, not once per iteration)")
 
     # -- statements that bind
-    def _carried(self, name: str) -> bool:
-        return self.before is not None and name in self.before
-
     def _check_store(self, target: cst.BaseExpression, value: cst.BaseExpression | None, stmt) -> None:
         if isinstance(target, cst.Subscript):
             self.block(stmt, f"`{short_code(stmt)}` writes into `{short_code(target.value)}` (item assignment "

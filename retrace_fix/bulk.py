@@ -37,6 +37,7 @@ from retrace_fix.commands.apply import encode, replace_file
 from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Tier
+from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
@@ -232,9 +233,6 @@ class BulkReport:
         payload["roots_total"] = self.totals()
         return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
-    def json_payload(self) -> dict:
-        return {"roots": self.rows(), "roots_total": self.totals()}
-
     def text_table(self) -> str:
         header = ["root", "files", "changed", "fixes", "diagnostics", "errors"]
         with_patch = self.patch_dir is not None
@@ -255,7 +253,7 @@ class BulkReport:
             table.append(cells)
         totals = self.totals()
         total_row = [
-            f"total ({totals['roots']} root{'s' if totals['roots'] != 1 else ''})",
+            f"total ({plural(totals['roots'], 'root')})",
             str(totals["files_scanned"]),
             str(totals["files_changed"]),
             _fixes_text(totals["fixes"], " ") or "-",
@@ -281,7 +279,7 @@ class BulkReport:
         out = [
             "# retrace-fix summary",
             "",
-            f"Mode `{self.mode}`: {totals['roots']} root{'s' if totals['roots'] != 1 else ''}, "
+            f"Mode `{self.mode}`: {plural(totals['roots'], 'root')}, "
             f"{totals['files_scanned']} files scanned, {totals['files_changed']} changed, "
             f"{totals['fixes_total']} fixes, {totals['diagnostics']} diagnostics, {totals['errors']} errors.",
             "",
@@ -314,7 +312,7 @@ class BulkReport:
             str(totals["errors"]),
         ]
         if with_patch:
-            total_cells.append(f"{len(self.patches)} patch{'es' if len(self.patches) != 1 else ''}")
+            total_cells.append(plural(len(self.patches), "patch"))
         out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
         if totals["fixes"]:
             from retrace_fix.codemods import all_codes
@@ -339,10 +337,6 @@ class BulkReport:
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
 def _fixes_text(fixes: dict[str, int], sep: str, times: str = ":") -> str:
@@ -425,9 +419,9 @@ def write_patch_dir(request: "FixRequest", result: "RunResult") -> int:
             totals = report.totals()
             n = len(report.patches)
             err.write(
-                f"{n} patch{'es' if n != 1 else ''} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
-                f"{_plural(totals['files_changed'], 'file')} changed, {_plural(totals['fixes_total'], 'fix', 'fixes')}, "
-                f"{_plural(totals['diagnostics'], 'diagnostic')}, {_plural(len(result.errors), 'error')}\n"
+                f"{plural(n, 'patch')} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
+                f"{plural(totals['files_changed'], 'file')} changed, {plural(totals['fixes_total'], 'fix')}, "
+                f"{plural(totals['diagnostics'], 'diagnostic')}, {plural(len(result.errors), 'error')}\n"
             )
     failures = finish_report(report, request, err, text=False)
     if result.errors or report.write_errors or failures:

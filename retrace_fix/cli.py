@@ -33,6 +33,7 @@ from retrace_fix import __version__
 from retrace_fix.commands import apply, bench
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 app = typer.Typer(
     name="retrace-fix",
@@ -189,29 +190,30 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"retrace-fix {__version__}")
         sys.exit(EXIT_OK)
     command = typer.main.get_command(app)
+    interrupted = False
     try:
-        with _noting_interrupts() as interrupted:
+        with _noting_interrupts() as noted:
             code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False)
-        if interrupted and code == 130:  # typer turns Ctrl-C into a silent exit code 130
-            typer.echo("retrace-fix: interrupted", err=True)
+        interrupted = bool(noted) and code == 130  # typer turns Ctrl-C into a silent exit code 130
     except click_exceptions.UsageError as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
     except typer.Abort:  # typer's vendored click has no exceptions.Abort
-        typer.echo("retrace-fix: interrupted", err=True)
-        code = 130
+        interrupted = True
     except click_exceptions.ClickException as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
     except KeyboardInterrupt:
-        typer.echo("retrace-fix: interrupted", err=True)
-        code = 130
+        interrupted = True
     except BrokenPipeError:  # `retrace-fix --diff . | head`
         try:
             sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         code = EXIT_OK
+    if interrupted:
+        typer.echo("retrace-fix: interrupted", err=True)
+        code = EXIT_INTERRUPTED
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 

@@ -104,12 +104,6 @@ def unknown_codes(codes: Iterable[str]) -> list[str]:
 # --------------------------------------------------------------------------- one file
 
 
-def read_source(path: Path) -> tuple[bytes, str, str]:
-    """(raw bytes, decoded text, encoding); raises OSError / UnicodeDecodeError / SyntaxError."""
-    data = path.read_bytes()
-    return (data, *decode_source(data))
-
-
 def decode_source(data: bytes) -> tuple[str, str]:
     """(text, encoding) of a file's bytes: PEP 263 cookie or BOM, else UTF-8."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

@@ -425,10 +425,6 @@ def install(transforms: bool = True) -> None:
     CSTNode.visit = fast_visit  # type: ignore[method-assign]
 
 
-def uninstall() -> None:
-    CSTNode.visit = _ORIGINAL_VISIT  # type: ignore[method-assign]
-
-
 @contextmanager
 def installed(transforms: bool = True) -> Iterator[None]:
     """:func:`install` for the duration of a ``with`` block (restores what was there)."""

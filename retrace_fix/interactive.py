@@ -46,6 +46,7 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix.commands.apply import Hunk, apply_hunks, parse_patch
 from retrace_fix.diffs import unified_diff
 from retrace_fix.findings import FileResult, Finding, Tier
+from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
@@ -126,10 +127,6 @@ def _owner(items: list[HunkItem], line: int) -> HunkItem:
         if start <= line < start + max(item.hunk.source_length, 1):
             return item
     return min(items, key=lambda it: abs(it.hunk.changed_source_lines[0] - line))
-
-
-class _Quit(Exception):
-    pass
 
 
 class Session:
@@ -309,10 +306,8 @@ class Session:
         errors = len(self.result.errors) + len(self.errors)
         total = self.total
         return (
-            f"{self.accepted} of {total} hunk{'s' if total != 1 else ''} applied in "
-            f"{self.files_written} file{'s' if self.files_written != 1 else ''}, "
-            f"{diagnostics} diagnostic{'s' if diagnostics != 1 else ''}, "
-            f"{errors} error{'s' if errors != 1 else ''}"
+            f"{self.accepted} of {plural(total, 'hunk')} applied in {plural(self.files_written, 'file')}, "
+            f"{plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}"
         )
 
 

@@ -9,6 +9,7 @@ from typing import IO
 from retrace_fix.bench.report import SIDES, BenchReport, Stat, failure_text, machine_info, seconds_text
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.output import stream_is_terminal
+from retrace_fix.wording import plural
 
 FORMATS = ("text", "json", "markdown")
 
@@ -92,7 +93,7 @@ def _headline(report: BenchReport) -> str:
     fixes = report.fixes
     codes = ", ".join(f"{code} ×{n}" for code, n in sorted(fixes.applied.items())) or "none"
     return (
-        f"retrace-fix bench: {' '.join(report.command)}  ({report.runs} run{'s' if report.runs != 1 else ''} per tree"
+        f"retrace-fix bench: {' '.join(report.command)}  ({plural(report.runs, 'run')} per tree"
         f"{', TensorFlow ' + report.tensorflow if report.tensorflow else ''})\n"
         f"fixes applied: {fixes.total_applied} ({codes}) in {len(fixes.files_changed)} file(s)"
         f"{'; ' + str(fixes.diagnostics) + ' diagnostic(s) left' if fixes.diagnostics else ''}\n"

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from retrace_fix.bench.runs import RunRecord
+from retrace_fix.wording import plural
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 JSON_FORMAT = "retrace-fix-bench"
@@ -256,7 +257,7 @@ def judge(report: BenchReport) -> None:
     before_ok, after_ok = report.all_ok("before"), report.all_ok("after")
     tb, ta = report.traces_total("before"), report.traces_total("after")
     fixes = report.fixes.total_applied
-    fixes_text = f"{fixes} fix{'es' if fixes != 1 else ''} in {len(report.fixes.files_changed)} file{'s' if len(report.fixes.files_changed) != 1 else ''}"
+    fixes_text = f"{plural(fixes, 'fix')} in {plural(len(report.fixes.files_changed), 'file')}"
     if report.nothing_to_fix:
         report.status, report.exit_code = "ok", EXIT_OK
         report.verdict = "nothing to fix with these options: the fixed tree equals the original (see `retrace-fix --check`)"
@@ -275,7 +276,7 @@ def judge(report: BenchReport) -> None:
         report.status, report.exit_code = "ok", EXIT_OK
         report.verdict = (
             f"OK: the original fails ({failure_text(failed)}) and the fixed version runs "
-            f"({fixes_text}; {ta} trace{'s' if ta != 1 else ''})"
+            f"({fixes_text}; {plural(ta, 'trace')})"
         )
         return
     problems = []

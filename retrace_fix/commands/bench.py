@@ -49,6 +49,7 @@ from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, s
 from retrace_fix.bench.render import FORMATS, render
 from retrace_fix.bench.report import EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
+from retrace_fix.wording import plural
 
 
 @dataclass
@@ -282,7 +283,7 @@ def bench(
             traces = record.total_traces
             log(
                 f"  run {index + 1}/{request.runs} {side:<6} {state:<12} wall {seconds_text(record.wall_s)}, "
-                f"{traces} trace{'s' if traces != 1 else ''}"
+                f"{plural(traces, 'trace')}"
             )
             return record
 
@@ -305,7 +306,7 @@ def bench(
         if recorded is not None:
             report.notes.append(
                 f"fixes driven by the traces of the original's first run ({sum(len(f.traces) for f in recorded)} "
-                f"distinct traces of {len(recorded)} function{'s' if len(recorded) != 1 else ''}); "
+                f"distinct traces of {plural(len(recorded), 'function')}); "
                 "give --traces to use a recording of your own, --no-record for static fixes only"
             )
         for problem in summary.errors:
