@@ -258,10 +258,12 @@ MODES: dict[str, Callable[[Case, Path, Path], Outcome]] = {
 def judge(case: Case, original: Run, fixed: Run) -> list[str]:
     """Why the fixed run counts as broken (empty: not broken)."""
     problems = []
-    if original.exit_code == 0 and fixed.exit_code != 0:
+    if original.exit_code != 0:  # nothing to keep: a fixed program can only do better
+        return problems
+    if fixed.exit_code != 0:
         problems.append(f"exit {fixed.exit_code}: {fixed.stderr_tail}")
         return problems
-    if original.exit_code == 0 and original.output_error is None:
+    if original.output_error is None:
         if fixed.output_error:
             problems.append(f"output: {fixed.output_error}")
         else:
@@ -372,6 +374,12 @@ def totals(results: list[dict]) -> dict:
                "at_hand_fix_unsafe": [], "improved_default": [], "improved_unsafe": [], "noise": [],
                "case_problems": [], "traces_before": 0, "traces_default": 0, "traces_unsafe": 0, "traces_hand_fix": 0}
     for r in results:
+        if r["original"]["exit_code"] != 0:  # no baseline: counted in broken/improved only
+            for mode in ("default", "unsafe"):
+                m = r["modes"].get(mode)
+                if m and not m["broken"] and not (m.get("run") or {}).get("exit_code"):
+                    figures[f"improved_{mode}"].append(r["case"])
+            continue
         before = r["original"]["traces"] or 0
         hand = (r.get("hand_fix") or {}).get("traces")
         figures["traces_before"] += before
@@ -422,7 +430,7 @@ def render(results: list[dict], figures: dict) -> str:
     n = figures["cases"]
     lines += [
         "",
-        f"TOTAL {n} cases; traces: before {figures['traces_before']}, default {figures['traces_default']}, "
+        f"TOTAL {n} cases; traces (cases whose original runs): before {figures['traces_before']}, default {figures['traces_default']}, "
         f"unsafe {figures['traces_unsafe']}, hand fix {figures['traces_hand_fix']}",
         f"broken by the default run: {len(figures['broken_default'])} {figures['broken_default'] or ''} (must be 0)",
         f"broken by --unsafe-fixes: {len(figures['broken_unsafe'])} {figures['broken_unsafe'] or ''}",
