@@ -347,6 +347,18 @@ def test_scheduler_local_end_to_end(in_corpus, capsys):
     assert patches(in_corpus / "proc") == patches(in_corpus / "proc1") and len(patches(in_corpus / "proc")) == 2
 
 
+def test_an_interrupted_task_run_writes_nothing(in_corpus, capsys, monkeypatch):
+    import retrace_fix.taskrun as taskrun
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(taskrun, "run_here", interrupted)
+    code, _, _ = run(["--patch-dir", "stopped", "--summary", "stopped/S.md", "--repos", "repos.txt"], capsys)
+    assert code == 130
+    assert not (in_corpus / "stopped").exists()
+
+
 # --------------------------------------------------------------------------- usage errors
 
 
