@@ -58,7 +58,8 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
         if cluster is not None:
             cluster.close()
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise SchedulerError(f"--scheduler {address}: cannot connect: {message}") from None
+        what = "cannot start a LocalCluster" if address == "local" else "cannot connect"
+        raise SchedulerError(f"--scheduler {address}: {what}: {message}") from None
     try:
         yield client
     finally:
