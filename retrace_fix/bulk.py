@@ -389,6 +389,7 @@ def report_for(request: "FixRequest", result: "RunResult", report: BulkReport | 
         bool(getattr(request, "repos", None))
         or getattr(request, "summary", None) is not None
         or getattr(request, "shard", None) is not None
+        or getattr(request, "branch", None) is not None
     )
     report = report if report is not None else BulkReport.build(request, result)
     if wants or request.patch_dir is not None or len(report.roots) > 1:

@@ -39,7 +39,7 @@ def workspace(tmp_path, monkeypatch):
 def test_branch_commits_the_fixes_and_moves_nothing_else(workspace, capsys):
     alpha = workspace / "alpha"
     before, files = state(alpha), tree(workspace)
-    code, out, err = run(["--branch", BRANCH, "alpha"], capsys)
+    code, out, err = run(["--branch", BRANCH, "--format", "json", "alpha"], capsys)
     assert code == 0, err
     assert state(alpha) == before and tree(workspace) == files  # HEAD, branch, index, working tree
     head = before["head"]
@@ -62,7 +62,8 @@ def test_branch_commits_the_fixes_and_moves_nothing_else(workspace, capsys):
         "\n"
         "Made by retrace-fix 0.1.0; `retrace-fix explain CODE` describes each fix."
     )
-    assert err.splitlines()[:3] == [
+    assert [row["branch"] for row in json.loads(out)["roots"]] == [commit]
+    assert err.splitlines() == [
         f"note: alpha: dirty.py is not in branch {BRANCH}: it has changes not committed in HEAD "
         "(commit or stash them first)",
         f"note: alpha: new.py is not in branch {BRANCH}: not committed in HEAD",
