@@ -43,14 +43,18 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
     cluster = None
     try:
         if address == "local":
-            cluster = LocalCluster(
-                n_workers=workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",  # no fixed port (8787 may be taken)
-                silence_logs=logging.CRITICAL,  # a task that fails is reported by the coordinator
-                scheduler_kwargs={"allowed_failures": 0},
-            )
+            import dask
+
+            # a worker holds only the task it runs, so a worker that dies takes no queued root with it
+            with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+                cluster = LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # no fixed port (8787 may be taken)
+                    silence_logs=logging.CRITICAL,  # a task that fails is reported by the coordinator
+                    scheduler_kwargs={"allowed_failures": 0},
+                )
             client = Client(cluster)
         else:
             client = Client(address, timeout=CONNECT_TIMEOUT)
@@ -78,13 +82,15 @@ def run_on_dask(
     """Run every task on the cluster (each failed task once more); outcomes in task order."""
     from distributed import as_completed
 
-    run = f"retrace-fix-{uuid.uuid4().hex[:12]}-{next(_RUNS)}"
+    # keys share the task group "retrace-fix-root" (the scheduler queues a large group evenly);
+    # the part after it starts with a digit, which ends Dask's group name
+    run = f"retrace-fix-root-{next(_RUNS)}{uuid.uuid4().hex[:12]}"
     tries: dict[str, tuple[RootTask, int]] = {}
     outcomes: dict[int, RootOutcome] = {}
 
     def submit(task: RootTask, attempt: int) -> Any:
         # the settings go with each task: data scattered to a worker would die with it
-        future = client.submit(task_function, task, settings, key=f"{run}-root{task.index}-try{attempt}", pure=False)
+        future = client.submit(task_function, task, settings, key=f"{run}-{task.index}-{attempt}", pure=False)
         tries[future.key] = (task, attempt)
         return future
 

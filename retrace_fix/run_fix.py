@@ -97,9 +97,14 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
 
 def run_fix_command(request: FixRequest) -> int:
     if request.shard is not None:
+        from retrace_fix.roots import RootError
         from retrace_fix.shard import narrow
 
-        request = narrow(request, request.shard)
+        try:
+            request = narrow(request, request.shard)
+        except RootError as exc:  # a malformed git URL among the roots
+            print(f"retrace-fix: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
     from retrace_fix.taskrun import wants_root_tasks
 
     if wants_root_tasks(request):  # --scheduler, or git URL roots: one task per root
