@@ -162,6 +162,19 @@ def test_diff_names_cloned_files_after_their_root(in_corpus, scheduler, capsys):
     assert not any("retrace-fix-" in line for line in out.splitlines() + err.splitlines())  # no scratch paths
 
 
+def test_clones_are_removed_after_the_run(in_corpus, tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where clones go outside a Dask worker
+    bare = in_corpus / "bare"
+    code, out, _ = run(["--diff", "-j", "2", f"{(bare / 'echo.git').as_uri()}@v1", (bare / "golf.git").as_uri(),
+                        (bare / "nope.git").as_uri()], capsys)
+    assert code == 2 and "+++ b/golf/g.py" in out and "+++ b/echo/a.py" in out
+    assert list(scratch.iterdir()) == []
+
+
 def test_fix_mode_on_the_cluster_writes_local_roots(corpus, scheduler, tmp_path, monkeypatch, capsys):
     shutil.copytree(corpus / "work", tmp_path / "work")
     monkeypatch.chdir(tmp_path)
