@@ -113,7 +113,7 @@ def split_sections(doc: str) -> tuple[str, list[tuple[str, list[str]]]]:
     """(title line, [(heading, dedented body lines)]) of a code's documentation."""
     lines = doc.strip("\n").splitlines()
     title = ""
-    if lines and _TITLE.match(lines[0].strip()):  # "RTF002 predict-to-call." (absent in EXTRA_CODES docs)
+    if lines and _TITLE.match(lines[0].strip()):  # "RTF002 predict-to-call." (absent in a diagnostic's page)
         title = lines.pop(0).strip()
     sections: list[tuple[str, list[str]]] = []
     current: tuple[str, list[str]] | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from retrace_fix.config import ConfigError, find_config, load_config
 from retrace_fix.discovery import DiscoveryError, discover, discover_roots
@@ -33,6 +34,10 @@ class FixRequest:
     quiet: bool = False
     repos: list[str] = field(default_factory=list)  # roots read from --repos FILE (also in paths)
     summary: Path | None = None  # --summary FILE.md: per-root Markdown summary (bulk runs)
+    scheduler: str | None = None  # --scheduler ADDRESS|local: one task per root on a Dask cluster
+    shard: Any = None  # --shard K/N (retrace_fix.shard.Shard): only that slice of the roots
+    all_paths: list[str] | None = None  # the whole list of roots when ``paths`` is one shard of it
+    branch: str | None = None  # --branch NAME: commit the fixes to a new branch per git repository
 
 
 class UsageProblem(Exception):
@@ -41,6 +46,17 @@ class UsageProblem(Exception):
 
 def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
     """Resolve config, codes, traces and files; raises UsageProblem."""
+    options, excludes = resolve_options(request)
+    try:
+        # several roots: a missing root is reported for that root, the others still run
+        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
+    except DiscoveryError as exc:
+        raise UsageProblem(str(exc)) from None
+    return options, found.files, found.problems
+
+
+def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, list[str]]]]:
+    """Config, codes and traces: the run's options and its exclude patterns; raises UsageProblem."""
     try:
         config_path = request.config or find_config(Path.cwd())
         config = load_config(config_path)
@@ -67,12 +83,7 @@ def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
         traces=trace_set,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
-    try:
-        # several roots: a missing root is reported for that root, the others still run
-        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
-    except DiscoveryError as exc:
-        raise UsageProblem(str(exc)) from None
-    return options, found.files, found.problems
+    return options, excludes
 
 
 def is_bulk(request: FixRequest) -> bool:
@@ -81,5 +92,6 @@ def is_bulk(request: FixRequest) -> bool:
         len(request.paths) > 1
         or bool(getattr(request, "repos", None))
         or getattr(request, "summary", None) is not None
+        or getattr(request, "shard", None) is not None
         or request.patch_dir is not None
     )
