@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable
 
-from retrace_fix.commands.apply import encode, replace_file
+from retrace_fix.patches import encode, replace_file
 from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Tier

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.commands.apply import Hunk, apply_hunks, parse_patch
+from retrace_fix.patches import Hunk, apply_hunks, parse_patch
 from retrace_fix.diffs import unified_diff
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retrace_fix.commands.apply import parse_patch
+from retrace_fix.patches import parse_patch
 from retrace_fix.diffs import unified_diff
 
 OLD, NEW = "a = 1\nb = 2\n", "a = 1\nb = 3\n"
