@@ -50,6 +50,9 @@ class CodemodSettings:
     traces: Any = None  # retrace_fix.traces.model.TraceSet, or None
     relpath: str | None = None  # the file's path relative to the project root (trace lookup)
     source_text: str | None = None  # the original text (suppression comments)
+    #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
+    #: ``verifiable=True``; the user's program then keeps or drops each of them
+    verify_candidates: bool = False
 
 
 class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
@@ -286,11 +289,15 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         reason: str = "",
         code: str | None = None,
         subjects: tuple = (),
+        verifiable: bool = False,
     ) -> bool:
         """Record a finding at ``node``; return True when the caller should edit it.
 
         ``subjects`` (from :meth:`subject`) say what problem the finding is about, so
         that the engine reports each problem once (:attr:`retrace_fix.rules.Rule.defers_to`).
+        ``verifiable``: a diagnostic refused only for lack of evidence, whose edit the
+        caller can still build; in a ``--verify`` run (``settings.verify_candidates``) it
+        is edited like an unsafe fix, and the run of the user's program decides.
         """
         code = code or self.CODE
         if code not in self.codes():
@@ -298,7 +305,12 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         if self.is_suppressed(node, code):
             self.suppressed_subjects.extend((code, s) for s in subjects)
             return False
-        applied = tier is Tier.SAFE or (tier is Tier.UNSAFE and self.settings.unsafe_fixes)
+        candidates = self.settings.verify_candidates
+        applied = (
+            tier is Tier.SAFE
+            or (tier is Tier.UNSAFE and (self.settings.unsafe_fixes or candidates))
+            or (tier is Tier.DIAGNOSTIC and verifiable and candidates)
+        )
         assert self.analysis is not None
         position = self.analysis.position(node)
         self.findings.append(
@@ -311,13 +323,10 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
                 applied=applied,
                 reason=reason,
                 subjects=tuple(subjects),
+                verifiable=verifiable,
             )
         )
-        if tier is Tier.DIAGNOSTIC:
-            return False
-        if tier is Tier.UNSAFE and not self.settings.unsafe_fixes:
-            return False
-        return True
+        return applied
 
 
     def subject(self, kind: str, function: cst.FunctionDef, param: str) -> tuple[str, str, str]:

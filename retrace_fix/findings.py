@@ -38,6 +38,10 @@ class Finding:
     #: what the finding is about, ``(kind, function qualname, parameter)``: the engine
     #: keeps one finding per problem (see :func:`drop_duplicates`); never printed
     subjects: tuple = field(default=(), compare=False, repr=False)
+    #: a diagnostic that refuses a fix only for lack of evidence (a call the rewriter cannot
+    #: see into, a value it cannot follow): ``--verify`` may apply it and let the user's own
+    #: program prove or refute it.  Never printed.
+    verifiable: bool = field(default=False, compare=False, repr=False)
 
     @property
     def fixable(self) -> bool:
@@ -52,6 +56,7 @@ class Finding:
     def to_json(self) -> dict:
         data = asdict(self)
         del data["subjects"]
+        del data["verifiable"]
         data["tier"] = self.tier.value
         data["fixable"] = self.fixable
         return data
