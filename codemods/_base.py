@@ -328,7 +328,6 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         )
         return applied
 
-
     def subject(self, kind: str, function: cst.FunctionDef, param: str) -> tuple[str, str, str]:
         """``(kind, qualname of function, param)``: the problem a finding is about.
 
@@ -336,12 +335,16 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         ``"dtype"`` (a parameter called with tensors of varying dtypes).  ``function``
         is a def of the tree this codemod is transforming.
         """
+        return (kind, self.qualname(function), param)
+
+    def qualname(self, function: cst.FunctionDef) -> str:
+        """``co_qualname`` of a def of the tree this codemod is transforming (how traces name it)."""
         assert self.analysis is not None
         cached = self.context.scratch.get(_QUALNAMES_KEY)
         if cached is None or cached[0] is not self.analysis.module:
             cached = (self.analysis.module, qualnames(self.analysis.module))
             self.context.scratch[_QUALNAMES_KEY] = cached
-        return (kind, cached[1].get(function, function.name.value), param)
+        return cached[1].get(function, function.name.value)
 
 
 def _project_relpath(filename: str | None) -> str | None:
