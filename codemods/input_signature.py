@@ -86,6 +86,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
 from retrace_fix.codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
@@ -197,6 +198,9 @@ class InputSignatureCommand(RetraceCodemod):
         message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
         tier = Tier.UNSAFE if plan.unsafe_reasons else Tier.SAFE
         reason = "; ".join(plan.unsafe_reasons)
+        rewritten = rewritten_by(self.context.scratch, self.qualname(function))
+        if rewritten is not None:  # the traces describe the body before RTF007/RTF008 changed it
+            tier, reason = Tier.UNSAFE, "; ".join(filter(None, [rewrite_reason(rewritten), reason]))
         if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message)):
             return
         self._edits[anchor] = self._signature_value(plan, tf_name, anchor)

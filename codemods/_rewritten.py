@@ -1,0 +1,30 @@
+"""Which tf.functions a codemod of this run rewrote the body of.
+
+RTF008 (static-to-dynamic-shape) and RTF007 (list-loop-to-tensor-array) change
+what a tf.function's body does with its inputs, so that a signature with
+``None`` dimensions (RTF003) fits it.  The traces - and any proof recorded
+with them - describe the body before that change: RTF003 then offers its
+signature at most as an unsafe fix, until the program is recorded again.
+
+The facts live in the codemod context's scratch space, keyed by the
+function's qualified name (the name traces use; it survives the edits).
+"""
+
+from __future__ import annotations
+
+_KEY = "retrace_fix.rewritten_bodies"
+
+
+def mark_rewritten(scratch: dict, qualname: str, code: str) -> None:
+    """Record that ``code`` rewrote the body of the tf.function ``qualname`` in this run."""
+    scratch.setdefault(_KEY, {}).setdefault(qualname, code)
+
+
+def rewritten_by(scratch: dict, qualname: str) -> str | None:
+    """The code that rewrote the body of ``qualname`` in this run, or None."""
+    return scratch.get(_KEY, {}).get(qualname)
+
+
+def rewrite_reason(code: str) -> str:
+    """The unsafe reason of a trace-driven fix on a body ``code`` rewrote."""
+    return f"{code} rewrote its body in this run and the traces were recorded before: re-record to prove the signature"

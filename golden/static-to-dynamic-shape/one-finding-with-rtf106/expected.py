@@ -1,0 +1,8 @@
+import tensorflow as tf
+
+
+@tf.function(reduce_retracing=True)
+def flatten(x):
+    rows = x.shape[0]  # a Python int: RTF106's
+    scale = 2.0 if rows is not None and rows > 2 else 1.0
+    return tf.reshape(x, [tf.shape(x)[0], -1]) * scale  # RTF008's: one finding
