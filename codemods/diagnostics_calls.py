@@ -74,8 +74,9 @@ numbers are converted to tensors there).  Never edits.
 
 One problem, one finding: when RTF001 also runs and fixes or explains the same
 parameter as a step count (its loop analysis says whether ``tf.range`` is safe,
-where "pass a tensor" alone could be wrong), or RTF003 reports it from recorded
-traces (``--traces``), this finding is dropped as their duplicate; so it is when
+where "pass a tensor" alone could be wrong), RTF003 reports it from recorded
+traces (``--traces``), or RTF007 turns the list-building loop it bounds into a
+graph loop, this finding is dropped as their duplicate; so it is when
 their finding is suppressed (``# retrace-fix: ignore[RTF001]`` on the loop).
 ``--select RTF103`` (or ``--ignore RTF001``) always reports it, and
 ``ignore[RTF103]`` never hides RTF001's or RTF003's finding.
@@ -277,8 +278,9 @@ RULES = (
         golden="call-site-diagnostics",
         # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
         # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
-        # --traces) saw the values every caller really passed, other modules' included
-        defers_to=("RTF001", "RTF003"),
+        # --traces) saw the values every caller really passed, other modules' included; RTF007
+        # turns the list-building loop over it into a graph loop
+        defers_to=("RTF001", "RTF003", "RTF007"),
     ),
     Rule(
         code="RTF104",
@@ -663,6 +665,8 @@ def dtype_of(expr: cst.BaseExpression | None, scope: Scope) -> str | None:
     if q == "tensorflow.cast":
         target = _keyword(expr, "dtype", 1)
         return _dtype_name(target, scope) if target is not None else None
+    if q in ("tensorflow.zeros", "tensorflow.ones") and explicit is None:
+        explicit = _keyword(expr, "dtype", 1)  # tf.zeros(shape, tf.int32)
     if q in _TF_FLOAT_DEFAULT:
         return _dtype_name(explicit, scope) if explicit is not None else "float32"
     if q == "tensorflow.range":
