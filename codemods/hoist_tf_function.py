@@ -17,7 +17,9 @@ What it does
       names) becomes a ``@tf.function`` method of the class, called as
       ``self.inner(...)``;
     * ``tf.function(f, ...)`` of a module-level function becomes a module-level
-      ``_tf_f = tf.function(f, ...)`` used in its place;
+      ``_tf_f = tf.function(f, ...)`` used in its place (identical calls share
+      it); of a function of an imported module (``tf.function(ops.f)``), the
+      same, as an unsafe fix;
     * ``tf.function(lambda: f(a, b))()`` becomes ``_tf_f(a, b)`` with the same
       module-level ``_tf_f``.
 
@@ -81,8 +83,9 @@ Fix safety
     create them once instead of per call), and the new name is free.  unsafe
     (``--unsafe-fixes``) when the function has Python side effects at trace
     time (``print``, appending to a list, setting an attribute: they now run
-    once per trace instead of once per call), reads a module-level name that is
-    bound more than once, becomes a method of a class with a base class this
+    once per trace instead of once per call), is defined in another module
+    (its body cannot be checked), reads a module-level name that is bound more
+    than once, becomes a method of a class with a base class this
     module does not show (it may define the same name), or when
     ``tf.function(lambda: f(x))()`` turns a captured value into an argument (a
     NumPy array passed as ``x`` would reach ``f`` as a tensor).  The traces a
@@ -156,7 +159,7 @@ class _Plan:
     wrap: cst.Call | None = None  # module-assign: the tf.function(...) call to move
     replace: cst.Call | None = None  # module-assign: the call replaced (by the name, or by `name(args)`)
     lambda_call: cst.Call | None = None  # tf.function(lambda: f(args))(): the `f(args)` call
-    target: str = ""  # module-assign: the wrapped function's name
+    target: cst.BaseExpression | None = None  # module-assign: the wrapped function (`f`, `module.f`)
     verifiable: bool = False
     needs: set[str] = field(default_factory=set)  # sibling nested defs it calls: they must move too
     finding: int = -1  # index of its finding in the codemod's findings
@@ -271,7 +274,7 @@ class HoistTfFunctionCommand(RetraceCodemod):
             self._assigned.add(plan.name)
             if plan.lambda_call is not None:
                 assert isinstance(plan.wrap, cst.Call)
-                value = plan.wrap.with_changes(args=[cst.Arg(cst.Name(plan.target)), *plan.wrap.args[1:]])
+                value = plan.wrap.with_changes(args=[cst.Arg(plan.target), *plan.wrap.args[1:]])
             else:
                 value = updated_node
             self._pending.setdefault(id(plan.anchor), []).append((plan, _assignment(plan.name, value)))
@@ -626,7 +629,7 @@ class _Planner:
         assert isinstance(call, cst.Call)
         wrap = call if self.scope.is_tf_function(call.func) else None
         if wrap is None:  # tf.function(...)(f): leave the spelling to the user
-            return self.diagnostic(creation, head, "create it once (module level or `__init__`) and reuse it")
+            return self.diagnostic(creation, head, _OTHER_FORMS)
         target = wrap.args[0].value
         owner = creation.owner
         parents = _parents(owner)
@@ -635,20 +638,30 @@ class _Planner:
         if isinstance(target, cst.Lambda):
             lambda_call = _lambda_target_call(target, parent, call)
             if lambda_call is None:
-                return self.diagnostic(creation, head, "create it once (module level or `__init__`) and reuse it")
+                return self.diagnostic(creation, head, _OTHER_FORMS)
             target = lambda_call.func
-        if not isinstance(target, cst.Name):
-            return self.diagnostic(creation, head, "create it once (module level or `__init__`) and reuse it")
-        definition = self.module_def(target.value)
-        if definition is None:
-            return self.diagnostic(creation, head, f"`{target.value}` is not a function defined once at module "
-                                                   "level; create the tf.function once and reuse it")
-        if definition in self.analysis.tf_functions and self.analysis.tf_functions[definition].form != "wrap-call":
-            return self.diagnostic(creation, head, f"`{target.value}` is already a tf.function")
-        anchor = self.anchor_of(call)
-        if self.line(definition) >= self.line(anchor):
-            return self.diagnostic(creation, head, f"`{target.value}` is defined after `{owner.name.value}`")
         owner_scope = self.scopes.get(call)
+        anchor = self.anchor_of(call)
+        unsafe: list[str] = []
+        imported = self._imported_function(target, owner_scope, anchor)
+        if imported is not None:
+            definition = None
+            shown = imported
+            unsafe.append(f"`{shown}` is defined in another module: retrace-fix cannot check that it creates no "
+                          "variables while tracing (a shared function creates them once)")
+        elif isinstance(target, cst.Name):
+            shown = target.value
+            definition = self.module_def(target.value)
+            if definition is None:
+                return self.diagnostic(creation, head, f"`{shown}` is not a function defined once at module "
+                                                       "level; create the tf.function once and reuse it")
+            if definition in self.analysis.tf_functions and \
+                    self.analysis.tf_functions[definition].form != "wrap-call":
+                return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
+            if self.line(definition) >= self.line(anchor):
+                return self.diagnostic(creation, head, f"`{shown}` is defined after `{owner.name.value}`")
+        else:
+            return self.diagnostic(creation, head, _OTHER_FORMS)
         wrap_ids = _node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in _node_ids(arg.value)}
         for access in owner_scope.accesses if owner_scope is not None else ():
             if id(access.node) in wrap_ids:
@@ -656,7 +669,6 @@ class _Planner:
                 if where not in ("module", "builtin") or not self._bound_before(access, anchor):
                     return self.diagnostic(creation, head, f"its options read `{_access_name(access)}`, which is not "
                                                            "bound at module level before it")
-        unsafe: list[str] = []
         soft: list[str] = []
         if lambda_call is not None:
             replace = parent
@@ -668,7 +680,7 @@ class _Planner:
             if names:
                 unsafe.append(
                     f"{', '.join(f'`{n}`' for n in names)} {'becomes an argument' if len(names) == 1 else 'become arguments'}"
-                    f" instead of a captured value: a NumPy array passed that way reaches `{target.value}` as a tensor"
+                    f" instead of a captured value: a NumPy array passed that way reaches `{shown}` as a tensor"
                 )
         else:
             replace = call
@@ -677,23 +689,39 @@ class _Planner:
             if escape is None and isinstance(holder, cst.Assign):
                 escape = self._assigned_escape(holder, owner_scope, parents)
             soft = [f"the new tf.function is {escape}: callers may expect a new function each time"] if escape else []
-        blockers, effects = _body_hazards(definition, self.scope, self.analysis.module)
-        if blockers:
-            return self.diagnostic(creation, head, "; ".join(blockers))
-        unsafe.extend(effects)
-        created = code_of(wrap.with_changes(args=[cst.Arg(cst.Name(target.value)), *wrap.args[1:]]))
-        name = self._wraps.get(created) or self._fresh(f"_tf_{target.value}")
+        if definition is not None:
+            blockers, effects = _body_hazards(definition, self.scope, self.analysis.module)
+            if blockers:
+                return self.diagnostic(creation, head, "; ".join(blockers))
+            unsafe.extend(effects)
+        created = code_of(wrap.with_changes(args=[cst.Arg(target), *wrap.args[1:]]))
+        name = self._wraps.get(created) or self._fresh(f"_tf_{shown.rsplit('.', 1)[-1]}")
         self._wraps[created] = name
         plan = self._fix_plan(creation, head, "module-assign", unsafe,
                               f"create it once, at module level (`{name}`), and reuse it")
         plan.name, plan.anchor, plan.container = name, anchor, self.analysis.module
-        plan.wrap, plan.replace, plan.lambda_call, plan.target = wrap, replace, lambda_call, target.value
+        plan.wrap, plan.replace, plan.lambda_call, plan.target = wrap, replace, lambda_call, target
         return self._soften(plan, creation, head, soft if lambda_call is None else [])
 
     # -- helpers
     def _position(self, node: cst.CSTNode) -> tuple[int, int]:
         position = self.analysis.position(node)
         return (position.start.line, position.start.column)
+
+    def _imported_function(self, target: cst.BaseExpression, owner_scope, anchor) -> str | None:
+        """``module.f`` where ``module`` is imported once at module level, before ``anchor``: its text."""
+        dotted = dotted_name(target)
+        if dotted is None or "." not in dotted:
+            return None
+        head = dotted.split(".", 1)[0]
+        if owner_scope is not None and list(owner_scope.assignments[head]):
+            return None  # a local name
+        assignments = list(self.global_scope.assignments[head])
+        if len(assignments) != 1 or type(assignments[0]).__name__ != "ImportAssignment" or head in self.global_decls:
+            return None
+        if self.line(assignments[0].node) >= self.line(anchor):
+            return None
+        return dotted
 
     def _assigned_escape(self, assign: cst.Assign, owner_scope, parents: dict) -> str | None:
         """``fn = tf.function(f)``: how ``fn`` lets the function out, or None when it is only called."""
@@ -850,6 +878,9 @@ class _Planner:
 
 
 # --------------------------------------------------------------------------- small facts
+
+_OTHER_FORMS = ("create it once (module level or `__init__`) and reuse it (retrace-fix moves nested defs, "
+                "`tf.function(f)` of a module-level or imported `f` and `tf.function(lambda: f(...))()`)")
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
 

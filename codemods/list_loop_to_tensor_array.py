@@ -206,7 +206,8 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
             self._function_stack = list(site.functions)
             try:
                 if self.report(expr, f"pass `{plan.bound_param}` as a tensor: with the graph loop one trace serves "
-                                     "every length", plan.tier, reason=plan.reason, subjects=plan.subjects):
+                                     "every length", plan.tier, reason=plan.reason, subjects=plan.subjects,
+                               verifiable=verifiable):
                     self._wrap[id(expr)] = plan
             finally:
                 self._function_stack = saved

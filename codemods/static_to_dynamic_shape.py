@@ -3,7 +3,9 @@
 What it does
     With recorded traces (``--traces``), rewrites a static shape read of a
     tf.function's tensor parameter - ``x.shape[k]``, ``x.get_shape()[k]``,
-    ``x.shape.as_list()[k]`` - to the dynamic ``tf.shape(x)[k]``, when the
+    ``x.shape.as_list()[k]``, or ``shape[k]`` of a local bound once to
+    ``x.shape`` (``shape = x.get_shape().as_list()``) - to the dynamic
+    ``tf.shape(x)[k]``, when the
     traces show dimension ``k`` of ``x`` varying and the read sits where a
     tensor is accepted:
 
@@ -271,8 +273,7 @@ class _Planner:
         scope.push_function(function)
         try:
             counts: dict[str, int] = {}
-            for node, holder, index in _reads_of(function, set(varying)):
-                text = f"{holder}.shape[{short_code(index)}]"
+            for node, holder, index, text in _reads_of(function, set(varying)):
                 counts[text] = counts.get(text, 0) + 1
                 subject = ("static-shape-read", qualname, f"{text}#{counts[text]}")
                 dims, sizes = varying[holder]
@@ -501,9 +502,38 @@ def _shadowing(node: cst.CSTNode, names: set[str]) -> set[str]:
     return set()
 
 
-def _reads_of(function: cst.FunctionDef, names: set[str]) -> list[tuple[cst.Subscript, str, cst.BaseExpression]]:
-    """Static shape reads of ``names`` in ``function``'s body, in source order (nested scopes that rebind skipped)."""
+def _shape_aliases(function: cst.FunctionDef, names: set[str]) -> dict[str, str]:
+    """Locals bound once to a static shape of one of ``names``: ``shape = x.get_shape().as_list()`` -> x."""
+    aliases: dict[str, str] = {}
+
+    class _V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+                return
+            value = node.value
+            if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) and \
+                    value.func.attr.value in ("as_list", "get_shape"):
+                value = value.func.value if value.func.attr.value == "as_list" else \
+                    cst.Attribute(value=value.func.value, attr=cst.Name("shape"))
+            if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) and \
+                    value.func.attr.value == "get_shape":
+                value = cst.Attribute(value=value.func.value, attr=cst.Name("shape"))
+            if isinstance(value, cst.Attribute) and value.attr.value == "shape" and \
+                    isinstance(value.value, cst.Name) and value.value.value in names:
+                aliases[node.targets[0].target.value] = value.value.value
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+    function.visit(_V())
+    return {alias: x for alias, x in aliases.items() if alias not in names and _bindings_count(function, alias) == 1}
+
+
+def _reads_of(function: cst.FunctionDef, names: set[str]) -> list[tuple[cst.Subscript, str, cst.BaseExpression, str]]:
+    """Static shape reads of ``names`` in ``function``'s body, in source order (nested scopes that rebind
+    skipped): ``(node, tensor name, index, how it reads)``; ``shape[k]`` of ``shape = x.shape`` included."""
     found: list = []
+    aliases = _shape_aliases(function, names)
 
     class _V(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -515,7 +545,11 @@ def _reads_of(function: cst.FunctionDef, names: set[str]) -> list[tuple[cst.Subs
             if isinstance(node, cst.Subscript):
                 read = static_read(node)
                 if read is not None and read[0] in names and not any(read[0] in h for h in self.hidden):
-                    found.append((node, read[0], read[1]))
+                    found.append((node, read[0], read[1], f"{read[0]}.shape[{short_code(read[1])}]"))
+                    return False
+                alias = _alias_read(node, aliases)
+                if alias is not None and not any(alias[0] in h or aliases[alias[0]] in h for h in self.hidden):
+                    found.append((node, aliases[alias[0]], alias[1], f"{alias[0]}[{short_code(alias[1])}]"))
                     return False
             return True
 
@@ -524,6 +558,15 @@ def _reads_of(function: cst.FunctionDef, names: set[str]) -> list[tuple[cst.Subs
 
     function.body.visit(_V())
     return found
+
+
+def _alias_read(node: cst.Subscript, aliases: dict[str, str]) -> tuple[str, cst.BaseExpression] | None:
+    if not isinstance(node.value, cst.Name) or node.value.value not in aliases or len(node.slice) != 1:
+        return None
+    element = node.slice[0].slice
+    if isinstance(element, cst.Index) and _integer(element.value) is not None:
+        return node.value.value, element.value
+    return None
 
 
 def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
