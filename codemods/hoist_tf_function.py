@@ -24,7 +24,9 @@ What it does
       module-level ``_tf_f``.
 
     Otherwise it says what keeps the function in place: the local variables
-    it captures (pass them as arguments), a use other than calling it (it is
+    it captures (pass them as arguments; not reported when one of them is an
+    object the function builds anew on every call, such as a fresh model:
+    then a trace per call is inherent), a use other than calling it (it is
     returned or stored: callers may expect a new function each time), variables
     or Keras objects created in its body, another decorator, or a name that is
     taken at module level.  Creations in ``__init__``/``build``, under a cache
@@ -404,7 +406,7 @@ class _Planner:
             if creation.is_def:
                 self._siblings.setdefault(id(creation.owner), set()).add(creation.node.name.value)
         plans = [self.decide(creation, evidence) for creation, evidence in candidates]
-        return self.settle_siblings(plans)
+        return self.settle_siblings([plan for plan in plans if plan is not None])
 
     def trace_evidence(self, creation: Creation) -> str | None:
         traces = self.c.settings.traces
@@ -462,7 +464,7 @@ class _Planner:
         return best
 
     # -- one creation
-    def decide(self, creation: Creation, evidence: str) -> _Plan:
+    def decide(self, creation: Creation, evidence: str) -> _Plan | None:
         head = f"{creation.shown} creates a new tf.function {evidence}"
         if creation.is_def:
             return self.decide_def(creation, head)
@@ -471,7 +473,7 @@ class _Planner:
     def diagnostic(self, creation: Creation, head: str, why: str, verifiable: bool = False) -> _Plan:
         return _Plan(creation, "diagnostic", f"{head}; it stays: {why}", Tier.DIAGNOSTIC, verifiable=verifiable)
 
-    def decide_def(self, creation: Creation, head: str) -> _Plan:
+    def decide_def(self, creation: Creation, head: str) -> _Plan | None:
         inner = creation.node
         assert isinstance(inner, cst.FunctionDef)
         owner = creation.owner
@@ -542,6 +544,8 @@ class _Planner:
             plan_kind = "module-def"
         elif needs:
             plan_kind = None  # a method that calls siblings: left to the user
+        if plan_kind is None and _fresh_objects(owner, set(captured), self.scope):
+            return None  # it closes over objects built anew on every call: one trace per call is inherent
         if plan_kind is None:
             shown = ", ".join(f"`{n}`" for n in captured)
             where = "them" if len(captured) > 1 else "it"
@@ -1231,6 +1235,30 @@ def _body_hazards(function: cst.FunctionDef, scope, module: cst.Module) -> tuple
 
     function.body.visit(_V())
     return list(dict.fromkeys(blockers)), list(dict.fromkeys(effects))
+
+
+def _fresh_objects(owner: cst.FunctionDef, names: set[str], scope) -> list[str]:
+    """Names of ``names`` that ``owner`` binds to an object it constructs (``model = keras.Sequential(...)``,
+    ``opt = Optimizer(...)``, ``v = tf.Variable(...)``): new on every call of ``owner``."""
+    found: list[str] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            value = node.value
+            if not isinstance(value, cst.Call):
+                return
+            q = scope.qualify(value.func) or dotted_name(value.func) or ""
+            last = q.rsplit(".", 1)[-1]
+            if not (last[:1].isupper() or q == "tensorflow.Variable"):
+                return
+            for target in node.targets:
+                found.extend(n for n in _target_names(target.target) if n in names)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is owner
+
+    owner.visit(_V())
+    return found
 
 
 def _wrapped(call: cst.Call, scope) -> cst.BaseExpression | None:

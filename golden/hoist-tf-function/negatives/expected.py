@@ -66,6 +66,18 @@ def train_once(data):
     return [step(x) for x in data]
 
 
+def train_per_width(width, data):
+    # each call builds a new model: one trace per call is inherent, nothing to move
+    fresh = tf.keras.Sequential([tf.keras.layers.Dense(width)])
+    optimizer = tf.keras.optimizers.SGD(0.1)
+
+    @tf.function
+    def step(x):
+        return optimizer, fresh(x)
+
+    return [step(x) for x in data]
+
+
 @tf.function
 def outer(x):
     # created while `outer` traces only
@@ -80,6 +92,7 @@ for x in range(3):
     outer(tf.constant(x))
     f(tf.constant(x))
     compiled(2)(tf.constant(x))
+    train_per_width(x + 1, [tf.ones([1, 2])])
 
 # module level: RTF101 reports it (there is no function to move it out of)
 for batch in range(3):
