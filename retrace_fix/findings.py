@@ -103,6 +103,9 @@ class FileResult:
     error: str | None = None  # "path:line: reason" style message when the file was skipped
     encoding: str = "utf-8"
     skipped: bool = False  # prefilter decided the file cannot contain a target
+    #: tf.functions found without an ``input_signature``: whether they retrace depends on
+    #: the arguments of a real run, which only recorded traces show (0 when not parsed)
+    unsigned_tf_functions: int = 0
 
     @property
     def changed(self) -> bool:

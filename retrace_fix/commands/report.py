@@ -41,5 +41,9 @@ def run_report(
             return fail("--plot needs matplotlib (matplotlib is not installed; pip install 'retrace-fix[plot]')")
         from retrace_fix.traces.plot import write_plot
 
-        write_plot(reports, plot)
+        try:
+            write_plot(reports, plot)
+        except OSError as exc:
+            return fail(f"cannot write {plot}: {exc.strerror or exc}")
+        err.write(f"retrace-fix: wrote the plot to {plot}\n")
     return EXIT_OK
