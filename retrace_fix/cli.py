@@ -113,7 +113,7 @@ def fix_command(
     show_fixes: bool = typer.Option(False, "--show-fixes", help="fix mode: also list every fix applied (path:line:col: CODE [*] ...)"),
     repos: Optional[str] = typer.Option(None, "--repos", metavar="FILE", help="file listing more roots, one per line: paths or git URLs with an optional @REV (# comments; '-' = stdin)"),
     summary: Optional[Path] = typer.Option(None, "--summary", metavar="FILE.md", help="write a per-root Markdown summary to FILE.md"),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs retrace-fix[dask]"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs the distributed package (the [dask] extra)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="only the K-th of N slices of the roots (CI matrices)"),
     branch: Optional[str] = typer.Option(None, "--branch", metavar="NAME", help="commit the fixes to a new branch NAME in each changed git repository; files and the current branch are left alone"),
 ) -> None:
