@@ -16,6 +16,7 @@ Never imports TensorFlow.
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -704,3 +705,66 @@ def add_keyword(expr: cst.BaseExpression, keyword: str, value: cst.BaseExpressio
         args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         args.append(new_arg)
     return expr.with_changes(args=args)
+
+
+# --------------------------------------------------------------------------- messages
+
+#: one finding, one line: the text line of a trace-driven finding stays about this long
+MAX_MESSAGE = 160
+_LEADING_PARAM = re.compile(r"^`([^`]+)`")
+
+
+def _param_of(text: str) -> str | None:
+    found = _LEADING_PARAM.match(text)
+    return found.group(1) if found else None
+
+
+def clauses(plan: SignaturePlan) -> list[tuple[str | None, str, bool]]:
+    """What keeps ``plan`` from a signature, one clause per parameter: ``(param, text, blocking)``.
+
+    ``blocking``: the clause, not only a variation, keeps the signature from being written.  A
+    blocker replaces the clause saying that the same parameter varied, keeping its values.
+    """
+    order: list[str] = []
+    texts: dict[str, str] = {}
+    params: dict[str, str | None] = {}
+    varied: dict[str, str] = {}
+    blocking: set[str] = set()
+    for text in plan.problems:
+        param = _param_of(text)
+        key = param or text
+        if key not in texts:
+            order.append(key)
+            texts[key], params[key], varied[key] = text, param, text
+    for param, text in plan.blockers:
+        key = param or text
+        if key in blocking:
+            continue
+        blocking.add(key)
+        params[key] = param
+        if key not in texts:
+            order.append(key)
+        elif key in varied and param is not None:
+            problem = varied[key]
+            head = f"`{param}`: "
+            if problem != text and problem.startswith(head) and text.startswith(f"`{param}` "):
+                values = re.sub(r" varies \((.*)\)$", r" \1", problem[len(head):])
+                text = f"`{param}` ({values})" + text[len(param) + 2:]
+        texts[key] = text
+    return [(params[key], texts[key], key in blocking) for key in order]
+
+
+def short_list(items: list[str], limit: int = 2) -> str:
+    """``a; b (+3 more)``"""
+    shown = "; ".join(items[:limit])
+    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` cut at a clause boundary (or a word) to at most ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("; ", 0, limit - 1)
+    if cut < limit // 2:
+        cut = text.rfind(" ", 0, limit - 1)
+    return text[:cut].rstrip(" ;,:") + " …"

@@ -77,11 +77,11 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
+from codemods._trace_plan import add_keyword, call_arg_indent, clauses, code_of, one_line, plans, short_list
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import BUILTIN_NAMES, canonical
-from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names
+from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names, render_spec
 
 KEYWORD = "input_signature"
 #: longest decorator/call line (with its indentation) kept on one line
@@ -150,7 +150,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     def _handle(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
         if not plan.retraced or plan.already_signed:
-            return
+            return  # traced once, or only while callers were traced (nothing at steady state)
         name = function.name.value
         count = f"`{name}` traced {plan.distinct_traces} times"
         if not plan.possible:
@@ -159,32 +159,49 @@ class InputSignatureCommand(RetraceCodemod):
             explained = {text for texts in plan.loop_blocked.values() for text in texts}
             if all(text in explained for text in [*plan.problems, *plan.details]):
                 return  # a step count blocked by its loop alone: RTF001 explains it at the loop
-            message = f"{count}: " + "; ".join(plan.problems)
-            if plan.details:
-                message += "; no input_signature: " + "; ".join(plan.details)
-            self.report(anchor, message, Tier.DIAGNOSTIC, subjects=self._subjects(function, plan, message))
+            self._refusal(anchor, function, plan, count)
             return
         tf_name, import_needed = self._tf_name()
         if tf_name is None:
-            self.report(anchor, f"{count}: no name for TensorFlow is free in this module to write the signature with", Tier.DIAGNOSTIC)
+            message = f"{count}: no name for TensorFlow is free in this module to write the signature with"
+            self.report(anchor, message, Tier.DIAGNOSTIC, reason=message)
             return
         missing = sorted(n for _, spec in plan.specs for n in namedtuple_names(spec) if not self._module_binds(n))
         if missing:
-            self.report(
-                anchor,
-                f"{count}: its signature needs the namedtuple class `{missing[0]}`, which this module does not define or import",
-                Tier.DIAGNOSTIC,
-            )
+            message = f"{count}: its signature needs the namedtuple class `{missing[0]}`, which this module does not define or import"
+            self.report(anchor, message, Tier.DIAGNOSTIC, reason=message)
             return
-        changes = "; ".join(plan.changes)
+        changes = short_list(plan.changes)
         message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
-        tier = Tier.UNSAFE if plan.unsafe_reasons else Tier.SAFE
-        reason = "; ".join(plan.unsafe_reasons)
+        specs = ", ".join(f"{param}={render_spec(spec, tf_name)}" for param, spec in plan.specs)
+        if plan.unsafe_reasons:
+            tier, reason = Tier.UNSAFE, "; ".join(plan.unsafe_reasons)
+        else:
+            tier = Tier.SAFE
+            reason = (
+                f"proven on the live function: a fresh tf.function around `{name}` traced with "
+                f"input_signature ({specs or 'no parameters'})"
+            )
+            if plan.pinned:
+                reason += f", {', '.join('`' + p + '`' for p in plan.pinned)} pinned to the default"
+            reason += "; calls with other shapes, dtypes or pinned values now raise TypeError instead of retracing"
         if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message)):
             return
         self._edits[anchor] = self._signature_value(plan, tf_name, anchor)
         if import_needed:
             self._import_needed = tf_name
+
+    def _refusal(self, anchor: cst.CSTNode, function: cst.FunctionDef, plan: SignaturePlan, count: str) -> None:
+        """One line naming the parameter that blocks the signature (and what to do); everything in ``reason``."""
+        parts = clauses(plan)
+        lead = next((text for _, text, blocking in parts if blocking), None) or (parts[0][1] if parts else "no input_signature fits")
+        rest = len(parts) - 1
+        message = f"{count}: {lead}" + (f" (+{rest} more)" if rest > 0 else "")
+        reason = f"{count}; no input_signature: " + "; ".join(text for _, text, _ in parts)
+        relax = plan.relax
+        if relax is not None and relax.status in ("traced", "unproven") and plan.shape_varies:
+            reason += "; reduce_retracing=True folds the shape part (RTF004)"
+        self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason, subjects=self._subjects(function, plan, reason))
 
     # ------------------------------------------------------------------ helpers
 

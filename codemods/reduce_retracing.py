@@ -72,7 +72,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, plans, site_keywords
+from codemods._trace_plan import add_keyword, clauses, one_line, plans, short_list, site_keywords
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.traces.generalize import SignaturePlan
@@ -117,24 +117,41 @@ class ReduceRetracingCommand(RetraceCodemod):
         return True
 
     def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
-        if not plan.shape_only or not plan.shape_varies or plan.already_signed or plan.possible:
-            return  # traced once / not only shapes (RTF003 says why) / RTF003 injects a signature
+        if not plan.retraced or plan.already_signed or plan.possible:
+            return  # traced once / only nested / RTF003 injects a signature
+        relax = plan.relax
+        if relax is None or relax.status == "none" or not plan.shape_varies:
+            return  # no group of traces differs in shapes alone: reduce_retracing would fold nothing
         keywords = site_keywords(site)
         if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(keywords):
             return
         name = function.name.value
-        changes = "; ".join(plan.changes) or "shapes vary"
-        head = f"`{name}` traced {plan.distinct_traces} times on tensor shapes alone ({changes})"
+        changes = short_list(plan.changes) or "shapes vary"
+        alone = "on tensor shapes alone" if plan.shape_only else "partly on tensor shapes"
+        head = f"`{name}` traced {plan.distinct_traces} times {alone} ({changes})"
+        parts = clauses(plan)
+        explained = f"{head}; no input_signature: " + "; ".join(text for _, text, _ in parts)
         if plan.static_blockers:
-            self.report(
-                anchor,
-                f"{head}, but " + "; ".join(plan.static_blockers)
-                + f"; after that, {NEW_KEYWORD}=True or an input_signature removes the retraces",
-                Tier.DIAGNOSTIC,
-            )
+            message = f"`{name}` traced {plan.distinct_traces} times {alone}, but {plan.static_blockers[0]}"
+            reason = f"{explained}; after that, {NEW_KEYWORD}=True or an input_signature removes the retraces"
+            self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason)
             return
-        why = plan.refusals[0] if plan.refusals else "no input_signature is possible"
-        if self.report(anchor, f"{head} and no input_signature fits ({why}): add {NEW_KEYWORD}=True", Tier.SAFE):
+        blockers = [(param, text) for param, text, blocking in parts if blocking]
+        who = blockers[0][0] if blockers else None
+        why = f"`{who}` blocks an input_signature" if who else "no input_signature fits"
+        if relax.status == "failed":
+            message = f"{head}, but with relaxed shapes tracing fails: {relax.error}"
+            self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=f"{explained}; {NEW_KEYWORD}=True was tried on the live function and failed: {relax.error}")
+            return
+        message = one_line(f"{head}: {why}; add {NEW_KEYWORD}=True")
+        if relax.status == "traced":
+            tier = Tier.SAFE
+            reason = f"{explained}; proven on the live function: a fresh tf.function traced with the relaxed shapes"
+            if not plan.shape_only:
+                reason += " (the values that vary still retrace, each once per shape)"
+        else:
+            tier, reason = Tier.UNSAFE, relax.note or "not proven on the live function"
+        if self.report(anchor, message, tier, reason=reason):
             self._edits.add(anchor)
 
     def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:

@@ -34,7 +34,10 @@ class Finding:
     column: int = 0
     path: str = ""
     applied: bool = False
-    reason: str = ""  # for unsafe fixes: why the fix may change behaviour
+    #: the full explanation: for an unsafe fix, why it may change behaviour (printed with the
+    #: finding); for trace-driven findings of any tier, also what was proven or what blocks the
+    #: fix (JSON, SARIF; the text line stays one short line)
+    reason: str = ""
     #: what the finding is about, ``(kind, function qualname, parameter)``: the engine
     #: keeps one finding per problem (see :data:`DEFERS_TO`); never printed
     subjects: tuple = field(default=(), compare=False, repr=False)

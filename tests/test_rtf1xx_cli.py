@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tracefiles import with_proofs
+
 DIAGNOSTIC_CODES = ["RTF101", "RTF102", "RTF103", "RTF104", "RTF105", "RTF106", "RTF107"]
 
 PROBLEMS = textwrap.dedent(
@@ -171,7 +173,8 @@ def _step_traces(batch: int | None) -> str:
         "file": "step.py", "qualname": "step", "firstlineno": 4, "name": "step", "params": ["x", "model"],
         "calls": 3, "reduce_retracing": False, "has_input_signature": False, "traces": traces,
     }
-    return json.dumps({"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]})
+    data = {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]}
+    return json.dumps(with_proofs(data))  # as recorded: reduce_retracing was proven on the live function
 
 
 @pytest.mark.parametrize("batch", [4, None])
@@ -303,7 +306,8 @@ def _dtype_traces() -> str:
         "file": "prog.py", "qualname": "mixed_type_op", "firstlineno": 4, "name": "mixed_type_op",
         "params": ["x", "y"], "calls": 3, "reduce_retracing": False, "has_input_signature": False, "traces": traces,
     }
-    return json.dumps({"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]})
+    data = {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]}
+    return json.dumps(with_proofs(data))  # as recorded: reduce_retracing was proven on the live function
 
 
 @pytest.mark.parametrize(

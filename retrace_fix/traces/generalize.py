@@ -137,6 +137,8 @@ class ValueSummary:
     types: list = field(default_factory=list)  # python: type names seen
     object_types: list = field(default_factory=list)
     dtype_varies: bool = False  # a tensor whose dtype changed between traces
+    rank_varies: bool = False  # a tensor whose rank changed between traces (its spec has ``shape=None``)
+    dtypes: list = field(default_factory=list)  # tensors: the dtypes seen, first-seen order
 
     @property
     def shape_varies(self) -> bool:
@@ -202,6 +204,8 @@ def summarize(descs: list[dict], path: str) -> ValueSummary:
         return _summarize_sequence(descs, path, kind)
     if kind in ("dict", "namedtuple"):
         return _summarize_mapping(descs, path, kind)
+    if kind == "per_replica":
+        return _summarize_per_replica(descs, path)
     reprs = _unique(d.get("repr", d.get("type")) for d in descs)
     type_name = descs[0].get("type", "?")
     summary = ValueSummary(path, "other", varies=len(reprs) > 1)
@@ -215,6 +219,7 @@ def summarize(descs: list[dict], path: str) -> ValueSummary:
 def _summarize_tensor(descs: list[dict], path: str, kind: str) -> ValueSummary:
     summary = ValueSummary(path, kind)
     dtypes = _unique(d.get("dtype") for d in descs)
+    summary.dtypes = dtypes
     if len(dtypes) > 1:
         summary.varies = True
         summary.dtype_varies = True
@@ -228,14 +233,12 @@ def _summarize_tensor(descs: list[dict], path: str, kind: str) -> ValueSummary:
     shapes = [d.get("shape") for d in descs]
     ranks = _unique(None if s is None else len(s) for s in shapes)
     if None in ranks or len(ranks) > 1:
+        # the rank varied (or was unknown): only an unknown-rank spec, ``shape=None``, accepts every call
         summary.varying_dims = None
         if len(_unique(tuple(s) if s is not None else None for s in shapes)) > 1:
             summary.varies = True
         if len(ranks) > 1:
-            summary.blockers.append(
-                f"`{path}`: rank varies ({_listed('unknown' if r is None else r for r in ranks)}) — "
-                "a signature fixes the rank"
-            )
+            summary.rank_varies = True
         generalized = None
     else:
         rank = ranks[0]
@@ -324,6 +327,19 @@ def _summarize_sequence(descs: list[dict], path: str, kind: str) -> ValueSummary
     _merge_children(summary, children)
     if summary.spec is None and not summary.problems and not summary.blockers:
         summary.spec = ContainerSpec(kind, tuple(c.spec for c in children))
+    return summary
+
+
+def _summarize_per_replica(descs: list[dict], path: str) -> ValueSummary:
+    """A distributed value (``PerReplica`` of a ``tf.distribute`` strategy): its components generalise
+    like tensors, so ``reduce_retracing`` relaxes them; a signature cannot name its spec in source."""
+    summary = _summarize_sequence(descs, path, "tuple")
+    summary.kind = "per_replica"
+    summary.spec = None
+    summary.blockers.append(
+        f"`{path}` is a distributed (PerReplica) value — a signature would need the distributed "
+        "dataset's element_spec"
+    )
     return summary
 
 
@@ -473,6 +489,16 @@ class SignaturePlan:
     #: (kind, param) of what varied: "python-value" (a non-bool Python value), "dtype"
     #: (a tensor's dtype); the call-site diagnostics RTF103/RTF105 defer to RTF003 on them
     varied: list = field(default_factory=list)
+    #: every retrace happened while a caller was being traced: nothing to pay at steady state
+    nested_only: bool = False
+    #: (param, why) of the parameters that keep a signature from being written, in order
+    blockers: list = field(default_factory=list)
+    #: the proof of the signature: "proven" (a fresh tf.function traced with it), "unproven"
+    #: (no proof in the trace file), "failed" (the trial raised: see ``refusals``), "" (no signature)
+    proof: str = ""
+    proof_note: str = ""  # unproven: why
+    #: the candidate searches (:mod:`retrace_fix.traces.candidates`): signature, reduce_retracing, call site
+    outcomes: Any = None
 
     @property
     def possible(self) -> bool:
@@ -487,35 +513,41 @@ class SignaturePlan:
         """Every retrace came from tensor shapes alone (reduce_retracing can fold them)."""
         return self.retraced and not self.problems
 
+    @property
+    def relax(self) -> Any:
+        """The ``reduce_retracing`` outcome (status traced / failed / unproven / none)."""
+        return self.outcomes.relax if self.outcomes is not None else None
+
     def render(self, tf: str = "tf") -> list[str]:
         return [render_spec(spec, tf) for _, spec in self.specs]
 
 
 def distinct_by_instance(function: FunctionTraces, skip_self: str | None) -> tuple[int, bool]:
     """(distinct traces ignoring ``self``, whether one instance traced more than once)."""
-    groups: dict[Any, set] = {}
-    everything: set = set()
-    for trace in function.traces:
-        owner = None
-        args = dict(trace.args)
-        if skip_self and skip_self in args:
-            self_desc = args.pop(skip_self)
-            owner = (self_desc.get("type"), self_desc.get("id"))
-        key = _args_key(args)
-        groups.setdefault(owner, set()).add(key)
-        everything.add(key)
-    return len(everything), any(len(keys) > 1 for keys in groups.values())
+    from retrace_fix.traces.candidates import distinct_by_instance as by_instance
 
-
-def _args_key(args: dict) -> str:
-    return json.dumps(args, sort_keys=True, separators=(",", ":"))
+    return by_instance(function.traces, skip_self)
 
 
 def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePlan:
-    """Decide the signature (or why there is none) for ``function`` defined as ``source`` says."""
+    """Decide the signature (or why there is none) for ``function`` defined as ``source`` says.
+
+    The traces decide the candidate (:func:`retrace_fix.traces.candidates.plan_candidates`,
+    the same search the recorder proved at record time, answered here from the stored
+    proofs); the source adds what only it knows: the body's uses of each parameter, static
+    shape reads, calls in the module that pass values a pinned default would reject.
+    """
+    from retrace_fix.traces.candidates import plan_candidates, stored_oracle
+
     plan = SignaturePlan(function=function)
-    traces: list[Trace] = list(function.traces)
-    plan.distinct_traces, plan.retraced = distinct_by_instance(function, source.skip_self)
+    unpinnable = [
+        p.name for p in source.params
+        if any(not _same_literal(v, p.default) for v in source.call_site_values.get(p.name, ()))
+    ]
+    outcomes = plan_candidates(function, source.params, source.skip_self, stored_oracle(function), unpinnable)
+    plan.outcomes = outcomes
+    lay = outcomes.layout
+    plan.distinct_traces, plan.retraced, plan.nested_only = lay.distinct, lay.retraced, lay.nested_only
     if not plan.retraced:
         return plan
     if source.has_signature or function.has_input_signature:
@@ -523,68 +555,28 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         return plan
 
     params = [p for p in source.params if p.name != source.skip_self]
-    named = {p.name for p in source.params}
+    traces: list[Trace] = list(function.traces)
     # -- structural refusals
     if source.method_problem:
-        plan.refusals.append(source.method_problem)
-    for param in params:
-        if param.kind == "var_positional":
-            plan.refusals.append(f"`*{param.name}`: a signature would fix the number of positional arguments")
-        elif param.kind == "keyword_only" and not param.has_default:
-            plan.refusals.append(f"keyword-only parameter `{param.name}` has no default (TensorFlow requires one with a signature)")
-    var_keyword = next((p for p in params if p.kind == "var_keyword"), None)
-    var_positional = next((p for p in params if p.kind == "var_positional"), None)
-    star_keys: list[str] = []
-    if var_positional is not None:
-        pattern = re.compile(re.escape(var_positional.name) + r"_\d+$")
-        star_keys = _unique(k for t in traces for k in t.args if pattern.match(k) and k not in named)
-    extra = _unique(
-        k for t in traces for k in t.args if k not in named and k != source.skip_self and k not in star_keys
-    )
-    if extra:
-        if var_keyword is not None:
-            plan.refusals.append(
-                f"callers pass {_listed('`' + k + '`' for k in extra)} through `**{var_keyword.name}`, "
-                "which a signature drops"
-            )
+        _refuse(plan, source.skip_self, source.method_problem)
+    for param, reason in lay.structural:
+        _refuse(plan, param, reason)
+        if "which a signature drops" in reason:
+            var_keyword = next(p for p in params if p.kind == "var_keyword")
             plan.problems.append(f"keyword arguments through `**{var_keyword.name}` vary")
-        else:
-            plan.refusals.append("the traces do not match the parameters (re-record)")
+        elif reason.startswith("the traces do not match"):
             plan.problems.append("stale traces")
+    var_positional = next((p for p in params if p.kind == "var_positional"), None)
+    if var_positional is not None:
+        if len(_unique(sum(1 for k in t.args if k in lay.star_keys) for t in traces)) > 1:
+            plan.problems.append(f"the number of arguments passed through `*{var_positional.name}` varies")
+        for key in lay.star_keys:
+            if key in lay.summaries:
+                plan.problems.extend(lay.summaries[key].problems)
 
-    # -- each parameter over all traces
-    summaries: dict[str, ValueSummary] = {}
-    for param in params:
-        if param.kind == "var_keyword":
-            continue
-        if param.kind == "var_positional":
-            if len(_unique(sum(1 for k in t.args if k in star_keys) for t in traces)) > 1:
-                plan.problems.append(f"the number of arguments passed through `*{param.name}` varies")
-            for key in star_keys:
-                descs = [t.args[key] for t in traces if key in t.args]
-                if len(descs) == len(traces):
-                    plan.problems.extend(summarize(descs, key).problems)
-            continue
-        descs = [t.args[param.name] for t in traces if param.name in t.args]
-        if not descs:
-            continue
-        summaries[param.name] = summarize(descs, param.name)
-
+    summaries = lay.summaries
+    plan.pinned = list(lay.pinned)
     signable = [p for p in params if p.kind in ("positional", "keyword_only")]
-    # -- pinned tail: trailing params with literal defaults that every trace used
-    pinned: list[str] = []
-    for param in reversed(signable):
-        summary = summaries.get(param.name)
-        if not _pinnable(param, summary):
-            break
-        if any(not _same_literal(v, param.default) for v in source.call_site_values.get(param.name, ())):
-            # e.g. an evaluation path calls `score(x, training=True)`: a pinned default would reject it
-            break
-        pinned.append(param.name)
-    pinned.reverse()
-    plan.pinned = pinned
-    spec_params = [p for p in signable if p.name not in pinned]
-
     for param in signable:
         summary = summaries.get(param.name)
         if summary is None:
@@ -595,28 +587,30 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         if summary.kind == "python" and summary.varies and summary.types != ["bool"]:
             plan.varied.append(("python-value", param.name))
         plan.shape_varies = plan.shape_varies or (summary.kind != "python" and summary.shape_varies)
-        if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple") and not summary.problems:
+        if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple", "per_replica") and not summary.problems:
             plan.changes.append(_describe_change(summary))
 
-    for param in spec_params:
-        summary = summaries.get(param.name)
-        if summary is None:
-            plan.refusals.append(f"`{param.name}` was never recorded")
+    signature = outcomes.signature
+    dtypes = dict(signature.candidate.converts) if signature.candidate is not None else {}
+    proven = signature.status == "traced"
+    by_name = {p.name: p for p in params}
+    for slot in lay.slots:
+        param = by_name[slot.param]
+        summary = summaries.get(slot.param)
+        if slot.kind == "blocked":
+            _refuse(plan, slot.param, slot.reason)
+            if summary is not None and summary.kind == "python" and summary.varies:
+                plan.problems.append(slot.reason)  # a varying value reduce_retracing cannot fold
             continue
-        if summary.problems:
-            plan.refusals.extend(summary.problems)
-            continue
-        if summary.kind == "python":
+        if slot.kind == "scalar":
             _plan_scalar(
                 plan, param, summary, source.facts, summaries,
                 source.jit_compile, source.autograph, source.tensor_at_call_sites,
                 source.call_site_values.get(param.name, ()),
+                dtypes.get(slot.param, slot.ladder[0]), proven,
             )
             continue
-        if summary.blockers or summary.spec is None:
-            plan.refusals.extend(summary.blockers or [f"`{param.name}` cannot be described by a signature"])
-            continue
-        plan.specs.append((param.name, summary.spec))
+        plan.specs.append((slot.param, slot.spec))
 
     # -- static-shape reads of dims that become None
     for read in source.facts.shape_reads:
@@ -626,7 +620,23 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         message = _static_read_blocker(read, summary)
         if message:
             plan.static_blockers.append(message)
+            plan.blockers.append((read.param, message))
     plan.refusals.extend(plan.static_blockers)
+    # -- the proof
+    if not plan.refusals:
+        if signature.status == "traced":
+            plan.proof = "proven"
+        elif signature.status == "unproven":
+            plan.proof = "unproven"
+            plan.proof_note = signature.note or "not proven on the live function"
+            plan.unsafe_reasons.insert(0, plan.proof_note)
+        elif signature.status == "failed":
+            plan.proof = "failed"
+            if signature.param is not None:
+                tried = "/".join(signature.tried)
+                _refuse(plan, signature.param, f"tracing `{signature.param}` as a tensor ({tried}) fails: {signature.error}")
+            else:
+                _refuse(plan, None, f"the signature fails to trace: {signature.error}")
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
     plan.refusals = _unique(plan.refusals)
@@ -637,23 +647,15 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
     return plan
 
 
+def _refuse(plan: SignaturePlan, param: str | None, reason: str) -> None:
+    plan.refusals.append(reason)
+    plan.blockers.append((param, reason))
+
+
 def _pinnable(param: ParamInfo, summary: ValueSummary | None) -> bool:
-    if not param.has_default or param.default is NO_LITERAL:
-        return False
-    if summary is None:  # never recorded: it always took its default
-        return True
-    if summary.kind != "python" or summary.varies:
-        return False
-    (type_name,) = summary.types or ("?",)
-    value = summary.values[0]
-    default = param.default
-    if default is None:
-        return type_name == "NoneType"
-    if type(default).__name__ != type_name:
-        return False
-    if isinstance(default, float) and isinstance(value, float) and math.isnan(default) and math.isnan(value):
-        return True
-    return value == default
+    from retrace_fix.traces.candidates import pinnable
+
+    return pinnable(param, summary)
 
 
 def _same_literal(value: Any, default: Any) -> bool:
@@ -690,25 +692,28 @@ def _plan_scalar(
     autograph: bool = True,
     tensor_at_call_sites: frozenset = frozenset(),
     call_site_values: list = (),
+    dtype: str | None = None,
+    proven: bool = False,
 ) -> None:
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
-    dtype, reason = _scalar_dtype(summary)
     if dtype is None:
-        plan.refusals.append(reason)
-        if summary.varies:
-            plan.problems.append(reason)
-        return
+        dtype, reason = _scalar_dtype(summary)
+        if dtype is None:
+            _refuse(plan, param.name, reason)
+            if summary.varies:
+                plan.problems.append(reason)
+            return
     if param.name in tensor_at_call_sites:
         # the calls already pass a tensor (e.g. RTF001 wrapped them in tf.constant): the body sees one
         status, notes = "safe", []
     else:
-        status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile, autograph)
+        status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile, autograph, proven)
     what = f"Python {summary.types[0]}"
     if summary.varies:
         if dtype == "bool" and status == "blocked":
             # a flag (training=True/False) is at most two graphs, usually on purpose: not a
             # problem to report, and reduce_retracing still folds the shapes of each value
-            plan.refusals.append(f"`{param.name}` is a Python bool flag used as a Python value ({'; '.join(notes)})")
+            _refuse(plan, param.name, f"`{param.name}` is a Python bool flag used as a Python value ({'; '.join(notes)})")
             return
         problem = f"`{param.name}`: {what} varies ({values})"
         if param.name not in tensor_at_call_sites:
@@ -728,7 +733,7 @@ def _plan_scalar(
             plan.loop_blocked[param.name] = [problem]
         if status == "blocked":
             refusal = f"`{param.name}` cannot become a tensor: {'; '.join(notes)}"
-            plan.refusals.append(refusal)
+            _refuse(plan, param.name, refusal)
             plan.details.append(refusal)
             if step_count:
                 plan.loop_blocked[param.name].append(refusal)
@@ -742,13 +747,16 @@ def _plan_scalar(
             overridden = [v for v in call_site_values if not _same_literal(v, param.default)]
             if param.has_default and param.default is not NO_LITERAL and overridden:
                 shown = "a non-literal value" if overridden[0] is NO_LITERAL else repr(overridden[0])
-                plan.refusals.append(
+                _refuse(
+                    plan, param.name,
                     f"a call in this module passes {shown} as `{param.name}`, which pinning its default would "
-                    f"reject, and it cannot safely become a tensor ({why})"
+                    f"reject, and it cannot safely become a tensor ({why})",
                 )
             else:
-                plan.refusals.append(
-                    f"`{param.name}` is a {what} with no usable default and cannot safely become a tensor ({why})"
+                _refuse(
+                    plan, param.name,
+                    f"`{param.name}` ({what} {values} in every call) has no usable default and cannot safely "
+                    f"become a tensor ({why})",
                 )
             return
     if status == "unsafe":
@@ -758,9 +766,19 @@ def _plan_scalar(
 
 
 def classify_scalar(
-    name: str, dtype: str, facts: BodyFacts, summaries: dict, jit_compile: bool = False, autograph: bool = True
+    name: str,
+    dtype: str,
+    facts: BodyFacts,
+    summaries: dict,
+    jit_compile: bool = False,
+    autograph: bool = True,
+    proven: bool = False,
 ) -> tuple[str, list[str]]:
-    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor."""
+    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor.
+
+    ``proven``: a fresh tf.function traced with the conversion, so every use whose only risk
+    is a dtype mismatch (TensorFlow raises on those while tracing) is known to be fine.
+    """
     if name in facts.reassigned:
         return "blocked", [f"`{name}` is reassigned in the body"]
     blocked: list[str] = []
@@ -788,20 +806,26 @@ def classify_scalar(
                 other_dtype = None
                 if other is not None and isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor":
                     other_dtype = other.spec.dtype
-                if other_dtype != dtype:
+                if other_dtype != dtype and not proven:
                     unsafe.append(f"`{use.text}`: `{name}` becomes a {dtype} tensor; the other operand must be {dtype} too")
         elif use.kind == "random_kw":
-            if dtype != "float32" or (use.dtype not in (None, "float32")):
+            if (dtype != "float32" or (use.dtype not in (None, "float32"))) and not proven:
                 unsafe.append(f"`{use.text}` receives a {dtype} tensor")
         elif use.kind == "tf_arg":
             # TensorFlow converts the Python number to a tensor anyway: the values are the same,
-            # only static sizes computed from it become unknown inside the graph
+            # only static sizes computed from it become unknown inside the graph -- and the dtype:
+            # a Python number takes the other operand's dtype, a tensor keeps its own
             if use.needs_python:
                 blocked.append(f"`{use.text}` needs a Python value")
             elif jit_compile:
                 unsafe.append(f"`{use.text}`: with jit_compile, XLA needs the value at compile time")
             elif any(read.param == name for read in facts.shape_reads):
                 unsafe.append(f"`{use.text}`: a static size computed from `{name}` is read in the body")
+            elif not proven and dtype != "bool":
+                unsafe.append(
+                    f"`{use.text}` gets {_a(dtype)} {dtype} tensor where TensorFlow converted a Python number "
+                    "to the dtype it needed"
+                )
         else:
             blocked.append(f"`{use.text}` uses it as a Python value")
     if blocked:
@@ -809,6 +833,10 @@ def classify_scalar(
     if unsafe:
         return "unsafe", _unique(unsafe)
     return "safe", []
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:

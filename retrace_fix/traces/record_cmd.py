@@ -127,6 +127,7 @@ def run_record(cmd: list[str], output: str | None) -> int:
     except OSError as exc:
         print(f"retrace-fix record: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
         return exit_code or 2
-    traces = sum(len(f.traces) for f in trace_set)
-    print(f"retrace-fix: recorded {traces} traces of {len(trace_set)} functions to {output}", file=sys.stderr)
+    from retrace_fix.traces.report import recorded_line
+
+    print(f"retrace-fix: {recorded_line(trace_set)} to {output}", file=sys.stderr)
     return exit_code
