@@ -197,7 +197,7 @@ class InputSignatureCommand(RetraceCodemod):
         lead = next((text for _, text, blocking in parts if blocking), None) or (parts[0][1] if parts else "no input_signature fits")
         rest = len(parts) - 1
         message = f"{count}: {lead}" + (f" (+{rest} more)" if rest > 0 else "")
-        reason = f"{count}; no input_signature: " + "; ".join(text for _, text, _ in parts)
+        reason = f"{count}; no input_signature: " + "; ".join([*(text for _, text, _ in parts), *plan.notes])
         relax = plan.relax
         if relax is not None and relax.status in ("traced", "unproven") and plan.shape_varies:
             reason += "; reduce_retracing=True folds the shape part (RTF004)"

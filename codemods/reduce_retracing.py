@@ -72,7 +72,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, clauses, one_line, plans, short_list, site_keywords
+from codemods._trace_plan import MAX_MESSAGE, add_keyword, clauses, one_line, plans, short_list, site_keywords
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.traces.generalize import SignaturePlan
@@ -139,11 +139,16 @@ class ReduceRetracingCommand(RetraceCodemod):
         blockers = [(param, text) for param, text, blocking in parts if blocking]
         who = blockers[0][0] if blockers else None
         why = f"`{who}` blocks an input_signature" if who else "no input_signature fits"
+        if who is not None and plan.outcomes is not None and getattr(plan.outcomes.layout.summaries.get(who), "kind", None) == "per_replica":
+            why = f"`{who}` is a PerReplica value (no input_signature can name it)"
         if relax.status == "failed":
             message = f"{head}, but with relaxed shapes tracing fails: {relax.error}"
             self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=f"{explained}; {NEW_KEYWORD}=True was tried on the live function and failed: {relax.error}")
             return
-        message = one_line(f"{head}: {why}; add {NEW_KEYWORD}=True")
+        message = f"{head}: {why}; add {NEW_KEYWORD}=True"
+        if len(message) > MAX_MESSAGE:  # one line: the dimensions that varied are in the reason
+            message = f"`{name}` traced {plan.distinct_traces} times {alone}: {why}; add {NEW_KEYWORD}=True"
+        message = one_line(message)
         if relax.status == "traced":
             tier = Tier.SAFE
             reason = f"{explained}; proven on the live function: a fresh tf.function traced with the relaxed shapes"

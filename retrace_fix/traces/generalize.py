@@ -499,6 +499,8 @@ class SignaturePlan:
     proof_note: str = ""  # unproven: why
     #: the candidate searches (:mod:`retrace_fix.traces.candidates`): signature, reduce_retracing, call site
     outcomes: Any = None
+    #: more explanation for the finding's reason (what a failed proof tried, what to do)
+    notes: list = field(default_factory=list)
 
     @property
     def possible(self) -> bool:
@@ -633,10 +635,20 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         elif signature.status == "failed":
             plan.proof = "failed"
             if signature.param is not None:
-                tried = "/".join(signature.tried)
-                _refuse(plan, signature.param, f"tracing `{signature.param}` as a tensor ({tried}) fails: {signature.error}")
+                name = signature.param
+                tried = ", ".join(signature.tried)
+                _refuse(plan, name, f"`{name}` cannot become a tensor: {signature.error}")
+                plan.notes.append(
+                    f"`{name}` was trial-traced on the live function as a scalar tensor of {tried}: each fails; "
+                    f"make the body accept a tensor `{name}` (for instance tf.convert_to_tensor or tf.cast where it "
+                    "needs a Python number), then re-record"
+                )
             else:
                 _refuse(plan, None, f"the signature fails to trace: {signature.error}")
+                plan.notes.append(
+                    "the signature generalised from the traces was trial-traced on the live function and failed; "
+                    "a dimension that becomes None is probably read statically in the body"
+                )
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
     plan.refusals = _unique(plan.refusals)
@@ -866,6 +878,9 @@ def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:
 
 
 def _describe_change(summary: ValueSummary) -> str:
+    if summary.kind == "per_replica" and summary.children:
+        first = _describe_change(summary.children[0])
+        return f"`{summary.path}` (PerReplica)" + first[first.index("`", 1) + 1:] if first.startswith("`") else first
     if summary.children:
         parts = [_describe_change(c) for c in summary.children if c.varies and not c.problems]
         return "; ".join(parts) if parts else f"`{summary.path}` shapes vary"
