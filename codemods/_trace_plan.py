@@ -754,6 +754,11 @@ def clauses(plan: SignaturePlan) -> list[tuple[str | None, str, bool]]:
     return [(params[key], texts[key], key in blocking) for key in order]
 
 
+def joined(items) -> str:
+    """Clauses joined with ``; `` (a clause ending with a full stop, like an error message, loses it)."""
+    return "; ".join(item[:-1] if item.endswith(".") and not item.endswith("..") else item for item in items)
+
+
 def short_list(items: list[str], limit: int = 2) -> str:
     """``a; b (+3 more)``"""
     shown = "; ".join(items[:limit])

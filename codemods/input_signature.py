@@ -77,7 +77,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, call_arg_indent, clauses, code_of, one_line, plans, short_list
+from codemods._trace_plan import add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import BUILTIN_NAMES, canonical
@@ -197,7 +197,7 @@ class InputSignatureCommand(RetraceCodemod):
         lead = next((text for _, text, blocking in parts if blocking), None) or (parts[0][1] if parts else "no input_signature fits")
         rest = len(parts) - 1
         message = f"{count}: {lead}" + (f" (+{rest} more)" if rest > 0 else "")
-        reason = f"{count}; no input_signature: " + "; ".join([*(text for _, text, _ in parts), *plan.notes])
+        reason = f"{count}; no input_signature: " + joined([*(text for _, text, _ in parts), *plan.notes])
         relax = plan.relax
         if relax is not None and relax.status in ("traced", "unproven") and plan.shape_varies:
             reason += "; reduce_retracing=True folds the shape part (RTF004)"

@@ -72,7 +72,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods._base import RetraceCodemod
-from codemods._trace_plan import MAX_MESSAGE, add_keyword, clauses, one_line, plans, short_list, site_keywords
+from codemods._trace_plan import MAX_MESSAGE, add_keyword, clauses, joined, one_line, plans, short_list, site_keywords
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.traces.generalize import SignaturePlan
@@ -130,7 +130,7 @@ class ReduceRetracingCommand(RetraceCodemod):
         alone = "on tensor shapes alone" if plan.shape_only else "partly on tensor shapes"
         head = f"`{name}` traced {plan.distinct_traces} times {alone} ({changes})"
         parts = clauses(plan)
-        explained = f"{head}; no input_signature: " + "; ".join(text for _, text, _ in parts)
+        explained = f"{head}; no input_signature: " + joined([*(text for _, text, _ in parts), *plan.notes])
         if plan.static_blockers:
             message = f"`{name}` traced {plan.distinct_traces} times {alone}, but {plan.static_blockers[0]}"
             reason = f"{explained}; after that, {NEW_KEYWORD}=True or an input_signature removes the retraces"

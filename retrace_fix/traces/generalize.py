@@ -647,7 +647,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
                 _refuse(plan, None, f"the signature fails to trace: {signature.error}")
                 plan.notes.append(
                     "the signature generalised from the traces was trial-traced on the live function and failed; "
-                    "a dimension that becomes None is probably read statically in the body"
+                    "a dimension that becomes None is probably read statically in the body or in a function it calls"
                 )
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
