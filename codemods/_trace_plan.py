@@ -61,6 +61,11 @@ _NEEDS_PYTHON = {
     "tensorflow.autograph.experimental.set_loop_options",
     "tensorflow.TensorSpec",
     "tensorflow.TensorShape",
+    # `tf.constant(tensor)` raises "Expected any non-tensor type" (tensorflow/tensorflow#... the
+    # issue-12 crash); a Variable's initial value or a Python-side conversion needs the number too
+    "tensorflow.constant",
+    "tensorflow.Variable",
+    "tensorflow.get_static_value",
 }
 _NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
@@ -766,7 +771,13 @@ def short_list(items: list[str], limit: int = 2) -> str:
 
 
 def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
-    """``text`` cut at a clause boundary (or a word) to at most ``limit`` characters."""
+    """``text`` within ``limit`` characters: first without its parenthesised values (``(Python int
+    1, 2, 3)``, the reason keeps them), then cut at a clause boundary (or a word)."""
+    while len(text) > limit:
+        shorter = re.sub(r" \((?:Python|`)[^()]*(?:\([^()]*\))?[^()]*\)", "", text, count=1)
+        if shorter == text:
+            break
+        text = shorter
     if len(text) <= limit:
         return text
     cut = text.rfind("; ", 0, limit - 1)

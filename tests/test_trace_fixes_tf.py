@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -440,16 +441,26 @@ def check_of_the_originals(project, tmp_path_factory) -> subprocess.CompletedPro
 
 def test_every_finding_is_one_short_line(check_of_the_originals):
     lines = check_of_the_originals.stdout.splitlines()
-    assert lines and all(len(line) <= 200 for line in lines), [line for line in lines if len(line) > 200]
+    messages = [re.sub(r"^\S+ RTF\d+ (\[\*\] )?\[\w+\] ", "", line) for line in lines]
+    long = [message for message in messages if len(message) > 160]
+    assert lines and not long, long
+
+
+def test_the_reason_of_a_failed_proof_quotes_the_error(project):
+    check = _cli(project["root"], "--check", "--format", "json", "--traces", "traces.json", "s_constant.py")
+    (finding,) = json.loads(check.stdout)["files"][0]["findings"]
+    assert finding["tier"] == "diagnostic"
+    assert ("`k` was trial-traced on the live function as a scalar tensor of int32, int64, float32: each fails "
+            "(TypeError: Expected any non-tensor type, but got a tensor instead.)") in finding["reason"]
 
 
 def test_the_proofs_decide_the_tier(check_of_the_originals):
     out = check_of_the_originals.stdout
     # the int exponent becomes the dtype that traced, and the fix is safe
     assert "s_pow.py:4:1: RTF003 [*] [safe] `power` traced 3 times (`k`: Python int varies (1, 2, 3) → float32 tensor)" in out
-    # tf.constant(k) refuses a tensor of every dtype: a diagnostic quoting the error, no edit
+    # tf.constant(k) refuses a tensor: the static check says so, and the proof failed for every dtype
     assert ("s_constant.py:4:1: RTF003 [diagnostic] `shifted` traced 3 times: `k` (Python int 1, 2, 3) cannot become "
-            "a tensor: TypeError: Expected any non-tensor type, but got a tensor instead.\n") in out
+            "a tensor: `tf.constant(x)` needs a Python value\n").replace("(x)", "(k)") in out
     # rank drift: an unknown-rank spec, proven
     assert "s_rank.py:4:1: RTF003 [*] [safe] `total` traced 3 times (`x` rank varies)" in out
     # the never-varying blocker is named, and reduce_retracing is offered for the shapes

@@ -647,6 +647,8 @@ def error_line(exc: BaseException) -> str:
     text = lines[-1] if lines else ""
     if text.startswith(f"{name}: "):
         text = text[len(name) + 2:]
+    if len(text) > 120 and ". " in text[:-1]:  # a long explanation: its first sentence says it
+        text = text[: text.index(". ") + 1]
     if len(text) > 300:
         text = text[:299] + "…"
     return f"{name}: {text}" if text else name

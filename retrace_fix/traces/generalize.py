@@ -625,30 +625,34 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             plan.blockers.append((read.param, message))
     plan.refusals.extend(plan.static_blockers)
     # -- the proof
-    if not plan.refusals:
+    if signature.status == "failed":
+        # refused by the live function itself; said even when the source already refused
+        plan.proof = "failed"
+        if signature.param is not None:
+            name = signature.param
+            tried = ", ".join(signature.tried)
+            error = f" ({signature.error})" if plan.refusals else ""
+            if not plan.refusals:
+                _refuse(plan, name, f"`{name}` cannot become a tensor: {signature.error}")
+            plan.notes.append(
+                f"`{name}` was trial-traced on the live function as a scalar tensor of {tried}: each fails{error}; "
+                f"make the body accept a tensor `{name}` (for instance tf.convert_to_tensor or tf.cast where it "
+                "needs a Python number), then re-record"
+            )
+        else:
+            if not plan.refusals:
+                _refuse(plan, None, f"the signature fails to trace: {signature.error}")
+            plan.notes.append(
+                "the signature generalised from the traces was trial-traced on the live function and failed; "
+                "a dimension that becomes None is probably read statically in the body or in a function it calls"
+            )
+    elif not plan.refusals:
         if signature.status == "traced":
             plan.proof = "proven"
         elif signature.status == "unproven":
             plan.proof = "unproven"
             plan.proof_note = signature.note or "not proven on the live function"
             plan.unsafe_reasons.insert(0, plan.proof_note)
-        elif signature.status == "failed":
-            plan.proof = "failed"
-            if signature.param is not None:
-                name = signature.param
-                tried = ", ".join(signature.tried)
-                _refuse(plan, name, f"`{name}` cannot become a tensor: {signature.error}")
-                plan.notes.append(
-                    f"`{name}` was trial-traced on the live function as a scalar tensor of {tried}: each fails; "
-                    f"make the body accept a tensor `{name}` (for instance tf.convert_to_tensor or tf.cast where it "
-                    "needs a Python number), then re-record"
-                )
-            else:
-                _refuse(plan, None, f"the signature fails to trace: {signature.error}")
-                plan.notes.append(
-                    "the signature generalised from the traces was trial-traced on the live function and failed; "
-                    "a dimension that becomes None is probably read statically in the body or in a function it calls"
-                )
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
     plan.refusals = _unique(plan.refusals)
@@ -819,7 +823,7 @@ def classify_scalar(
                 if other is not None and isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor":
                     other_dtype = other.spec.dtype
                 if other_dtype != dtype and not proven:
-                    unsafe.append(f"`{use.text}`: `{name}` becomes a {dtype} tensor; the other operand must be {dtype} too")
+                    unsafe.append(f"`{use.text}`: `{name}` becomes {_a(dtype)} {dtype} tensor; the other operand must be {dtype} too")
         elif use.kind == "random_kw":
             if (dtype != "float32" or (use.dtype not in (None, "float32"))) and not proven:
                 unsafe.append(f"`{use.text}` receives a {dtype} tensor")
