@@ -405,13 +405,20 @@ def write_shim(directory: Path) -> Path:
     return directory
 
 
-def child_env(shard_dir: Path, timing_dir: Path, tree_root: Path, shim_dir: Path) -> dict[str, str]:
-    """The environment of one run: the recorder first on PYTHONPATH, then the timing probe."""
+def child_env(shard_dir: Path, timing_dir: Path, tree_root: Path, shim_dir: Path, prove: bool = False) -> dict[str, str]:
+    """The environment of one run: the recorder first on PYTHONPATH, then the timing probe.
+
+    Only the run whose traces drive the fixes (``prove``) trial-traces the candidate fixes at its
+    end (proofs); every other run leaves them out, so that they cost no time that is measured.
+    """
     from retrace_fix.bench_child import ENV_BENCH_DIR
+    from retrace_fix.traces.prover import ENV_PROOF_SECONDS
     from retrace_fix.traces.record_cmd import SITECUSTOMIZE_DIR, recording_env
 
-    base = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_")}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_") or k.startswith("RETRACE_FIX_PROOF_")}
     env = recording_env(str(shard_dir), str(tree_root), base)
+    if not prove:
+        env[ENV_PROOF_SECONDS] = "0"
     rest = env["PYTHONPATH"][len(SITECUSTOMIZE_DIR):]
     env["PYTHONPATH"] = SITECUSTOMIZE_DIR + os.pathsep + str(shim_dir) + rest
     env[ENV_BENCH_DIR] = str(timing_dir)
@@ -489,8 +496,9 @@ def run_once(
     project_root: Path,
     compare_paths: list[str],
     timeout: float | None,
+    prove: bool = False,
 ) -> RunRecord:
-    """Run CMD once in ``tree`` under the recorder and the timing probe."""
+    """Run CMD once in ``tree`` under the recorder and the timing probe (``prove``: see :func:`child_env`)."""
     record = RunRecord(side=tree.side, index=index)
     run_dir = work / "runs" / f"{tree.side}-{index}"
     shard_dir, timing_dir = run_dir / "shards", run_dir / "timing"
@@ -500,7 +508,7 @@ def run_once(
         stale = tree.root / rel
         if stale.is_file() or stale.is_symlink():
             stale.unlink()
-    env = child_env(shard_dir, timing_dir, tree.root, shim_dir)
+    env = child_env(shard_dir, timing_dir, tree.root, shim_dir, prove)
     argv = map_command(command, project_root, tree.root)
     stdout_path, stderr_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
@@ -1262,8 +1270,10 @@ def bench(
             trees[side] = _Tree(side=side, root=root, cwd=root / cwd.relative_to(project_root))
         shim_dir = write_shim(work / "site")
 
-        def run(side: str, index: int) -> RunRecord:
-            record = run_once(trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout)
+        def run(side: str, index: int, prove: bool = False) -> RunRecord:
+            record = run_once(
+                trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout, prove
+            )
             state = "ok" if record.ok else _failure_text(record)
             traces = record.total_traces
             log(
@@ -1276,7 +1286,7 @@ def bench(
         recorded = None
         if auto_record:
             log(f"retrace-fix bench: recording `{' '.join(command)}` on the original to find trace-driven fixes")
-            records.append(run("before", 0))
+            records.append(run("before", 0, prove=True))
             recorded = records[0].trace_set if records[0].trace_set is not None and len(records[0].trace_set) else None
         summary = fixer(trees["before"].root, trees["after"].root, project_root, recorded)
         report = BenchReport(
