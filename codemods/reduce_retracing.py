@@ -28,13 +28,18 @@ Example
         def step(x):
             return tf.reduce_sum(x)
 
-    Trace-driven (``--traces``): a function whose recorded traces differ only in
-    tensor shapes (same dtypes, same Python values, the same objects), but for
-    which no ``input_signature`` is possible — typically
+    Trace-driven (``--traces``): a function whose recorded traces differ in
+    tensor shapes, but for which no ``input_signature`` is possible — typically
     ``train_step(x, y, model, optimizer, loss_fn)`` called with the same model
-    and optimizer every step — gets ``reduce_retracing=True``.  Never where the
-    function traced once, never where RTF003 can inject a signature (TensorFlow
-    ignores ``reduce_retracing`` once there is one), never where
+    and optimizer every step, a parameter that never varies but is used as a
+    Python value, or a ``MirroredStrategy`` step whose argument is a
+    ``PerReplica`` value — gets ``reduce_retracing=True``; the finding names the
+    parameter that blocks the signature.  It is also the partial fix when
+    Python values vary too (the shape part): offered when some values recur
+    with several shapes, so that relaxing folds traces.  Never where the
+    function traced once (or only inside a caller's trace), never where RTF003
+    can inject a signature (TensorFlow ignores ``reduce_retracing`` once there
+    is one), never where
     ``reduce_retracing``/``experimental_relax_shapes``/``input_signature`` is
     already given.  When the body reads a static size of a dimension that
     varied (``x.shape[0]``, ``len(x)``, ``x.shape.as_list()``) it is a
@@ -60,11 +65,18 @@ Fix safety
     other.  When both keywords are already present the site is reported as a
     diagnostic and left alone (TensorFlow would reject or ignore one of them).
 
-    The trace-driven ``reduce_retracing=True`` is safe: the first trace stays
-    exact, later shapes reuse a trace whose varying dimensions are ``None``, and
-    every call still gets a graph (nothing is rejected).  The body was checked
-    for static-shape reads of those dimensions; the objects and Python values
-    that were recorded constant still key the cache as before.
+    The trace-driven ``reduce_retracing=True`` is safe with a proof: at the
+    end of the recording, a fresh ``tf.function`` around the live function
+    traced with the relaxed shapes (``None`` where a dimension varied, the
+    other arguments as recorded), and the body has no static-shape read of
+    those dimensions.  Then the first trace stays exact, later shapes reuse
+    the relaxed trace, and every call still gets a graph (nothing is
+    rejected); the objects and Python values still key the cache as before.
+    unsafe (``--unsafe-fixes``) without a proof: a trace file recorded before
+    proofs, an argument object or instance no longer alive at the end of the
+    program, the time budget spent (the reason says which).  diagnostic when
+    the proof failed (the relaxed trace raised, for instance a helper that
+    reads a static dimension): the error is quoted.
 """
 
 from __future__ import annotations
