@@ -77,8 +77,11 @@ def fix_command(
     patch_dir: Optional[Path] = typer.Option(None, "--patch-dir", help="write one .patch per repository root instead of touching files"),
     config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no summary line"),
-    repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line (# comments; '-' = stdin)"),
+    repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line: paths or git URLs with an optional @REV (# comments; '-' = stdin)"),
     summary: Optional[Path] = typer.Option(None, "--summary", help="write a per-root Markdown summary to FILE.md"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs retrace-fix[dask]"),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="only the K-th of N slices of the roots (CI matrices)"),
+    branch: Optional[str] = typer.Option(None, "--branch", metavar="NAME", help="commit the fixes to a new branch NAME in each changed git repository; files and the current branch are left alone"),
 ) -> None:
     from retrace_fix.run_fix import FixRequest, run_fix_command
 
@@ -97,6 +100,23 @@ def fix_command(
     modes = [name for name, on in (("--diff", diff), ("--check", check), ("--interactive", interactive)) if on]
     if len(modes) > 1:
         raise _fail(f"{modes[0]} and {modes[1]} cannot be combined")
+    if branch is not None:
+        from retrace_fix.branch import check_branch_name
+
+        if modes:
+            raise _fail(f"--branch and {modes[0]} cannot be combined (--branch commits the fixes)")
+        try:
+            check_branch_name(branch)
+        except ValueError as exc:
+            raise _fail(str(exc))
+    shard_slice = None
+    if shard is not None:
+        from retrace_fix.shard import Shard
+
+        try:
+            shard_slice = Shard.parse(shard)
+        except ValueError as exc:
+            raise _fail(str(exc))
     request = FixRequest(
         paths=[*(paths or []), *repo_roots],
         mode="diff" if diff else "check" if check else "interactive" if interactive else "fix",
@@ -112,6 +132,9 @@ def fix_command(
         quiet=quiet,
         repos=repo_roots,
         summary=summary,
+        scheduler=scheduler,
+        shard=shard_slice,
+        branch=branch,
     )
     raise typer.Exit(run_fix_command(request))
 

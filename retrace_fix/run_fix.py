@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from retrace_fix import output
 from retrace_fix.config import ConfigError, find_config, load_config
@@ -17,6 +17,9 @@ from retrace_fix.discovery import DiscoveryError, discover
 from retrace_fix.engine import RunOptions, RunResult, run, unknown_codes
 from retrace_fix.findings import FileResult
 from retrace_fix.patching import FileChangedError, atomic_write
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.bulk import BulkReport
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 50
@@ -38,6 +41,10 @@ class FixRequest:
     quiet: bool = False
     repos: list[str] = field(default_factory=list)  # roots read from --repos FILE (also in paths)
     summary: Path | None = None  # --summary FILE.md: per-root Markdown summary (bulk runs)
+    scheduler: str | None = None  # --scheduler ADDRESS|local: one task per root on a Dask cluster
+    shard: Any = None  # --shard K/N (retrace_fix.shard.Shard): only that slice of the roots
+    all_paths: list[str] | None = None  # the whole list of roots when ``paths`` is one shard of it
+    branch: str | None = None  # --branch NAME: commit the fixes to a new branch per git repository
 
 
 class UsageProblem(Exception):
@@ -46,6 +53,19 @@ class UsageProblem(Exception):
 
 def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
     """Resolve config, codes, traces and files; raises UsageProblem."""
+    options, excludes = resolve_options(request)
+    from retrace_fix.bulk import discover_roots, is_bulk
+
+    try:
+        # several roots: a missing root is reported for that root, the others still run
+        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
+    except DiscoveryError as exc:
+        raise UsageProblem(str(exc)) from None
+    return options, found.files, found.problems
+
+
+def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, list[str]]]]:
+    """Config, codes and traces: the run's options and its exclude patterns; raises UsageProblem."""
     try:
         config_path = request.config or find_config(Path.cwd())
         config = load_config(config_path)
@@ -72,17 +92,25 @@ def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
         traces=trace_set,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
-    from retrace_fix.bulk import discover_roots, is_bulk
-
-    try:
-        # several roots: a missing root is reported for that root, the others still run
-        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
-    except DiscoveryError as exc:
-        raise UsageProblem(str(exc)) from None
-    return options, found.files, found.problems
+    return options, excludes
 
 
 def run_fix_command(request: FixRequest) -> int:
+    if request.shard is not None:
+        from retrace_fix.roots import RootError
+        from retrace_fix.shard import narrow
+
+        try:
+            request = narrow(request, request.shard)
+        except RootError as exc:  # a malformed git URL among the roots
+            print(f"retrace-fix: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+    from retrace_fix.taskrun import wants_root_tasks
+
+    if wants_root_tasks(request):  # --scheduler, or git URL roots: one task per root
+        from retrace_fix.taskrun import run_root_tasks
+
+        return run_root_tasks(request)
     try:
         options, files, problems = prepare(request)
     except UsageProblem as exc:
@@ -110,21 +138,31 @@ def _run_with_progress(files: list[Path], options: RunOptions, jobs: int | None)
         return run(files, options, jobs, on_result=advance)
 
 
-def finish(request: FixRequest, result: RunResult) -> int:
-    """Print, write, and compute the exit code for a finished run."""
+def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" = None) -> int:
+    """Print, write, and compute the exit code for a finished run.
+
+    ``report`` holds the roots when the caller built them (a run of one task per root).
+    """
     out, err = sys.stdout, sys.stderr
     mode = request.mode
+    roots = report  # the roots, when the caller (or --branch, below) built them
+    if request.branch is not None:  # the fixes go to new branches, not into the files
+        from retrace_fix.branch import commit_branches
+        from retrace_fix.bulk import BulkReport
+
+        roots = roots if roots is not None else BulkReport.build(request, result)
+        commit_branches(request.branch, roots, err)
     if request.patch_dir is not None:
         from retrace_fix.bulk import write_patch_dir
 
-        return write_patch_dir(request, result)
+        return write_patch_dir(request, result, roots)
     if mode == "interactive":
         from retrace_fix.interactive import run_interactive
 
         return run_interactive(request, result)
 
     write_failures: list[str] = []
-    if mode == "fix":
+    if mode == "fix" and request.branch is None:
         for file_result in result.files:
             if file_result.changed:
                 failure = write_result(file_result)
@@ -134,7 +172,7 @@ def finish(request: FixRequest, result: RunResult) -> int:
 
     from retrace_fix.bulk import finish_report, report_for
 
-    bulk_report = report_for(request, result)  # per-root summary of a bulk run, else None
+    bulk_report = report if report is not None else report_for(request, result, roots)  # per-root summary, else None
     fmt = request.output_format
     if fmt == "json":
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
@@ -159,7 +197,7 @@ def finish(request: FixRequest, result: RunResult) -> int:
     if finish_report(bulk_report, request, err, text=(fmt == "text")):
         return EXIT_ERROR
 
-    if result.errors:
+    if result.errors or (roots is not None and roots.branch_errors):
         return EXIT_ERROR
     if mode == "diff":
         return EXIT_FOUND if any(f.changed for f in result.files) else EXIT_OK
