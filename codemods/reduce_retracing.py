@@ -134,6 +134,8 @@ class ReduceRetracingCommand(RetraceCodemod):
         relax = plan.relax
         if relax is None or relax.status == "none" or not plan.shape_varies:
             return  # no group of traces differs in shapes alone: reduce_retracing would fold nothing
+        if not plan.shape_only and relax.candidate is not None and relax.candidate.saves == 0:
+            return  # the values that vary dominate: on the recorded run relaxing would have saved nothing
         keywords = site_keywords(site)
         if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(keywords):
             return

@@ -105,6 +105,9 @@ class Candidate:
     trials: list = field(default_factory=list)
     #: parameter -> dtype it becomes (scalar slots of a signature, converted call-site arguments, probes)
     converts: dict = field(default_factory=dict)
+    #: reduce_retracing: how many of the recorded traces it would have saved (each group of traces
+    #: that differ in shapes alone keeps two: the first, exact, and one relaxed)
+    saves: int = 0
 
 
 def render_arg(desc: dict) -> str:
@@ -414,10 +417,12 @@ def relax_candidate(function: FunctionTraces, skip_self: str | None) -> Candidat
         args = _trial_args(trace, skip_self)
         groups.setdefault(json.dumps(_strip_shapes(args), sort_keys=True), []).append(args)
     trials = []
+    saves = 0
     for members in groups.values():
         distinct = _unique(json.dumps(m, sort_keys=True) for m in members)
         if len(distinct) < 2 or not any(_has_tensor(v) for v in members[0].values()):
             continue
+        saves += len(distinct) - 2
         trials.append({name: relax([m[name] for m in members]) for name in members[0]})
     if not trials:
         return None
@@ -425,7 +430,7 @@ def relax_candidate(function: FunctionTraces, skip_self: str | None) -> Candidat
     shown = "; ".join(
         ", ".join(f"{n}={render_arg(d)}" for n, d in trial.items() if _has_tensor(d)) for trial in trials[:2]
     )
-    return Candidate(FIX_RELAX, f"{FIX_RELAX}: {shown} #{_digest(trials)}", trials=trials)
+    return Candidate(FIX_RELAX, f"{FIX_RELAX}: {shown} #{_digest(trials)}", trials=trials, saves=saves)
 
 
 def call_site_targets(lay: Layout) -> dict[str, tuple[str, tuple]]:
