@@ -244,8 +244,9 @@ def test_a_failed_proof_refuses_and_names_the_parameter():
     src = source("x", "k", facts=BodyFacts(uses={"k": [ScalarUse("tf_arg", "tf.constant(k)")]}))
     plan = plan_signature(proved(fn, src, "failed"), src)
     assert not plan.possible and plan.proof == "failed"
-    assert plan.refusals == ["tracing `k` as a tensor (int32/int64/float32) fails: TypeError: boom"]
+    assert plan.refusals == ["`k` cannot become a tensor: TypeError: boom"]
     assert plan.blockers == [("k", plan.refusals[0])]
+    assert plan.notes[0].startswith("`k` was trial-traced on the live function as a scalar tensor of int32, int64, float32")
 
 
 def test_a_tensorflow_argument_is_unsafe_under_xla_or_with_static_reads():
