@@ -884,7 +884,13 @@ class _ProcessRecorder:
     def _prove_at_exit(self) -> None:
         """Prove while TensorFlow and Keras are intact: threading's exit hook runs before the
         ``atexit`` handlers, some of which (AutoGraph's temporary files, Keras's tree registry)
-        would make a trial fail for reasons of their own.  ``write`` then does not prove again."""
+        would make a trial fail for reasons of their own.  ``write`` then does not prove again.
+
+        While another (non-daemon) thread of the program still runs, the program has not
+        finished: the proofs then wait for ``write``, after those threads were joined."""
+        current = threading.current_thread()
+        if any(t is not current and t.is_alive() and not t.daemon for t in threading.enumerate()):
+            return
         if is_patched():
             self.recorder.prove()
         self._proved_at_exit = True
