@@ -3,16 +3,22 @@
 Pure Python: no TensorFlow, no LibCST.  The codemods (RTF003 input-signature,
 RTF004 reduce-retracing) collect what the function's *source* says
 (:class:`ParamInfo`, :class:`BodyFacts`) and call :func:`plan_signature`, which
-combines it with the *traces* and decides, with reasons:
+combines it with the *traces* -- through the candidate search of
+:mod:`retrace_fix.traces.candidates`, answered by the proofs the recorder stored
+(a fresh tf.function traced with the exact candidate on the live function, or
+the error) -- and decides, with reasons:
 
 * whether the function retraced at all (two distinct traces of one instance;
   functions that traced once are never touched);
 * the signature: per tensor parameter the common rank and dtype with ``None``
-  in every dimension that varied (ragged/sparse keep their spec class, nested
-  list/tuple/dict/namedtuple containers keep the recorded container type); a
-  Python int/float/bool whose value varied becomes a scalar ``TensorSpec`` when
-  the body only uses it as a tensor operand or a ``range`` bound of a safe loop;
+  in every dimension that varied, ``shape=None`` when the rank varied
+  (ragged/sparse keep their spec class, nested list/tuple/dict/namedtuple
+  containers keep the recorded container type); a Python int/float/bool
+  becomes a scalar ``TensorSpec`` of the first dtype that traced when the body
+  only uses it as a tensor operand or a ``range`` bound of a safe loop;
   trailing parameters with defaults that never varied stay pinned defaults;
+* its tier: safe only with a proof; unsafe without one (the reason says so);
+  refused, quoting the error, when the proof failed;
 * or why there can be none (:attr:`SignaturePlan.refusals`), and whether the
   retracing is *shape-only* (then ``reduce_retracing=True`` is the fallback,
   unless the body reads static shapes that would become ``None``).
@@ -27,8 +33,6 @@ nested spec must match exactly.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Union
@@ -39,8 +43,6 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 TENSOR_KINDS = ("tensor", "ragged", "sparse")
 _MAX_LISTED = 4
 
-#: dtype of the scalar TensorSpec a varying Python value becomes
-SCALAR_DTYPES = {"int": "int32", "float": "float32", "bool": "bool"}
 
 
 class _NoLiteral:
@@ -668,34 +670,8 @@ def _refuse(plan: SignaturePlan, param: str | None, reason: str) -> None:
     plan.blockers.append((param, reason))
 
 
-def _pinnable(param: ParamInfo, summary: ValueSummary | None) -> bool:
-    from retrace_fix.traces.candidates import pinnable
-
-    return pinnable(param, summary)
-
-
 def _same_literal(value: Any, default: Any) -> bool:
     return value is not NO_LITERAL and type(value) is type(default) and value == default
-
-
-def _scalar_dtype(summary: ValueSummary) -> tuple[str | None, str | None]:
-    """(dtype, reason it cannot convert)."""
-    types = summary.types
-    if len(types) != 1:
-        return None, f"`{summary.path}`: Python type varies ({_listed(types)})"
-    type_name = types[0]
-    dtype = SCALAR_DTYPES.get(type_name)
-    if dtype is None:
-        values = _listed(_python_repr({"type": type_name, "value": v}) for v in summary.values)
-        what = "None" if type_name == "NoneType" else f"a Python {type_name}"
-        if summary.varies:
-            return None, f"`{summary.path}`: Python {type_name} varies ({values}) — each value builds a new graph"
-        return None, f"`{summary.path}` is {what} — a signature cannot describe it; give it a default or close over it"
-    if type_name == "float" and any(not isinstance(v, (int, float)) for v in summary.values):
-        return None, f"`{summary.path}`: non-finite Python float"
-    if dtype == "int32" and any(not (INT32_MIN <= v <= INT32_MAX) for v in summary.values):
-        return None, f"`{summary.path}`: Python int outside the int32 range"
-    return dtype, None
 
 
 def _plan_scalar(
@@ -708,17 +684,12 @@ def _plan_scalar(
     autograph: bool = True,
     tensor_at_call_sites: frozenset = frozenset(),
     call_site_values: list = (),
-    dtype: str | None = None,
+    dtype: str = "int32",
     proven: bool = False,
 ) -> None:
+    """Decide whether Python-scalar ``param`` may become a ``dtype`` tensor (the dtype the search chose:
+    the first of its ladder that traced on the live function, or the first of the ladder unproven)."""
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
-    if dtype is None:
-        dtype, reason = _scalar_dtype(summary)
-        if dtype is None:
-            _refuse(plan, param.name, reason)
-            if summary.varies:
-                plan.problems.append(reason)
-            return
     if param.name in tensor_at_call_sites:
         # the calls already pass a tensor (e.g. RTF001 wrapped them in tf.constant): the body sees one
         status, notes = "safe", []

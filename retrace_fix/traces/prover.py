@@ -9,8 +9,11 @@ fixer runs) and answers each with a *trial trace*: a **fresh**
 ``tf.function`` around the same Python function (a method bound to the
 instance the recorder last saw) with the function's own options, asked for
 ``get_concrete_function(...)`` with the candidate's specs.  The body is traced,
-never executed; the user's ``tf.function`` objects, their caches and their
-variables are not touched (creating a variable fails the trial).  Exceptions
+never executed; the recorded ``tf.function`` objects, their caches and the
+program's variables are not touched (creating a variable fails the trial).  One
+exception: another tf.function the body calls is traced inside the trial like
+inside any caller, so its cache gains a nested entry -- at the end of the
+program, where nothing runs any more.  Exceptions
 are caught, TensorFlow's logging, warnings and the body's prints are silenced,
 and the time is bounded: ``$RETRACE_FIX_PROOF_SECONDS`` per process (default
 60, ``0`` turns proofs off) and ``$RETRACE_FIX_PROOF_FUNCTION_SECONDS`` per

@@ -406,7 +406,7 @@ class Recorder:
         self._functions: dict[tuple, FunctionTraces] = {}
         self._origins: dict[tuple, tuple] = {}  # recorded key -> raw origin
         self._live: dict[tuple, list] = {}  # recorded key -> [LiveFunction], newest last
-        self._proved: dict[tuple, tuple] = {}  # recorded key -> what was proved (traces, sites)
+        self._proved: dict[tuple, int] = {}  # recorded key -> number of traces when it was proved
         self._rel_cache: dict[str, str | None] = {}
         self._lock = threading.Lock()
         self._calls_baseline: dict[tuple, int] = {}
@@ -483,12 +483,14 @@ class Recorder:
         return lives[-1] if lives else None
 
     def prove(self, budget: Any = None) -> None:
-        """Trial-trace the candidate fixes of every function that traced more than once (once per
-        set of traces); see :mod:`retrace_fix.traces.prover`.  Call at the end of the recording."""
+        """Trial-trace the candidate fixes of every function that traced more than once (again only
+        when it traced since); see :mod:`retrace_fix.traces.prover`.  Call at the end of the
+        recording.  ``budget``: a :class:`~retrace_fix.traces.prover.Budget` (default: from the
+        environment, ``$RETRACE_FIX_PROOF_SECONDS``)."""
         global _PROVING_THREAD
         from retrace_fix.traces import prover
 
-        budget = budget or _PROOF_BUDGET.get() or prover.Budget.from_environment()
+        budget = budget or prover.Budget.from_environment()
         if not budget.enabled or "tensorflow" not in sys.modules:
             return
         with self._lock:
@@ -564,19 +566,6 @@ _ERROR_REPORTED = False
 _PROVING_THREAD: int | None = None
 #: outcomes of trial traces, per recorded key, shared by the recorders of the process
 _PROOF_CACHE: dict[tuple, dict] = {}
-
-
-class _BudgetOverride:
-    """Tests and tools may set the proof budget of the process (default: from the environment)."""
-
-    def __init__(self) -> None:
-        self.value: Any = None
-
-    def get(self) -> Any:
-        return self.value
-
-
-_PROOF_BUDGET = _BudgetOverride()
 
 
 def _report_error(exc: BaseException) -> None:
