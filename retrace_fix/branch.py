@@ -33,6 +33,7 @@ from retrace_fix import __version__
 from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Finding
 from retrace_fix.gitcmd import GitError, output, run_git
+from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.bulk import BulkReport, Root
@@ -109,7 +110,7 @@ def commit_branches(name: str, report: "BulkReport", err: IO[str]) -> None:
         fixes = sum(change.result.applied_count for change in made.committed)
         err.write(
             f"branch {name} created in {where} at {made.commit[:12]}: "
-            f"{_plural(len(made.committed), 'file')}, {_plural(fixes, 'fix', 'fixes')}\n"
+            f"{plural(len(made.committed), 'file')}, {plural(fixes, 'fix')}\n"
         )
         committed = {id(change.result) for change in made.committed}
         for root in repository.roots:
@@ -212,7 +213,7 @@ def commit_message(results: list[FileResult], repo_paths: dict[int, str]) -> str
             if finding.applied:
                 by_code[finding.code].append((repo_paths[id(result)], finding))
     total = sum(len(v) for v in by_code.values())
-    lines = [f"retrace-fix: {_plural(total, 'fix', 'fixes')} for tf.function retracing ({', '.join(sorted(by_code))})", ""]
+    lines = [f"retrace-fix: {plural(total, 'fix')} for tf.function retracing ({', '.join(sorted(by_code))})", ""]
     for code in sorted(by_code):
         fixes = sorted(by_code[code], key=lambda pf: (pf[0], pf[1].line, pf[1].column))
         lines.append(f"{code} {_code_name(code)} ({len(fixes)}):")
@@ -225,17 +226,10 @@ def commit_message(results: list[FileResult], repo_paths: dict[int, str]) -> str
 
 
 def _code_name(code: str) -> str:
-    from codemods import all_codes
+    from retrace_fix.codemods import rule
 
-    cls = all_codes().get(code)
-    if cls is None:
-        return ""
-    extra = getattr(cls, "EXTRA_CODES", {}).get(code)
-    return extra["name"] if extra else cls.NAME
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
+    found = rule(code)
+    return found.name if found is not None else ""
 
 
 __all__ = ["BranchError", "check_branch_name", "commit_branches", "commit_fixes", "commit_message"]

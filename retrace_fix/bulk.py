@@ -33,15 +33,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable
 
-from retrace_fix.apply_cmd import encode, replace_file, unified_diff
-from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
+from retrace_fix.patches import encode, replace_file
+from retrace_fix.diffs import unified_diff
+from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.gitsource import is_git_url
 from retrace_fix.roots import contains, plan_roots, root_directory
+from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.run_fix import FixRequest
+    from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -75,41 +77,6 @@ def read_repos_file(path: str) -> list[str]:
             line = os.path.normpath(os.path.join(str(base), line))
         roots.append(line)
     return roots
-
-
-def is_bulk(request: "FixRequest") -> bool:
-    """Several roots (or a bulk option): a missing root must not stop the others."""
-    return (
-        len(request.paths) > 1
-        or bool(getattr(request, "repos", None))
-        or getattr(request, "summary", None) is not None
-        or getattr(request, "shard", None) is not None
-        or request.patch_dir is not None
-    )
-
-
-def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
-    """Like :func:`retrace_fix.discovery.discover`, one root at a time: a root that does not
-    exist (or cannot be walked) becomes a problem of that root instead of stopping the run."""
-    result = Discovered()
-    seen: set[str] = set()
-    for raw in paths:
-        try:
-            found = discover([raw], excludes)
-        except DiscoveryError as exc:
-            result.problems.append(str(exc))
-            continue
-        except OSError as exc:
-            result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
-            continue
-        for path in found.files:
-            key = os.path.realpath(path)
-            if key not in seen:
-                seen.add(key)
-                result.files.append(path)
-        result.problems.extend(found.problems)
-    result.files.sort(key=lambda p: display_path(p))
-    return result
 
 
 @dataclass
@@ -155,7 +122,7 @@ class Root:
         """The root's patch: every changed file, sorted by path, in the file's own encoding."""
         chunks = []
         for file_result in sorted(self.changed, key=self.relpath):
-            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result))
+            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result), quoted=True)
             try:
                 chunks.append(diff.encode(file_result.encoding))
             except (UnicodeEncodeError, LookupError):
@@ -262,9 +229,6 @@ class BulkReport:
         payload["roots_total"] = self.totals()
         return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
-    def json_payload(self) -> dict:
-        return {"roots": self.rows(), "roots_total": self.totals()}
-
     def text_table(self) -> str:
         header = ["root", "files", "changed", "fixes", "diagnostics", "errors"]
         with_patch = self.patch_dir is not None
@@ -285,7 +249,7 @@ class BulkReport:
             table.append(cells)
         totals = self.totals()
         total_row = [
-            f"total ({totals['roots']} root{'s' if totals['roots'] != 1 else ''})",
+            f"total ({plural(totals['roots'], 'root')})",
             str(totals["files_scanned"]),
             str(totals["files_changed"]),
             _fixes_text(totals["fixes"], " ") or "-",
@@ -311,7 +275,7 @@ class BulkReport:
         out = [
             "# retrace-fix summary",
             "",
-            f"Mode `{self.mode}`: {totals['roots']} root{'s' if totals['roots'] != 1 else ''}, "
+            f"Mode `{self.mode}`: {plural(totals['roots'], 'root')}, "
             f"{totals['files_scanned']} files scanned, {totals['files_changed']} changed, "
             f"{totals['fixes_total']} fixes, {totals['diagnostics']} diagnostics, {totals['errors']} errors.",
             "",
@@ -344,12 +308,12 @@ class BulkReport:
             str(totals["errors"]),
         ]
         if with_patch:
-            total_cells.append(f"{len(self.patches)} patch{'es' if len(self.patches) != 1 else ''}")
+            total_cells.append(plural(len(self.patches), "patch"))
         out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
         if totals["fixes"]:
-            from codemods import all_codes
+            from retrace_fix.codemods import all_codes
 
-            codes = all_codes()
+            codes = all_codes()  # code -> the codemod reporting it
             out += ["", "## Fixes by code", "", "| code | codemod | fixes |", "|:--|:--|--:|"]
             for code, count in totals["fixes"].items():
                 name = codes[code].NAME if code in codes else ""
@@ -369,10 +333,6 @@ class BulkReport:
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
 
 
 def _fixes_text(fixes: dict[str, int], sep: str, times: str = ":") -> str:
@@ -463,9 +423,9 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
             totals = report.totals()
             n = len(report.patches)
             err.write(
-                f"{n} patch{'es' if n != 1 else ''} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
-                f"{_plural(totals['files_changed'], 'file')} changed, {_plural(totals['fixes_total'], 'fix', 'fixes')}, "
-                f"{_plural(totals['diagnostics'], 'diagnostic')}, {_plural(len(result.errors), 'error')}\n"
+                f"{plural(n, 'patch')} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
+                f"{plural(totals['files_changed'], 'file')} changed, {plural(totals['fixes_total'], 'fix')}, "
+                f"{plural(totals['diagnostics'], 'diagnostic')}, {plural(len(result.errors), 'error')}\n"
             )
     failures = finish_report(report, request, err, text=False)
     if result.errors or report.write_errors or report.branch_errors or failures:
@@ -482,9 +442,7 @@ __all__ = [
     "BulkReport",
     "Root",
     "build_roots",
-    "discover_roots",
     "finish_report",
-    "is_bulk",
     "read_repos_file",
     "report_for",
     "write_patch_dir",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence, TypeVar
 from retrace_fix.roots import plan_roots
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.run_fix import FixRequest
+    from retrace_fix.fix_request import FixRequest
 
 T = TypeVar("T")
 

@@ -2,8 +2,8 @@
 
 The coordinator (this module) plans the roots, hands each one to an executor
 as a :class:`~retrace_fix.roottask.RootTask`, and turns the outcomes into the
-same result and per-root report a local run builds, which
-:func:`retrace_fix.run_fix.finish` then prints and writes exactly as it does
+same result and per-root report a local run builds, which the fix command
+(:func:`retrace_fix.commands.fix.finish`) then prints and writes exactly as it does
 for a local run: ``--patch-dir`` patches, ``--summary``, the table, JSON,
 ``--branch``.  Only the coordinator writes.
 
@@ -21,7 +21,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from retrace_fix import output
 from retrace_fix.bulk import BulkReport, Root
@@ -30,10 +30,7 @@ from retrace_fix.findings import FileResult
 from retrace_fix.roots import RootEntry, RootError, contains, has_git_urls, plan_roots, root_key
 from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 
-if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.run_fix import FixRequest
-
-EXIT_ERROR = 2
+from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
 
 
 @dataclass
@@ -45,7 +42,7 @@ class ClonedRoot(Root):
         return file_result.path[len(prefix):] if file_result.path.startswith(prefix) else file_result.path
 
 
-def wants_root_tasks(request: "FixRequest") -> bool:
+def wants_root_tasks(request: FixRequest) -> bool:
     """``--scheduler``, or a git URL among the roots."""
     if request.scheduler is not None:
         return True
@@ -55,19 +52,22 @@ def wants_root_tasks(request: "FixRequest") -> bool:
         return True  # reported by run_root_tasks
 
 
-def run_root_tasks(request: "FixRequest") -> int:
-    from retrace_fix.run_fix import UsageProblem, finish, resolve_options
+def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
+    """Run every root of ``request`` as a task; its result and per-root report.
 
+    Raises UsageProblem (exit 2, nothing written) for roots, options or a
+    scheduler that cannot be used.
+    """
     try:
         entries = plan_roots(request.all_paths if request.all_paths is not None else request.paths)
-        options, excludes = resolve_options(request)
-    except (RootError, UsageProblem) as exc:
-        return _error(str(exc))
+    except RootError as exc:
+        raise UsageProblem(str(exc)) from None
+    options, excludes = resolve_options(request)
     wanted = {root_key(raw) for raw in request.paths}
     here = [entry for entry in entries if entry.key in wanted]
     problem = unsupported(request, here)
     if problem:
-        return _error(problem)
+        raise UsageProblem(problem)
     tasks = make_tasks(here, entries)
     settings = TaskSettings(
         options=options,
@@ -83,14 +83,13 @@ def run_root_tasks(request: "FixRequest") -> int:
                 with dask_client(request.scheduler, request.jobs) as client:
                     outcomes = run_on_dask(client, tasks, settings, on_done)
             except SchedulerError as exc:
-                return _error(str(exc))
+                raise UsageProblem(str(exc)) from None
         else:
             outcomes = run_here(tasks, settings, request.jobs, on_done)
-    result, report = gather(request, here, outcomes)
-    return finish(request, result, report)
+    return gather(request, here, outcomes)
 
 
-def unsupported(request: "FixRequest", entries: Sequence[RootEntry]) -> str | None:
+def unsupported(request: FixRequest, entries: Sequence[RootEntry]) -> str | None:
     """Why this run cannot be done as root tasks (None: it can)."""
     if request.mode == "interactive":
         return "--interactive needs local files: it cannot be combined with --scheduler or git URL roots"
@@ -159,7 +158,7 @@ def run_here(
     return [outcomes[task.index] for task in tasks]
 
 
-def gather(request: "FixRequest", here: Sequence[RootEntry], outcomes: Sequence[RootOutcome]) -> tuple[RunResult, BulkReport]:
+def gather(request: FixRequest, here: Sequence[RootEntry], outcomes: Sequence[RootOutcome]) -> tuple[RunResult, BulkReport]:
     """The run's result (files sorted by path, then what could not be processed) and its per-root report."""
     roots: list[Root] = []
     files: list[FileResult] = []
@@ -191,11 +190,6 @@ def _progress(labels: list[str]) -> Iterator[Callable[[RootOutcome], None] | Non
     ) as progress:
         bar = progress.add_task("", total=len(labels))
         yield lambda outcome: progress.update(bar, advance=1, description=labels[outcome.index])
-
-
-def _error(message: str) -> int:
-    print(f"retrace-fix: error: {message}", file=sys.stderr)
-    return EXIT_ERROR
 
 
 __all__ = ["ClonedRoot", "gather", "make_tasks", "run_here", "run_root_tasks", "unsupported", "wants_root_tasks"]

@@ -19,22 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.bench import (
-    BenchReport,
-    BenchRequest,
-    FixSummary,
-    RunRecord,
-    TextOutput,
-    compare_text,
-    compare_values,
-    function_rows,
-    judge,
-    load_output,
-    map_command,
-    render,
-    run_bench,
-    stdout_matches,
-)
+from retrace_fix.bench.outputs import TextOutput, compare_text, compare_values, load_output, stdout_matches
+from retrace_fix.bench.render import render
+from retrace_fix.bench.report import BenchReport, FixSummary, function_rows, judge
+from retrace_fix.bench.runs import RunRecord, map_command
+from retrace_fix.commands.bench import BenchRequest, run_bench
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -458,8 +447,8 @@ def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_pa
         import sys, threading, time
         sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
         threading._register_atexit(lambda: time.sleep(1.0))  # the recorder's proofs, registered first
-        from retrace_fix import bench_child
-        assert bench_child.install()
+        from retrace_fix.bench import probe
+        assert probe.install()
         """
     )
     env = dict(os.environ, RETRACE_FIX_BENCH_DIR=str(tmp_path))
@@ -469,7 +458,7 @@ def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_pa
 
 
 def test_only_the_recording_run_proves(tmp_path: Path, monkeypatch):
-    from retrace_fix.bench import child_env
+    from retrace_fix.bench.runs import child_env
     from retrace_fix.traces.prover import ENV_PROOF_SECONDS
 
     monkeypatch.delenv(ENV_PROOF_SECONDS, raising=False)

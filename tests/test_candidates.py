@@ -15,7 +15,7 @@ from retrace_fix.traces.candidates import (
     signature_candidate,
     stored_oracle,
 )
-from retrace_fix.traces.generalize import NO_LITERAL, ParamInfo
+from retrace_fix.traces.summaries import NO_LITERAL, ParamInfo
 from retrace_fix.traces.model import FunctionTraces, Proof, Trace
 
 

@@ -134,7 +134,7 @@ def test_a_trial_never_creates_variables(program):
     fresh.scale = None  # as if it had never run: the trial would have to create it
     from retrace_fix.traces import prover
     from retrace_fix.traces.candidates import Candidate
-    from retrace_fix.traces.generalize import TensorSpecInfo
+    from retrace_fix.traces.summaries import TensorSpecInfo
 
     live = prover.live_function(fresh.__call__)
     candidate = Candidate("input_signature", "k", signature=[("x", TensorSpecInfo("tensor", (None,), "float32"))])
@@ -159,7 +159,7 @@ def test_dead_instances_and_arguments_are_not_proven_and_say_why(program):
     )
     # a fix without a proof is unsafe at most, with the reason
     from retrace_fix.traces.candidates import plan_candidates, stored_oracle
-    from retrace_fix.traces.generalize import ParamInfo
+    from retrace_fix.traces.summaries import ParamInfo
 
     plan = plan_candidates(functions["train_step"], [ParamInfo("x"), ParamInfo("model")], None,
                            stored_oracle(functions["train_step"]))

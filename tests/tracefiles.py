@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from retrace_fix.traces.candidates import plan_candidates
-from retrace_fix.traces.generalize import ParamInfo
+from retrace_fix.traces.summaries import ParamInfo
 from retrace_fix.traces.model import Proof, TraceSet
 
 

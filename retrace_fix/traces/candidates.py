@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from retrace_fix import __version__
-from retrace_fix.traces.generalize import (
+from retrace_fix.traces.summaries import (
     INT32_MAX,
     INT32_MIN,
     NO_LITERAL,

@@ -51,7 +51,7 @@ from retrace_fix.traces.candidates import (
     error_line,
     plan_candidates,
 )
-from retrace_fix.traces.generalize import NO_LITERAL, ContainerSpec, ParamInfo, TensorSpecInfo
+from retrace_fix.traces.summaries import NO_LITERAL, ContainerSpec, ParamInfo, TensorSpecInfo
 from retrace_fix.traces.model import FunctionTraces, Proof
 
 ENV_PROOF_SECONDS = "RETRACE_FIX_PROOF_SECONDS"
