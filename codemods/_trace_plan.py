@@ -508,6 +508,14 @@ def traced_functions(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, Functio
     return result
 
 
+def matched_keys(scratch: dict) -> list | None:
+    """The keys of the recorded functions matched in the tree (None: nothing looked them up)."""
+    cache = scratch.get(_TRACED_KEY)
+    if cache is None:
+        return None
+    return sorted({function.key for function in cache[1].values()})
+
+
 def traced_dims(function: FunctionTraces, param: str) -> tuple[frozenset | None, dict] | None:
     """The dimensions of tensor parameter ``param`` that ``reduce_retracing`` turns to ``None``.
 

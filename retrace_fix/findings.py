@@ -106,6 +106,13 @@ class FileResult:
     error: str | None = None  # "path:line: reason" style message when the file was skipped
     encoding: str = "utf-8"
     skipped: bool = False  # prefilter decided the file cannot contain a target
+    #: the project root whose traces applied to this file (resolved path; "" when none), and the
+    #: file's path relative to it (the name traces give it)
+    trace_root: str = ""
+    trace_relpath: str = ""
+    #: ``(file, qualname, firstlineno)`` of the recorded functions matched to a ``def`` of this
+    #: file (None: no trace-driven codemod looked at it)
+    trace_hits: list | None = None
 
     @property
     def changed(self) -> bool:

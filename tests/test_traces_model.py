@@ -575,7 +575,8 @@ def test_run_record_errors_and_exit_code_passthrough(tmp_path, monkeypatch, caps
     assert capsys.readouterr().err == "retrace-fix record: command not found: retrace-fix-no-such-command-xyz\n"
     assert run_record(["--", sys.executable, "-c", "import sys; sys.exit(5)"], None) == 5
     assert capsys.readouterr().err == "retrace-fix: recorded 0 traces of 0 functions to .retrace/traces.json\n"
-    assert load_trace_file(".retrace/traces.json") == TraceSet()
+    recorded = load_trace_file(".retrace/traces.json")
+    assert recorded == TraceSet(project={"name": tmp_path.name, "remote": None, "commit": None})
 
 
 def test_pytest_plugin_without_option_imports_nothing(tmp_path):
@@ -681,4 +682,16 @@ def test_distributed_values_load_and_report_like_their_components(tmp_path):
     assert "`x[0]`: shape (4, 4) → (3, 4)" in text
     data["functions"][0]["traces"][0]["args"]["x"]["items"] = "x"
     with pytest.raises(TraceFileError, match=r"args\.x\.items: expected a list"):
+        load_trace_file(write(tmp_path, json.dumps(data)))
+
+
+def test_the_project_round_trips_and_is_validated(tmp_path):
+    data = v1_file_data()
+    data["version"] = 2
+    data["project"] = {"name": "repo", "remote": "https://host/team/repo.git", "commit": "a" * 40}
+    loaded = load_trace_file(write(tmp_path, json.dumps(data)))
+    assert loaded.project == data["project"] and loaded.to_json()["project"] == data["project"]
+    assert load_trace_file(write(tmp_path, json.dumps(v1_file_data()))).project is None
+    data["project"] = {"remote": None}
+    with pytest.raises(TraceFileError, match=r"invalid trace file: project: missing 'name'"):
         load_trace_file(write(tmp_path, json.dumps(data)))

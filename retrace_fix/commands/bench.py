@@ -143,7 +143,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
         raise BenchError(str(exc)) from None
 
     def fix(before_root: Path, after_root: Path, root: Path, traces: Any = None) -> FixSummary:
-        run_options = options if traces is None else dataclasses.replace(options, traces=traces)
+        run_options = options if traces is None else dataclasses.replace(options, traces=traces, trace_assignment=None)
         summary = FixSummary()
         diffs = []
         for path in files:

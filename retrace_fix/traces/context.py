@@ -35,6 +35,10 @@ def record_traces(
         yield active
     finally:
         try:
-            save_trace_file(active.trace_set(prove=prove), path)
+            from retrace_fix.traces.project import project_of
+
+            trace_set = active.trace_set(prove=prove)
+            trace_set.project = project_of(active.project_root)
+            save_trace_file(trace_set, path)
         finally:
             _recorder.deactivate(active)

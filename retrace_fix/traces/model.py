@@ -284,6 +284,9 @@ class TraceSet:
 
     functions: dict[tuple, FunctionTraces] = field(default_factory=dict)
     tensorflow_version: str | None = None
+    #: where it was recorded (format version 2): ``{"name", "remote", "commit"}``, see
+    #: :func:`retrace_fix.traces.project.project_of`; None when not recorded
+    project: dict | None = None
 
     def __iter__(self) -> Iterator[FunctionTraces]:
         """The functions in file order (file, first line, qualname)."""
@@ -321,18 +324,20 @@ class TraceSet:
 
     def merge(self, other: TraceSet) -> TraceSet:
         """A new TraceSet holding both; same-key functions are merged (calls summed, traces deduped)."""
-        result = TraceSet(tensorflow_version=self.tensorflow_version or other.tensorflow_version)
+        result = TraceSet(
+            tensorflow_version=self.tensorflow_version or other.tensorflow_version,
+            project=self.project or other.project,
+        )
         for function in list(self) + list(other):
             result.add(function)
         return result
 
     def to_json(self) -> dict:
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "tensorflow": self.tensorflow_version,
-            "functions": [f.to_json() for f in self],
-        }
+        data: dict = {"format": FORMAT, "version": VERSION, "tensorflow": self.tensorflow_version}
+        if self.project is not None:
+            data["project"] = dict(self.project)
+        data["functions"] = [f.to_json() for f in self]
+        return data
 
     @classmethod
     def from_json(cls, data: Any, source: str = "<memory>") -> TraceSet:
@@ -353,7 +358,7 @@ class TraceSet:
         functions = data.get("functions")
         if not isinstance(functions, list):
             checker.fail("functions", "expected a list")
-        result = cls(tensorflow_version=tf_version)
+        result = cls(tensorflow_version=tf_version, project=checker.project(data.get("project")))
         for index, item in enumerate(functions):
             result.add(checker.function(item, f"functions[{index}]"))
         return result
@@ -422,6 +427,16 @@ class _Checker:
             key, value = self.proof(proof, f"{where}.proofs[{index}]")
             function.add_proof(key, value)
         return function
+
+    def project(self, item: Any) -> dict | None:
+        if item is None:
+            return None
+        if not isinstance(item, dict):
+            self.fail("project", "expected an object or null")
+        name = self.field(item, "name", str, "project")
+        remote = self.field(item, "remote", (str, type(None)), "project", default=None)
+        commit = self.field(item, "commit", (str, type(None)), "project", default=None)
+        return {"name": name, "remote": remote, "commit": commit}
 
     def call_site(self, item: Any, where: str) -> CallSite:
         if not isinstance(item, dict):

@@ -49,6 +49,9 @@ def _write(state: dict) -> None:
     from retrace_fix.traces.report import recorded_line
 
     trace_set = state["recorder"].trace_set(prove=True)
+    from retrace_fix.traces.project import project_of
+
+    trace_set.project = project_of(state["recorder"].project_root)
     save_trace_file(trace_set, state["path"])
     state["message"] = f"retrace-fix: {recorded_line(trace_set)} to {state['path']}"
 
