@@ -248,6 +248,17 @@ def plan_codemods(
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
     """Run the selected codemods over one file; never raises."""
+    result = _process_file(job, options)
+    if options.trace_assignment is not None:  # which root's traces this file was checked against
+        result.trace_root, result.trace_relpath = job.root, job.relpath
+        if result.trace_hits is None and not result.error and any(cls.NEEDS_TRACES for cls in selected_codemods(options)):
+            traces = options.traces_for(job.root)
+            if traces is not None and not _traces_mention(traces, job.relpath):
+                result.trace_hits = []  # looked at by the trace-driven codemods: no recorded function here
+    return result
+
+
+def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result = FileResult(path=job.display)
     try:
         data = job.path.read_bytes()
@@ -267,8 +278,6 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
     result.encoding = encoding
     traces = options.traces_for(job.root)
     has_traces = traces is not None and _traces_mention(traces, job.relpath)
-    if options.trace_assignment is not None:  # which root's traces (if any) this file was checked against
-        result.trace_root, result.trace_relpath = job.root, job.relpath
     to_run, problem = plan_codemods(data, text, selected_codemods(options), options, has_traces)
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
@@ -315,8 +324,6 @@ def _transform(
 ) -> FileResult | None:
     """Parse and run ``codemods``; None when the code is nested too deeply for this stack."""
     result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
-    if options.trace_assignment is not None:
-        result.trace_root, result.trace_relpath = job.root, job.relpath
     try:
         tree = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -378,7 +385,10 @@ def _transform(
     if has_traces:  # which recorded functions this file's defs matched (unmatched ones are reported)
         from retrace_fix.codemods._trace_plan import matched_keys
 
-        result.trace_hits = matched_keys(context.scratch) or []
+        hits = matched_keys(context.scratch)
+        if hits is None and any(cls.NEEDS_TRACES for cls in codemods):
+            hits = []  # a trace-driven codemod ran and found no tf.function to match
+        result.trace_hits = hits
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``

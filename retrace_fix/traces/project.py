@@ -216,25 +216,28 @@ def coverage_lines(assignment: TraceAssignment | None, files: list) -> list[str]
     and per plain trace file that applies to no root of the run (``files``: FileResults)."""
     if assignment is None or not assignment.active:
         return []
-    checked: dict[str, dict[str, set]] = {}  # root -> relpath of a file with traces -> matched keys
+    # root -> relpath of each file checked -> keys matched in it (None: no trace-driven codemod looked)
+    checked: dict[str, dict[str, set | None]] = {}
     for result in files:
         if result.trace_root:
             in_root = checked.setdefault(result.trace_root, {})
-            if result.trace_hits is not None:
-                in_root.setdefault(result.trace_relpath, set()).update(tuple(key) for key in result.trace_hits)
+            hits = None if result.trace_hits is None else {tuple(key) for key in result.trace_hits}
+            if hits is not None or result.trace_relpath not in in_root:
+                in_root[result.trace_relpath] = hits
     lines = []
     used_plain: set[str] = set()
     for root in sorted(checked):
         traces = assignment.for_root(root)
         used_plain.update(traces.labels)
-        if traces.trace_set is None:
-            continue
+        if traces.trace_set is None or all(hits is None for hits in checked[root].values()):
+            continue  # no traces here, or no trace-driven codemod ran (--select)
         missing = []
         for function in traces.trace_set:
-            matched = checked[root].get(function.file)
-            if matched is None:
+            if function.file not in checked[root]:
                 missing.append(f"{function.file}::{function.qualname} ({function.file} was not checked)")
-            elif function.key not in matched:
+                continue
+            matched = checked[root][function.file]
+            if matched is not None and function.key not in matched:
                 missing.append(f"{function.file}::{function.qualname} (no matching tf.function: renamed, removed "
                                "or its parameters changed since recording; re-record)")
         if missing:
