@@ -863,9 +863,13 @@ class _ProcessRecorder:
         current = threading.current_thread()
         if any(t is not current and t.is_alive() and not t.daemon for t in threading.enumerate()):
             return
-        if is_patched():
-            self.recorder.prove()
-        self._proved_at_exit = True
+        try:
+            if is_patched():
+                self.recorder.prove()
+        except KeyboardInterrupt:  # Ctrl-C while proving: keep what was proved, write, leave
+            pass
+        finally:
+            self._proved_at_exit = True
 
     def shard_path(self) -> str:
         """``traces-<pid>-<random>.json``: unique even when a later process reuses the pid."""
