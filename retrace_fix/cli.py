@@ -163,7 +163,10 @@ def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None
 
 @app.command(
     "record",
-    help="Run CMD with the trace recorder and write every tf.function trace to FILE.",
+    help=(
+        "Run CMD with the trace recorder and write every tf.function trace to FILE; at the end, prove the "
+        "candidate fixes on the live functions ($RETRACE_FIX_PROOF_SECONDS, default 60; 0: no proofs)."
+    ),
     context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
 )
 def record_command(
