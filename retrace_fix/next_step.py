@@ -40,8 +40,7 @@ def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
         return None
     if request.patch_dir or request.branch or request.repos or request.scheduler or request.shard is not None:
         return None  # bulk runs over many projects: there is no one program to run
-    functions = sum(f.unsigned_tf_functions for f in result.files)
-    if not functions:
+    if not any(f.unsigned_tf_functions for f in result.files):
         return None
     try:
         options, _ = resolve_options(request)
@@ -49,7 +48,12 @@ def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
         return None
     if not any(options.code_selected(code) for code in trace_driven_codes()):
         return None
-    files = sum(1 for f in result.files if f.unsigned_tf_functions)
+    # over several paths, a root's own .retrace/traces.json applies without --traces
+    untraced = [f for f in result.files if not (f.trace_root and options.traces_for(f.trace_root) is not None)]
+    functions = sum(f.unsigned_tf_functions for f in untraced)
+    if not functions:
+        return None
+    files = sum(1 for f in untraced if f.unsigned_tf_functions)
     paths = " ".join(shlex.quote(p) for p in request.paths)
     if len(paths) > MAX_PATHS_SHOWN:
         paths = "PATH..."

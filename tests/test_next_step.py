@@ -108,3 +108,16 @@ def test_long_path_lists_are_not_repeated(here, capsys):
         shutil.copyfile(here / "prog" / "encoder.py", here / name)
     _, _, err = run(capsys, "--check", *names)
     assert "retrace-fix --verify PATH... -- python train.py" in err
+
+
+def test_roots_whose_own_traces_apply_are_not_counted(here, capsys):
+    for name in ("traced", "untraced"):
+        (here / name / ".git").mkdir(parents=True)
+        shutil.copyfile(here / "prog" / "encoder.py", here / name / "encoder.py")
+    _, _, err = run(capsys, "--diff", "traced/", "untraced/")
+    assert "hint: 2 tf.functions in 2 files" in err
+    (here / "traced" / ".retrace").mkdir()
+    (here / "traced" / ".retrace" / "traces.json").write_text(
+        '{"format": "retrace-fix-traces", "version": 1, "functions": []}', encoding="utf-8")
+    _, _, err = run(capsys, "--diff", "traced/", "untraced/")  # several roots: each uses its own traces
+    assert "hint: 1 tf.function in 1 file" in err
