@@ -222,7 +222,7 @@ def codemods_command() -> None:
 
 @app.command("explain", short_help="Print the documentation of a codemod or diagnostic code.",
              help="Print the documentation of a codemod or diagnostic code: rendered on a terminal, "
-             "Markdown when piped.")
+             "plain text when piped.")
 def explain_command(code: str = typer.Argument(..., metavar="CODE", help="e.g. RTF002")) -> None:
     from retrace_fix.commands.explain import explain
 

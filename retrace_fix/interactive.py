@@ -309,10 +309,13 @@ class Session:
         return EXIT_ERROR if (self.result.errors or self.errors) else EXIT_OK
 
     def _walk_file(self, file_result: FileResult, items: list[HunkItem]) -> bool:
-        """Decide every hunk of one file, write the accepted ones; True when the user quit."""
+        """Decide every hunk of one file, write the accepted ones; True when the user quit.
+
+        ``position`` is the hunk shown next: after a decision the next undecided one
+        (wrapping to the top, as ``git add -p`` does); after j/k/J/K/g the one moved
+        to, decided or not; None once every hunk is decided.
+        """
         decisions: list[str | None] = [None] * len(items)  # 'y', 'n', or None (undecided)
-        position: int | None = 0
-        stay = False  # show the hunk at ``position`` even when it is decided (j/k/g/s moved there)
         quit_now = False
 
         def undecided(indexes) -> int | None:
@@ -320,21 +323,16 @@ class Session:
 
         def onwards(index: int) -> int | None:  # the next undecided hunk after ``index``, else from the top
             found = undecided(range(index + 1, len(items)))
-            return found if found is not None else undecided(range(0, index + 1))
+            return found if found is not None else undecided(range(index + 1))
 
-        while True:
-            if not stay:
-                position = undecided(range(position, len(items))) if position < len(items) else None
-                if position is None:
-                    position = undecided(range(len(items)))
-                if position is None:
-                    break  # every hunk decided
-            stay = False
+        position = undecided(range(len(items)))
+        while position is not None:
             item = items[position]
             if decisions[position] is None and item.codemods and item.codemods <= self.accept_codemods:
                 why = "every " + ", ".join(sorted(item.codemods)) + " hunk"
                 self._print(f"{file_result.path}  (hunk {item.index} of {item.total}): accepted ({why})", style="dim")
                 decisions[position] = "y"
+                position = onwards(position)
                 continue
             self._show(item, decisions[position])
             previous = undecided(range(position - 1, -1, -1))
@@ -360,12 +358,7 @@ class Session:
                 if answer == "A":
                     self.accept_codemods |= set(item.codemods)
                 position = onwards(position)
-                if position is None:
-                    break
-                stay = decisions[position] is None  # wrapped onto an undecided hunk: show it
-                continue
-            stay = True
-            if answer in ("j", "k"):
+            elif answer in ("j", "k"):
                 position = following if answer == "j" else previous
             elif answer in ("J", "K"):
                 position += 1 if answer == "J" else -1
@@ -381,13 +374,10 @@ class Session:
                 self._print(f"Split into {len(pieces)} hunks.", style="bold")
             elif answer == "e":
                 edited = self._edit(item)
-                if edited is not None:
+                if edited is not None:  # marked to be applied, as git marks an edited hunk
                     item.hunk, item.edited = edited, True
                     decisions[position] = "y"
                     position = onwards(position)
-                    if position is None:
-                        break
-                    stay = decisions[position] is None
         accepted = [item.hunk for item, decision in zip(items, decisions) if decision == "y"]
         if accepted:
             self._write(file_result, accepted)
