@@ -2,9 +2,12 @@
 
 RTF008 (static-to-dynamic-shape) and RTF007 (list-loop-to-tensor-array) change
 what a tf.function's body does with its inputs, so that a signature with
-``None`` dimensions (RTF003) fits it.  The traces - and any proof recorded
-with them - describe the body before that change: RTF003 then offers its
-signature at most as an unsafe fix, until the program is recorded again.
+``None`` dimensions (RTF003) or ``reduce_retracing`` (RTF004) fits it.  The
+traces - and the proofs recorded with them - describe the body before that
+change: a proof that traced says nothing about the new body, and one that
+failed may have failed on what was rewritten.  RTF003 and RTF004 then offer
+their fix as an unsafe one (:attr:`retrace_fix.traces.generalize.SourceInfo.rewritten`),
+until the program is recorded again.
 
 The facts live in the codemod context's scratch space, keyed by the
 function's qualified name (the name traces use; it survives the edits).
@@ -27,4 +30,5 @@ def rewritten_by(scratch: dict, qualname: str) -> str | None:
 
 def rewrite_reason(code: str) -> str:
     """The unsafe reason of a trace-driven fix on a body ``code`` rewrote."""
-    return f"{code} rewrote its body in this run and the traces were recorded before: re-record to prove the signature"
+    return (f"{code} rewrote its body in this run, after the traces and their proofs were recorded: "
+            "re-record to prove the signature")
