@@ -10,7 +10,10 @@ their fix as an unsafe one (:attr:`retrace_fix.traces.generalize.SourceInfo.rewr
 until the program is recorded again.
 
 The facts live in the codemod context's scratch space, keyed by the
-function's qualified name (the name traces use; it survives the edits).
+function's qualified name (the name traces use; it survives the edits): they
+belong to one engine run.  Run as separate ``python -m libcst.tool codemod``
+commands, each codemod is its own run, and RTF003 then judges the new body by
+the old body's proofs (re-record between the two).
 """
 
 from __future__ import annotations
