@@ -5,9 +5,10 @@ What it does
     ``@tf.function def inner`` defined inside a function or method,
     ``tf.function(f)(x)`` or ``tf.function(lambda: f(x))()`` inside a function -
     when there is evidence that the function runs over and over: recorded
-    traces (``--traces``) that repeat the same trace on freshly created
-    function objects, a loop around the creation, or a loop in this module that
-    calls the enclosing function.  Then, where the program provably stays the
+    traces (``--traces``) in which new function objects made at that place
+    traced the same arguments again (the trace file's ``recreated``), a loop
+    around the creation, or a loop in this module that calls the enclosing
+    function.  Then, where the program provably stays the
     same, it creates the tf.function once:
 
     * a nested ``def`` whose body, decorators and defaults use only module-level
@@ -434,8 +435,7 @@ class _Planner:
         if len(found) != 1:
             return None
         function = found[0]
-        repeats = [t for t in function.traces if t.count > 1 and not t.nested]
-        if not repeats:
+        if not function.recreated:  # re-created within one process (a count summed over merged files is not)
             return None
         total = function.total_traces
         distinct = len(function.traces)

@@ -176,6 +176,10 @@ class FunctionTraces:
     call_sites: list[CallSite] = field(default_factory=list)
     #: candidate key -> outcome of its trial trace (format version 2), in the order they were tried
     proofs: dict[str, Proof] = field(default_factory=dict)
+    #: traces that repeated an identical (not nested) trace within one recorded process: each is
+    #: a new tf.function object made at this source location (merged files: the largest); 0 when
+    #: none, or not recorded (files written before the key existed)
+    recreated: int = 0
     _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -249,6 +253,7 @@ class FunctionTraces:
             traces=[t.copy() for t in self.traces],
             reduce_retracing=self.reduce_retracing or other.reduce_retracing,
             has_input_signature=self.has_input_signature or other.has_input_signature,
+            recreated=max(self.recreated, other.recreated),  # per process: merging adds no re-creation
         )
         for trace in other.traces:
             result.add_trace(trace)
@@ -260,7 +265,7 @@ class FunctionTraces:
         return result
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "file": self.file,
             "qualname": self.qualname,
             "firstlineno": self.firstlineno,
@@ -273,6 +278,9 @@ class FunctionTraces:
             "call_sites": [site.to_json() for site in self.call_sites],
             "proofs": [proof.to_json(key) for key, proof in self.proofs.items()],
         }
+        if self.recreated:
+            data["recreated"] = self.recreated
+        return data
 
 
 def _sort_key(key: tuple[str, str, int]) -> tuple[str, int, str]:
@@ -419,7 +427,10 @@ class _Checker:
             calls=calls,
             reduce_retracing=self.field(item, "reduce_retracing", bool, where, default=False),
             has_input_signature=self.field(item, "has_input_signature", bool, where, default=False),
+            recreated=self.field(item, "recreated", int, where, default=0),
         )
+        if function.recreated < 0:
+            self.fail(f"{where}.recreated", "expected a non-negative integer")
         traces = self.field(item, "traces", list, where, default=[])
         for index, trace in enumerate(traces):
             function.add_trace(self.trace(trace, f"{where}.traces[{index}]"))

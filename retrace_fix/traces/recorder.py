@@ -530,6 +530,8 @@ class Recorder:
                     has_input_signature=function.has_input_signature,
                     call_sites=[CallSite(c.file, c.line, c.column, c.count) for c in function.call_sites],
                     proofs=dict(function.proofs),
+                    # one process: an identical trace again is a new tf.function object at this origin
+                    recreated=sum(t.count - 1 for t in function.traces if not t.nested),
                 )
                 result.add(snapshot)
         return result
