@@ -60,10 +60,19 @@ class Creation:
         return (*self.functions, self.node) if isinstance(self.node, cst.FunctionDef) else self.functions
 
 
-def find_creations(analysis, scope: Scope) -> list[Creation]:
-    """Every tf.function creation of the module, in source order."""
+_CACHE_KEY = "retrace_fix.tf_function_creations"
+
+
+def find_creations(analysis, scope: Scope, scratch: dict | None = None) -> list[Creation]:
+    """Every tf.function creation of the module, in source order (kept in ``scratch`` while the
+    tree is unchanged: RTF006 and RTF101 walk the same module)."""
+    cached = scratch.get(_CACHE_KEY) if scratch is not None else None
+    if cached is not None and cached[0] is analysis.module:
+        return cached[1]
     finder = _CreationFinder(analysis, scope)
     analysis.module.visit(finder)
+    if scratch is not None:
+        scratch[_CACHE_KEY] = (analysis.module, finder.creations)
     return finder.creations
 
 

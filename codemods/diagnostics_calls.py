@@ -353,7 +353,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
     # ------------------------------------------------------------ RTF101
 
     def _per_call_functions(self) -> None:
-        for creation in find_creations(self.analysis, self.scope):
+        for creation in find_creations(self.analysis, self.scope, self.context.scratch):
             evidence = repeated_evidence(creation, self.calls, self._line)
             if evidence is None:
                 continue

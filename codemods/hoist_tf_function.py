@@ -180,8 +180,6 @@ class HoistTfFunctionCommand(RetraceCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self._plans: dict[int, _Plan] = {}
         self._edits: list[_Plan] = []
-        if not self.analysis.tf_functions and b"function(" not in tree.code.encode():
-            return tree
         plans = _Planner(self).plans()
         if not plans:
             return tree
@@ -390,7 +388,7 @@ class _Planner:
     # -- the plan
     def plans(self) -> list[_Plan]:
         candidates: list[tuple[Creation, str]] = []
-        for creation in find_creations(self.analysis, self.scope):
+        for creation in find_creations(self.analysis, self.scope, self.c.context.scratch):
             owner = creation.owner
             if owner is None or any(f in self.analysis.tf_functions for f in creation.functions):
                 continue  # module level (RTF101's), or created only while another tf.function traces
