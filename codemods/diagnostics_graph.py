@@ -390,6 +390,12 @@ class _ReadOnly(cst.CSTVisitor):
             return
         inner = node.value
         if isinstance(inner, cst.Attribute) and inner.attr.value == "shape" and isinstance(inner.value, cst.Name):
+            function = self.c.current_function
+            key = (id(function), f"{inner.value.value}.shape.as_list()")
+            self.read_counts[key] = self.read_counts.get(key, 0) + 1
+            subjects = () if function is None else (
+                ("static-shape-read", self.c.qualname(function), f"{key[1]}#{self.read_counts[key]}"),
+            )
             found = self._dims_for(inner.value.value)
             if found is None:
                 return
@@ -399,6 +405,7 @@ class _ReadOnly(cst.CSTVisitor):
                 f"`{short_code(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
                 f"use `tf.shape({inner.value.value})`",
                 code="RTF106",
+                subjects=subjects,
             )
 
     def leave_Call(self, original_node: cst.Call) -> None:

@@ -18,6 +18,10 @@ What it does
       feeding one of those, or a local name assigned once from such an
       expression and used only there (``batch = x.shape[0]``).
 
+    The whole static shape passed as such a shape argument
+    (``tf.random.normal(x.shape)``, ``tf.reshape(y, x.shape)``) becomes
+    ``tf.shape(x)`` when any dimension of ``x`` varied.
+
     It also rewrites such reads in a module-level helper that a recorded
     tf.function calls with that parameter (``hw_flatten(x)`` inside the
     tf.function, ``x.shape[0]`` inside ``hw_flatten``).  Reads that need a
@@ -116,7 +120,7 @@ class _Read:
     """One static shape read to rewrite."""
 
     holder: str  # the tensor's name
-    index: cst.BaseExpression  # the index expression, kept as written
+    index: cst.BaseExpression | None  # the index expression, kept as written; None: the whole shape
     message: str
     function: cst.FunctionDef  # where the read is
     owners: tuple[str, ...]  # qualnames of the recorded tf.functions whose behaviour it changes
@@ -148,6 +152,15 @@ class StaticToDynamicShapeCommand(RetraceCodemod):
         return result
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        return self._rewrite(original_node, updated_node)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        return self._rewrite(original_node, updated_node)  # x.shape, a whole shape argument
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        return self._rewrite(original_node, updated_node)  # x.get_shape() / x.shape.as_list()
+
+    def _rewrite(self, original_node: cst.CSTNode, updated_node: cst.BaseExpression) -> cst.BaseExpression:
         read = self._reads.get(id(original_node))
         if read is None:
             return updated_node
@@ -164,7 +177,23 @@ class StaticToDynamicShapeCommand(RetraceCodemod):
             func=cst.Attribute(value=cst.Name(tf_name), attr=cst.Name("shape")),
             args=[cst.Arg(cst.Name(read.holder))],
         )
+        if read.index is None:
+            return shape
         return cst.Subscript(value=shape, slice=[cst.SubscriptElement(cst.Index(read.index))])
+
+
+def whole_shape(node: cst.CSTNode) -> str | None:
+    """The tensor's name of ``name.shape``, ``name.get_shape()`` or ``name.shape.as_list()`` / ``.get_shape().as_list()``."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute):
+        attr = node.func.attr.value
+        if attr == "as_list":
+            return whole_shape(node.func.value)
+        if attr == "get_shape" and isinstance(node.func.value, cst.Name):
+            return node.func.value.value
+        return None
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name):
+        return node.value.value
+    return None
 
 
 def static_read(node: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
@@ -296,8 +325,46 @@ class _Planner:
                                f"`{caller_param}`, is a static size, and {varies}: read it at run time with "
                                f"`tf.shape({holder})[{short_code(index)}]`")
                 self.reads[id(node)] = _Read(holder, index, message, function, owners, subject)
+            self._whole_shapes(function, varying, parents, qualname, owners, via)
         finally:
             scope.pop_function()
+
+    def _whole_shapes(self, function, varying: dict, parents: dict, qualname: str, owners: tuple, via) -> None:
+        """``tf.zeros(x.shape)``, ``tf.reshape(y, x.shape)``: the whole static shape as a shape argument."""
+        planner = self
+        ordinals = _as_list_ordinals(function)
+
+        class _V(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call) -> None:
+                expected = SHAPE_ARGUMENTS.get(planner.scope.qualify(node.func) or "")
+                if expected is None:
+                    return
+                for arg in node.args:
+                    holder = whole_shape(arg.value)
+                    if holder is None or holder not in varying or not _is_argument(node, arg, *expected):
+                        continue
+                    if any(holder in local_bindings(f) for f in _nested_defs_around(parents, arg.value, function)):
+                        continue
+                    dims, sizes = varying[holder]
+                    shown = short_code(arg.value)
+                    if dims is None:
+                        varies = f"the rank of `{holder}` varies in the recorded traces"
+                    else:
+                        varies = "; ".join(
+                            f"dim {d} of `{holder}` varies ({', '.join('?' if v is None else str(v) for v in sizes.get(d, []))})"
+                            for d in sorted(dims)
+                        ) + " in the recorded traces"
+                    where = "" if via is None else f" in `{function.name.value}`, which `{via[0]}` calls with its `{via[1]}`,"
+                    if via is not None:
+                        varies = varies.replace(f"`{holder}`", f"`{via[1]}`")
+                    message = (f"`{shown}`{where} is a static shape, and {varies}: read it at run time with "
+                               f"`tf.shape({holder})`")
+                    ordinal = ordinals.get(id(arg.value))
+                    text = f"{holder}.shape.as_list()#{ordinal}" if ordinal else f"{holder}.shape"
+                    subject = ("static-shape-read", qualname, text)
+                    planner.reads[id(arg.value)] = _Read(holder, None, message, function, owners, subject)
+
+        function.body.visit(_V())
 
     @staticmethod
     def _dim(index: cst.BaseExpression, sizes: dict) -> int | None:
@@ -567,6 +634,37 @@ def _alias_read(node: cst.Subscript, aliases: dict[str, str]) -> tuple[str, cst.
     if isinstance(element, cst.Index) and _integer(element.value) is not None:
         return node.value.value, element.value
     return None
+
+
+def _as_list_ordinals(function: cst.FunctionDef) -> dict[int, int]:
+    """id of each ``x.shape.as_list()`` call -> its ordinal among the ``.as_list()`` reads of ``x`` in
+    the function (source order): RTF106 names the same read by it."""
+    ordinals: dict[int, int] = {}
+    counts: dict[str, int] = {}
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "as_list" and \
+                    isinstance(func.value, cst.Attribute) and func.value.attr.value == "shape" and \
+                    isinstance(func.value.value, cst.Name):
+                name = func.value.value.value
+                counts[name] = counts.get(name, 0) + 1
+                ordinals[id(node)] = counts[name]
+
+    function.body.visit(_V())
+    return ordinals
+
+
+def _nested_defs_around(parents: dict, node: cst.CSTNode, function: cst.FunctionDef) -> list:
+    """The defs and lambdas between ``node`` and ``function`` (they may rebind its names)."""
+    found = []
+    current = parents.get(id(node))
+    while current is not None and current is not function:
+        if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            found.append(current)
+        current = parents.get(id(current))
+    return found
 
 
 def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
