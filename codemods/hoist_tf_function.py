@@ -178,7 +178,6 @@ class HoistTfFunctionCommand(RetraceCodemod):
     # ------------------------------------------------------------------ planning
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        self._plans: dict[int, _Plan] = {}
         self._edits: list[_Plan] = []
         plans = _Planner(self).plans()
         if not plans:
