@@ -127,11 +127,10 @@ def _write() -> None:
     }
     path = os.path.join(directory, f"timing-{os.getpid()}.json")
     try:
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(record, handle)
-        os.replace(tmp, path)
-    except OSError:  # never disturb the program's exit
+        from retrace_fix.writes import write_file
+
+        write_file(path, json.dumps(record).encode("utf-8"))
+    except Exception:  # never disturb the program's exit
         pass
 
 

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable
 
-from retrace_fix.apply_cmd import encode, replace_file, unified_diff
+from retrace_fix.apply_cmd import encode, unified_diff
+from retrace_fix.writes import WriteRefused, write_file
 from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
 from retrace_fix.findings import FileResult, Tier
 
@@ -366,9 +367,9 @@ class BulkReport:
     def write_markdown(self, path: Path) -> str | None:
         """Write the Markdown summary atomically; an error message instead of raising."""
         try:
-            target = Path(os.path.abspath(path))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(str(target), self.markdown().encode("utf-8"))
+            write_file(os.path.abspath(path), self.markdown().encode("utf-8"), make_parents=True)
+        except WriteRefused as exc:
+            return f"--summary {path}: not written: {exc}"
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
@@ -437,7 +438,10 @@ def write_patch_dir(request: "FixRequest", result: "RunResult") -> int:
             continue
         target = patch_dir / f"{root.name}.patch"
         try:
-            replace_file(os.path.abspath(target), data)
+            write_file(os.path.abspath(target), data)
+        except WriteRefused as exc:
+            report.write_errors[root.name] = f"{target}: patch not written: {exc}"
+            continue
         except OSError as exc:
             report.write_errors[root.name] = f"{target}: cannot write the patch: {exc.strerror or exc}"
             continue

@@ -180,7 +180,10 @@ def report_command(
             from retrace_fix.traces.plot import write_plot
         except ImportError as exc:
             raise _fail(f"--plot needs matplotlib ({exc})")
-        write_plot(reports, plot)
+        try:
+            write_plot(reports, plot)
+        except OSError as exc:
+            raise _fail(f"--plot {plot}: cannot write: {exc.strerror or exc}")
     raise typer.Exit(EXIT_OK)
 
 

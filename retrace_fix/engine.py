@@ -116,6 +116,16 @@ def decode_source(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
+def _round_trips(data: bytes, text: str, encoding: str) -> bool:
+    """Whether writing ``text`` back in ``encoding`` would give ``data`` (not so for ``unicode_escape``)."""
+    if encoding in ("utf-8", "utf-8-sig"):
+        return True
+    try:
+        return text.encode(encoding) == data
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
 def might_contain_target(data: bytes, codemods: list[type[RetraceCodemod]], has_traces: bool) -> bool:
     if has_traces:
         return True
@@ -302,6 +312,12 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
     except (SyntaxError, LookupError) as exc:  # a bad or unknown PEP 263 cookie
         result.error = f"{job.display}:1: cannot decode: {exc}"
         return result
+    if not _round_trips(data, text, encoding):
+        result.error = (
+            f"{job.display}:1: its encoding ({encoding}) does not give back the same bytes "
+            "when written; file left unchanged"
+        )
+        return result
     result.original = result.fixed = text
     result.encoding = encoding
     has_traces = options.traces is not None and _traces_mention(options.traces, job.relpath)
@@ -352,7 +368,7 @@ def _transform(
     """Parse and run ``codemods``; None when the code is nested too deeply for this stack."""
     result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
     try:
-        tree = cst.parse_module(text)
+        tree = parsed = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         result.error = f"{job.display}:{exc.raw_line}:{exc.raw_column + 1}: {PARSE_ERROR_PREFIX}: {exc.message}"
         return result
@@ -413,7 +429,14 @@ def _transform(
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
     try:
-        new_text = tree.code
+        tail = _lost_tail(parsed, text)
+        if tail is None:
+            result.findings = []
+            result.error = (
+                f"{job.display}:1: LibCST does not reproduce this file byte for byte; file left unchanged"
+            )
+            return result
+        new_text = tree.code + tail
         if new_text != text:
             problem = _output_problem(new_text, compiles)
             if problem:
@@ -436,6 +459,21 @@ def _transform(
         return result
     result.fixed = new_text
     return result
+
+
+def _lost_tail(parsed: cst.Module, text: str) -> str | None:
+    """What LibCST's code generation leaves off the end of ``text`` ('' normally); None if more differs.
+
+    LibCST drops one carriage return at the very end of a file (``return x\\r``,
+    ``...\\r\\n\\r``); it is put back after the rewritten code.  Only computed
+    for files that are edited.
+    """
+    code = parsed.code
+    if code == text:
+        return ""
+    if text.startswith(code) and text[len(code):] == "\r":
+        return "\r"
+    return None
 
 
 def _output_problem(new_text: str, original_compiles: bool) -> str | None:

@@ -16,7 +16,7 @@ from retrace_fix.config import ConfigError, find_config, load_config
 from retrace_fix.discovery import DiscoveryError, discover
 from retrace_fix.engine import RunOptions, RunResult, run, unknown_codes
 from retrace_fix.findings import FileResult
-from retrace_fix.patching import FileChangedError, atomic_write
+from retrace_fix.writes import WriteRefused, replace_file
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 50
@@ -173,8 +173,8 @@ def write_result(file_result: FileResult) -> str | None:
     path = Path(file_result.path)
     try:
         original = (file_result.original or "").encode(file_result.encoding)
-        atomic_write(path, (file_result.fixed or "").encode(file_result.encoding), expected_old=original)
-    except FileChangedError as exc:
+        replace_file(path, (file_result.fixed or "").encode(file_result.encoding), expected_old=original)
+    except WriteRefused as exc:
         return f"{file_result.path}:1: {exc}"
     except (OSError, UnicodeEncodeError) as exc:
         return f"{file_result.path}:1: cannot write: {getattr(exc, 'strerror', None) or exc}"

@@ -26,7 +26,6 @@ import json
 import math
 import os
 import posixpath
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
@@ -429,20 +428,13 @@ def dumps(trace_set: TraceSet) -> str:
     return json.dumps(trace_set.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
-def save_trace_file(trace_set: TraceSet, path: str | os.PathLike) -> None:
-    """Write ``trace_set`` to ``path`` atomically (temp file in the same directory + os.replace)."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    text = dumps(trace_set)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def save_trace_file(trace_set: TraceSet, path: str | os.PathLike, make_parents: bool = True) -> None:
+    """Write ``trace_set`` to ``path`` atomically (see :mod:`retrace_fix.writes`).
+
+    A new file gets the usual mode of a new file (0666 less the umask), an
+    existing one keeps its mode.  Raises OSError (``WriteRefused`` for a path
+    inside a version-control directory).
+    """
+    from retrace_fix.writes import write_file
+
+    write_file(os.path.abspath(os.fspath(path)), dumps(trace_set).encode("utf-8"), make_parents=make_parents)
