@@ -33,6 +33,8 @@ import os
 import sys
 import time
 
+from retrace_fix.writes import write_file
+
 ENV_BENCH_DIR = "RETRACE_FIX_BENCH_DIR"
 
 #: Modules that have held ``_graph_building_time_counter`` (newest first).
@@ -127,8 +129,6 @@ def _write() -> None:
     }
     path = os.path.join(directory, f"timing-{os.getpid()}.json")
     try:
-        from retrace_fix.writes import write_file
-
         write_file(path, json.dumps(record).encode("utf-8"))
     except Exception:  # never disturb the program's exit
         pass

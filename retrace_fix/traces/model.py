@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line, read_limited
+from retrace_fix.writes import write_file
 
 FORMAT = "retrace-fix-traces"
 VERSION = 1
@@ -495,6 +496,4 @@ def save_trace_file(trace_set: TraceSet, path: str | os.PathLike, make_parents: 
     existing one keeps its mode.  Raises OSError (``WriteRefused`` for a path
     inside a version-control directory).
     """
-    from retrace_fix.writes import write_file
-
     write_file(os.path.abspath(os.fspath(path)), dumps(trace_set).encode("utf-8"), make_parents=make_parents)
