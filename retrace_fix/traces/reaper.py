@@ -1,6 +1,6 @@
 """Clean up after a ``retrace-fix record`` that died without cleaning up (SIGKILL, OOM killer).
 
-``retrace-fix record`` starts this script (``python -I -S reaper.py FD SHARD_DIR``,
+``retrace-fix record`` starts this script (``python -I -S reaper.py FD SHARD_DIR [LOCK]``,
 in a session of its own, standard streams on ``/dev/null``) before it starts
 the recorded command, and keeps the write end of a pipe whose read end is
 ``FD``.  It writes ``pgid N`` once the command runs (in process group ``N``)
@@ -10,7 +10,8 @@ The kernel closes the pipe when ``record`` exits, however it exits.  End of
 file without ``done`` means it died: the command's process group gets
 SIGTERM (and SIGCONT, for stopped members), then SIGKILL after
 :data:`GRACE_SECONDS`, and the shard directory is removed once the group is
-gone.  Standard library only, no ``site``: it must start fast and import
+gone; so is the lock file of the trace file (``LOCK``), if no new recording
+holds it by then.  Standard library only, no ``site``: it must start fast and import
 nothing of the program's environment.
 """
 
@@ -61,7 +62,25 @@ def stop_group(pgid: int, grace: float = GRACE_SECONDS) -> None:
     _wait_gone(pgid, KILL_WAIT_SECONDS)
 
 
-def watch(fd: int, shard_dir: str) -> int:
+def remove_lock(path: str) -> None:
+    """Remove the lock file of the dead recording, unless a new recording holds it already."""
+    try:
+        import fcntl
+
+        fd = os.open(path, os.O_RDWR)
+    except (ImportError, OSError):
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by someone else: theirs now
+        if os.path.samestat(os.fstat(fd), os.stat(path)):
+            os.unlink(path)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def watch(fd: int, shard_dir: str, lock: str | None = None) -> int:
     """Block until ``record`` closes the pipe; clean up unless it said ``done``."""
     pgid = None
     done = False
@@ -90,16 +109,18 @@ def watch(fd: int, shard_dir: str) -> int:
     if pgid is not None and pgid > 1:
         stop_group(pgid)
     shutil.rmtree(shard_dir, ignore_errors=True)
+    if lock:
+        remove_lock(lock)
     return 0
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: reaper.py FD SHARD_DIR", file=sys.stderr)
+    if len(argv) not in (3, 4):
+        print("usage: reaper.py FD SHARD_DIR [LOCK]", file=sys.stderr)
         return 2
     for signum in (signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)  # the pipe, not the terminal, tells it what to do
-    return watch(int(argv[1]), argv[2])
+    return watch(int(argv[1]), argv[2], argv[3] if len(argv) == 4 else None)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,8 @@ class OutputLock:
     refused before its command starts (exit 2, naming the first one's pid).
     The lock is ``flock`` on ``.NAME.lock`` next to the trace file: the kernel
     drops it when its holder dies, even by SIGKILL, so a stale lock file never
-    blocks anyone; it is removed when the recording ends.  A no-op where
+    blocks anyone; it is removed when the recording ends (after a SIGKILL, by
+    the watcher of :mod:`retrace_fix.traces.supervise`).  A no-op where
     ``fcntl`` does not exist (Windows).
     """
 
@@ -157,18 +158,18 @@ def run_record(cmd: list[str], output: str | None) -> int:
         print(f"retrace-fix record: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        return _record_locked(cmd, output)
+        return _record_locked(cmd, output, lock)
     finally:
         lock.release()
 
 
-def _record_locked(cmd: list[str], output: str) -> int:
+def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
     shard_dir = tempfile.mkdtemp(prefix="retrace-fix-shards-")
     child: Supervised | None = None
     try:
         env = recording_env(shard_dir, find_project_root())
         try:
-            child = Supervised(cmd, env, shard_dir)
+            child = Supervised(cmd, env, shard_dir, lock.path if lock.fd is not None else None)
         except FileNotFoundError:
             print(f"retrace-fix record: command not found: {cmd[0]}", file=sys.stderr)
             return 2

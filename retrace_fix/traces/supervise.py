@@ -18,7 +18,8 @@
   watcher process (:mod:`retrace_fix.traces.reaper`) started first, in a
   session of its own, holds the read end of a pipe that only ``record`` can
   write to.  The kernel closes it when ``record`` dies, and the watcher then
-  stops the command's process group and removes the shard directory.
+  stops the command's process group and removes the shard directory (and
+  the trace file's lock file, see :class:`retrace_fix.traces.record_cmd.OutputLock`).
   Processes that leave the group on purpose (``setsid``, daemons) are not
   followed, as with a shell's job control.
 """
@@ -72,11 +73,11 @@ def give_terminal(fd: int, pgid: int) -> bool:
 class Reaper:
     """The watcher process that cleans up if ``record`` dies (see the module docstring)."""
 
-    def __init__(self, shard_dir: str):
+    def __init__(self, shard_dir: str, lock: str | None = None):
         read_end, self._write_end = os.pipe()  # both close-on-exec: the command inherits neither
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", REAPER_SCRIPT, str(read_end), shard_dir],
+                [sys.executable, "-I", "-S", REAPER_SCRIPT, str(read_end), shard_dir, *([lock] if lock else [])],
                 pass_fds=(read_end,),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -111,8 +112,8 @@ class Reaper:
 class Supervised:
     """The recorded command, in its own process group; see the module docstring."""
 
-    def __init__(self, cmd: list[str], env: dict[str, str], shard_dir: str):
-        self.reaper = Reaper(shard_dir)
+    def __init__(self, cmd: list[str], env: dict[str, str], shard_dir: str, lock: str | None = None):
+        self.reaper = Reaper(shard_dir, lock)
         self.terminal = foreground_terminal()
         kwargs: dict[str, Any] = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
         try:
