@@ -218,7 +218,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
         problems.append(f"{path}: changed on disk although --diff showed no change")
     for path in sorted(expected_paths - changed_paths):
         problems.append(f"{path}: --diff showed a change that the fix run did not write")
-    from retrace_fix.patching import unified_diff
+    from retrace_fix.diffs import unified_diff
 
     for path in sorted(changed_paths & expected_paths):
         try:
@@ -230,7 +230,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
         why = parses(new_text, strict=cpython_accepts(before[path]))
         if why:
             problems.append(f"{path}: the fixed file does not parse: {why}")
-        if unified_diff(old_text, new_text, path) != expected[path].get("diff"):
+        if unified_diff(old_text, new_text, path, quoted=False) != expected[path].get("diff"):
             problems.append(f"{path}: what was written differs from the --diff output")
 
     # 3. second run on the fixed copy: nothing left to do

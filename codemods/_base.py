@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from abc import ABC
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Iterator
@@ -26,39 +27,14 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import MetadataWrapper
 
-from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite
+from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite, qualnames
 from retrace_fix.findings import Finding, Tier
+from retrace_fix.rules import Rule
+from retrace_fix.tf_functions import may_reference_tf_function
 from retrace_fix.tfnames import Scope
 
 _ANALYSIS_KEY = "retrace_fix.analysis"
 _QUALNAMES_KEY = "retrace_fix.qualnames"
-
-#: Bytes that any reference to ``tf.function`` needs: an attribute ``<x>.function``
-#: (``tf.function``, ``tf.compat.v2.function``, ``def_function.function``, also with
-#: whitespace or a line continuation after the dot) or the name ``function`` in an
-#: import statement (``from tensorflow import function as tfn``, parenthesised or
-#: continued).  Far narrower than ``b"function"`` (in about half of all TensorFlow
-#: files, against under a tenth for this), and it misses nothing that
-#: :class:`~retrace_fix.analysis.ModuleAnalysis` resolves as tf.function.
-TF_FUNCTION_REFERENCE = re.compile(
-    rb"\.[ \t\\\r\n]*function\b"
-    rb"|\bimport[ \t]*\([^)]*\bfunction\b"
-    rb"|\bimport\b(?:[^\n;#\\]|\\(?:\r\n|\n|.))*\bfunction\b"
-)
-
-
-def may_reference_tf_function(data: bytes) -> bool:
-    """:data:`TF_FUNCTION_REFERENCE` in ``data`` (the last answer is remembered: every
-    codemod of a run asks about the same file)."""
-    if _LAST_REFERENCE[0] is data:
-        return _LAST_REFERENCE[1]
-    found = b"function" in data and TF_FUNCTION_REFERENCE.search(data) is not None
-    _LAST_REFERENCE[:] = [data, found]
-    return found
-
-
-_LAST_REFERENCE: list = [None, False]
-
 
 def _trigger_found(trigger: "bytes | re.Pattern[bytes]", data: bytes) -> bool:
     if isinstance(trigger, bytes):
@@ -74,10 +50,25 @@ class CodemodSettings:
     traces: Any = None  # retrace_fix.traces.model.TraceSet, or None
     relpath: str | None = None  # the file's path relative to the project root (trace lookup)
     source_text: str | None = None  # the original text (suppression comments)
+    #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
+    #: ``verifiable=True``; the user's program then keeps or drops each of them
+    verify_candidates: bool = False
 
 
-class RetraceCodemod(VisitorBasedCodemodCommand):
+class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
+    """The base of every retrace-fix codemod (never run itself: ``ABC`` keeps it out of
+    ``python -m libcst.tool list``)."""
+
+    #: the codes this codemod reports, one :class:`~retrace_fix.rules.Rule` each, declared
+    #: in its module; :mod:`retrace_fix.codemods` collects them into the table of codes
+    RULES: ClassVar[tuple[Rule, ...]] = ()
+    #: where the engine runs it: the codemods of a run take turns on one tree, in
+    #: ascending ``ORDER`` (fixes first, 10-99; diagnostics, which only read, 100 on)
+    ORDER: ClassVar[int] = 100
+    #: the code :meth:`report` uses by default (the first rule's)
     CODE: ClassVar[str] = ""
+    #: the codemod's name: its golden/ folder, its LibCST description, ``A`` of ``-i``
+    #: (a codemod with one rule takes the rule's name, summary and tier)
     NAME: ClassVar[str] = ""
     SUMMARY: ClassVar[str] = ""
     #: the tier users should expect from this codemod (sites may differ)
@@ -86,7 +77,8 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
     #: must occur in a file worth parsing
     TRIGGERS: ClassVar[tuple["bytes | re.Pattern[bytes]", ...]] = (b"function",)
     #: True when the codemod only acts in modules that define or create a
-    #: tf.function: such a file must also match :data:`TF_FUNCTION_REFERENCE`
+    #: tf.function: such a file must also match
+    #: :data:`~retrace_fix.tf_functions.TF_FUNCTION_REFERENCE`
     #: before it is parsed (the engine's prefilter: most files of a TensorFlow
     #: project contain ``function`` or ``range`` but never reference tf.function).
     #: Set it to False for a codemod that also acts outside tf.functions.
@@ -98,8 +90,21 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        rules = cls.__dict__.get("RULES")
+        if rules:
+            own = cls.__dict__
+            cls.CODE = own.get("CODE") or rules[0].code
+            if len(rules) == 1:
+                cls.NAME = own.get("NAME") or rules[0].name
+                cls.SUMMARY = own.get("SUMMARY") or rules[0].summary
+                cls.TIER = own.get("TIER") or rules[0].tier
         if cls.CODE and not cls.DESCRIPTION:
             cls.DESCRIPTION = f"{cls.CODE} {cls.NAME}: {cls.SUMMARY}"
+
+    @classmethod
+    def codes(cls) -> tuple[str, ...]:
+        """Every code this codemod reports (its rules', in declaration order)."""
+        return tuple(rule.code for rule in cls.RULES)
 
     def __init__(
         self,
@@ -132,7 +137,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         self.settings = settings
         self.findings: list[Finding] = []
         #: ``(code, subject)`` of the findings a suppression comment hid (the engine's
-        #: one-problem-one-finding rule, :data:`retrace_fix.findings.DEFERS_TO`)
+        #: one-problem-one-finding rule, :attr:`retrace_fix.rules.Rule.defers_to`)
         self.suppressed_subjects: list[tuple[str, tuple]] = []
         self.analysis: ModuleAnalysis | None = None
         self.scope: Scope | None = None
@@ -284,17 +289,28 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         reason: str = "",
         code: str | None = None,
         subjects: tuple = (),
+        verifiable: bool = False,
     ) -> bool:
         """Record a finding at ``node``; return True when the caller should edit it.
 
         ``subjects`` (from :meth:`subject`) say what problem the finding is about, so
-        that the engine reports each problem once (:data:`retrace_fix.findings.DEFERS_TO`).
+        that the engine reports each problem once (:attr:`retrace_fix.rules.Rule.defers_to`).
+        ``verifiable``: a diagnostic refused only for lack of evidence, whose edit the
+        caller can still build; in a ``--verify`` run (``settings.verify_candidates``) it
+        is edited like an unsafe fix, and the run of the user's program decides.
         """
         code = code or self.CODE
+        if code not in self.codes():
+            raise ValueError(f"{type(self).__name__} reports {code}, which is none of its RULES")
         if self.is_suppressed(node, code):
             self.suppressed_subjects.extend((code, s) for s in subjects)
             return False
-        applied = tier is Tier.SAFE or (tier is Tier.UNSAFE and self.settings.unsafe_fixes)
+        candidates = self.settings.verify_candidates
+        applied = (
+            tier is Tier.SAFE
+            or (tier is Tier.UNSAFE and (self.settings.unsafe_fixes or candidates))
+            or (tier is Tier.DIAGNOSTIC and verifiable and candidates)
+        )
         assert self.analysis is not None
         position = self.analysis.position(node)
         self.findings.append(
@@ -307,13 +323,10 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
                 applied=applied,
                 reason=reason,
                 subjects=tuple(subjects),
+                verifiable=verifiable,
             )
         )
-        if tier is Tier.DIAGNOSTIC:
-            return False
-        if tier is Tier.UNSAFE and not self.settings.unsafe_fixes:
-            return False
-        return True
+        return applied
 
 
     def subject(self, kind: str, function: cst.FunctionDef, param: str) -> tuple[str, str, str]:
@@ -326,8 +339,6 @@ class RetraceCodemod(VisitorBasedCodemodCommand):
         assert self.analysis is not None
         cached = self.context.scratch.get(_QUALNAMES_KEY)
         if cached is None or cached[0] is not self.analysis.module:
-            from codemods._trace_plan import qualnames
-
             cached = (self.analysis.module, qualnames(self.analysis.module))
             self.context.scratch[_QUALNAMES_KEY] = cached
         return (kind, cached[1].get(function, function.name.value), param)

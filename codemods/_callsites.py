@@ -24,7 +24,6 @@ Pure LibCST; never imports TensorFlow.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import libcst as cst
 
@@ -59,8 +58,6 @@ class CachedScope(Scope):
         if frame is None:
             frame = self._cache[node] = local_bindings(node)
         return frame
-
-LOOP_TYPES = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 @dataclass
@@ -648,10 +645,6 @@ def _bind_args(call: cst.Call, callee: TfCallable) -> tuple[dict[str, cst.BaseEx
             args[callee.params[position]] = arg.value
         position += 1
     return args, complete
-
-
-def iter_callsites(calls: ModuleCalls, callee: TfCallable) -> Iterator[CallSite]:
-    yield from calls.calls_of(callee)
 
 
 def py_function_targets(tree: cst.Module, scope) -> set[str]:

@@ -46,6 +46,7 @@ from typing import Iterable, NamedTuple
 
 import libcst as cst
 
+from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import Scope
 
 __all__ = [
@@ -55,7 +56,6 @@ __all__ = [
     "range_call",
     "is_tensor_expr",
     "tf_valued_names",
-    "code_of",
 ]
 
 
@@ -114,33 +114,23 @@ _TF_NOT_AN_OP = frozenset({"tensorflow.Variable", "tensorflow.Module", "tensorfl
                            "tensorflow.numpy_function", "tensorflow.function"})
 
 
-def code_of(node: cst.CSTNode, limit: int = 60) -> str:
-    """Source text of ``node`` on one line, shortened to ``limit`` characters."""
-    text = " ".join(cst.Module(body=[]).code_for_node(node).split())
-    if text.endswith(":") and isinstance(node, cst.BaseCompoundStatement):
-        text = text[:-1]
-    if len(text) > limit:
-        text = text[: limit - 3].rstrip() + "..."
-    return text
-
-
 def _first_line(node: cst.CSTNode) -> str:
     """The header of a compound statement (``if i == 0``), else the node's code."""
     if isinstance(node, cst.If):
-        return "if " + code_of(node.test)
+        return "if " + short_code(node.test)
     if isinstance(node, cst.While):
-        return "while " + code_of(node.test)
+        return "while " + short_code(node.test)
     if isinstance(node, cst.For):
-        return f"for {code_of(node.target)} in {code_of(node.iter)}"
+        return f"for {short_code(node.target)} in {short_code(node.iter)}"
     if isinstance(node, cst.FunctionDef):
         return f"def {node.name.value}(...)"
     if isinstance(node, cst.ClassDef):
         return f"class {node.name.value}"
     if isinstance(node, cst.With):
-        return "with " + ", ".join(code_of(item.item) for item in node.items)
+        return "with " + ", ".join(short_code(item.item) for item in node.items)
     if isinstance(node, cst.Try):
         return "try"
-    return code_of(node)
+    return short_code(node)
 
 
 def _qualify(scope: Scope, node: cst.BaseExpression) -> str | None:
@@ -525,7 +515,7 @@ class _BodyChecker(cst.CSTVisitor):
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
-        self.block(node, f"`{code_of(node)}` creates a lambda inside the loop body")
+        self.block(node, f"`{short_code(node)}` creates a lambda inside the loop body")
         return False
 
     def visit_Break(self, node: cst.Break) -> None:
@@ -535,7 +525,7 @@ class _BodyChecker(cst.CSTVisitor):
         self.block(node, "`continue` skips part of the body: a graph loop needs it as a loop-carried flag")
 
     def visit_Return(self, node: cst.Return) -> None:
-        self.block(node, f"`{code_of(node)}` returns from inside the loop")
+        self.block(node, f"`{short_code(node)}` returns from inside the loop")
 
     def visit_Yield(self, node: cst.Yield) -> None:
         self.block(node, "`yield` inside the loop")
@@ -544,7 +534,7 @@ class _BodyChecker(cst.CSTVisitor):
         self.block(node, "`await` inside the loop")
 
     def visit_Raise(self, node: cst.Raise) -> None:
-        self.block(node, f"`{code_of(node)}` raises from inside the loop")
+        self.block(node, f"`{short_code(node)}` raises from inside the loop")
 
     def visit_Try(self, node: cst.Try) -> None:
         self.block(node, "`try` inside the loop: exceptions cannot cross a graph loop")
@@ -562,7 +552,7 @@ class _BodyChecker(cst.CSTVisitor):
         self.block(node, "`nonlocal` inside the loop body")
 
     def visit_Del(self, node: cst.Del) -> None:
-        self.block(node, f"`{code_of(node)}` deletes a name inside the loop")
+        self.block(node, f"`{short_code(node)}` deletes a name inside the loop")
 
     def visit_Import(self, node: cst.Import) -> None:
         self.block(node, "an import inside the loop body")
@@ -595,23 +585,23 @@ class _BodyChecker(cst.CSTVisitor):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self.mentions_taint(node.test):
-            self.block(node, f"`{code_of(node)}` chooses a value with a Python test on the loop variable")
+            self.block(node, f"`{short_code(node)}` chooses a value with a Python test on the loop variable")
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if self.mentions_taint(node.test):
-            self.block(node, f"`{code_of(node)}` asserts on the loop variable in Python")
+            self.block(node, f"`{short_code(node)}` asserts on the loop variable in Python")
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if self.tainted_expr(node.left) or self.tainted_expr(node.right):
-            self.block(node, f"`{code_of(node)}` uses `and`/`or` on the loop variable")
+            self.block(node, f"`{short_code(node)}` uses `and`/`or` on the loop variable")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and self.tainted_expr(node.expression):
-            self.block(node, f"`{code_of(node)}` uses `not` on the loop variable")
+            self.block(node, f"`{short_code(node)}` uses `not` on the loop variable")
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
         if self.mentions_taint(node):
-            self.block(node, f"`{code_of(node)}` formats the loop variable into a string")
+            self.block(node, f"`{short_code(node)}` formats the loop variable into a string")
 
     # -- expressions
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -628,7 +618,7 @@ class _BodyChecker(cst.CSTVisitor):
             return
         if self.is_tf_receiver(node.value):
             return
-        self.block(node, f"`{code_of(node)}` indexes a Python list (or tuple/dict) with the loop variable")
+        self.block(node, f"`{short_code(node)}` indexes a Python list (or tuple/dict) with the loop variable")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self._check_arith(node, node.left, node.operator, node.right)
@@ -638,7 +628,7 @@ class _BodyChecker(cst.CSTVisitor):
         if not (lt or rt):
             return
         if isinstance(operator, cst.Divide):
-            self.block(node, f"`{code_of(node)}` divides the loop variable: Python gives a float, "
+            self.block(node, f"`{short_code(node)}` divides the loop variable: Python gives a float, "
                              "an int32 tensor gives float64")
             return
         other = right if lt else left
@@ -647,18 +637,18 @@ class _BodyChecker(cst.CSTVisitor):
         if isinstance(other, (cst.Float, cst.Imaginary)) or (
             isinstance(other, cst.UnaryOperation) and isinstance(other.expression, cst.Float)
         ):
-            self.block(node, f"`{code_of(node)}` mixes the loop variable with a Python float "
+            self.block(node, f"`{short_code(node)}` mixes the loop variable with a Python float "
                              "(an int32 tensor cannot be multiplied by a float)")
             return
         if self.is_int(other):
             return
-        self.block(node, f"`{code_of(node)}` mixes the loop variable with `{code_of(other)}` of unknown "
+        self.block(node, f"`{short_code(node)}` mixes the loop variable with `{short_code(other)}` of unknown "
                          "dtype (a tensor loop variable is int32; cast it with `tf.cast`)")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         q = _qualify(self.scope, func)
-        shown = code_of(node)
+        shown = short_code(node)
         if q is not None and q.startswith(_SIDE_EFFECT_PREFIXES):
             self.block(node, f"`{shown}` is a Python side effect: it would run once per trace, "
                              "not once per iteration")
@@ -698,16 +688,13 @@ class _BodyChecker(cst.CSTVisitor):
                          "per trace, not once per iteration)")
 
     # -- statements that bind
-    def _carried(self, name: str) -> bool:
-        return self.before is not None and name in self.before
-
     def _check_store(self, target: cst.BaseExpression, value: cst.BaseExpression | None, stmt) -> None:
         if isinstance(target, cst.Subscript):
-            self.block(stmt, f"`{code_of(stmt)}` writes into `{code_of(target.value)}` (item assignment "
+            self.block(stmt, f"`{short_code(stmt)}` writes into `{short_code(target.value)}` (item assignment "
                              "in a graph loop)")
             return
         if isinstance(target, cst.Attribute):
-            self.block(stmt, f"`{code_of(stmt)}` sets an attribute inside the loop (a Python side effect)")
+            self.block(stmt, f"`{short_code(stmt)}` sets an attribute inside the loop (a Python side effect)")
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
@@ -741,7 +728,7 @@ class _BodyChecker(cst.CSTVisitor):
             self.block(stmt, f"`{name}` is {kind} before the loop and changes inside it (a graph loop "
                              "carries it as a tensor of fixed dtype)")
         if value is not None and self._changes_shape(name, value):
-            self.block(stmt, f"`{code_of(stmt)}` changes the shape of `{name}` every iteration")
+            self.block(stmt, f"`{short_code(stmt)}` changes the shape of `{name}` every iteration")
 
     def _changes_shape(self, name: str, value: cst.BaseExpression) -> bool:
         checker = self
@@ -802,7 +789,7 @@ class _BodyChecker(cst.CSTVisitor):
         if isinstance(target, cst.Name):
             initial = self.before.get(target.value) if self.before is not None else None
             if _is_python_literal_value(initial) in ("a Python list", "a Python tuple", "a Python string"):
-                self.block(node, f"`{code_of(node)}` grows a Python {_is_python_literal_value(initial)[9:]} "
+                self.block(node, f"`{short_code(node)}` grows a Python {_is_python_literal_value(initial)[9:]} "
                                  "inside the loop")
                 return
             if target.value not in self.tainted:
@@ -841,7 +828,7 @@ def loop_blockers(
     """
     checker = _BodyChecker(scope, for_node, function, set(tensor_names))
     if not isinstance(for_node.target, cst.Name):
-        checker.block(for_node.target, f"the loop target `{code_of(for_node.target)}` is not a single name")
+        checker.block(for_node.target, f"the loop target `{short_code(for_node.target)}` is not a single name")
     else:
         checker.tainted.add(for_node.target.value)
         if for_node.target.value in checker.after_reads:
@@ -894,7 +881,7 @@ def param_blockers(
             call = range_call(node, scope)
             if call is not None and any(param in _names_in(a.value) for a in call.args):
                 if not all(_is_simple_bound(a.value, param) for a in call.args):
-                    blockers.append(Blocker(node.iter, f"`{code_of(node.iter)}` computes the bound in Python"))
+                    blockers.append(Blocker(node.iter, f"`{short_code(node.iter)}` computes the bound in Python"))
                 found = loop_blockers(node, scope, function=function, tensor_names=tensor_names | {param})
                 blockers.extend(found)
                 safe_loops.add(id(call))
@@ -906,18 +893,18 @@ def param_blockers(
                 if _qualify(scope, node.func) in _TF_NEEDS_PYTHON_INT and any(
                     param in _names_in(a.value) for a in node.args
                 ):
-                    blockers.append(Blocker(node, f"`{code_of(node)}` needs a Python int"))
+                    blockers.append(Blocker(node, f"`{short_code(node)}` needs a Python int"))
                 return False
             return True
 
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
                 if param in _names_in(target.target) and isinstance(target.target, (cst.Name, cst.Tuple, cst.List)):
-                    blockers.append(Blocker(node, f"`{code_of(node)}` rebinds `{param}`"))
+                    blockers.append(Blocker(node, f"`{short_code(node)}` rebinds `{param}`"))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             if isinstance(node.target, cst.Name) and node.target.value == param:
-                blockers.append(Blocker(node, f"`{code_of(node)}` rebinds `{param}`"))
+                blockers.append(Blocker(node, f"`{short_code(node)}` rebinds `{param}`"))
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value == param:

@@ -20,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.analysis import TfFunctionSite, qualnames
+from retrace_fix.codemods._callsites import ModuleCalls
+from retrace_fix.codemods._loop_safety import loop_blockers
+from retrace_fix.node_text import code_of
 from retrace_fix.tfnames import Scope, local_bindings
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
@@ -37,11 +40,10 @@ from retrace_fix.traces.generalize import (
 from retrace_fix.traces.model import FunctionTraces
 
 if TYPE_CHECKING:  # pragma: no cover
-    from codemods._base import RetraceCodemod
+    from retrace_fix.codemods._base import RetraceCodemod
 
 _PLAN_KEY = "retrace_fix.trace_plans"
 _TRACED_KEY = "retrace_fix.traced_functions"
-_EMPTY = cst.Module(body=[])
 
 _RANDOM_APIS = {
     "tensorflow.random.normal",
@@ -66,51 +68,9 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _LITERAL_CLIMB = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Divide)
 
 
-def code_of(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
-
-
 def short(node: cst.CSTNode, limit: int = 60) -> str:
     text = " ".join(code_of(node).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# --------------------------------------------------------------------------- qualified names
-
-
-class _QualnameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: dict[cst.FunctionDef, str] = {}
-        self._stack: list[tuple[str, bool]] = []  # (name, is_function)
-
-    def _prefix(self) -> str:
-        parts: list[str] = []
-        for name, is_function in self._stack:
-            parts.append(name)
-            if is_function:
-                parts.append("<locals>")
-        return ".".join(parts)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.append((node.name.value, False))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        prefix = self._prefix()
-        self.names[node] = f"{prefix}.{node.name.value}" if prefix else node.name.value
-        self._stack.append((node.name.value, True))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-
-def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
-    """``co_qualname`` of every ``def`` (``Cls.step``, ``outer.<locals>.inner``)."""
-    collector = _QualnameCollector()
-    module.visit(collector)
-    return collector.names
 
 
 # --------------------------------------------------------------------------- parameters
@@ -486,10 +446,6 @@ def loop_blockers_for(loop: cst.For, scope: Scope, function: cst.FunctionDef, te
     The bound parameter counts as a tensor name: it is the one about to get a
     ``TensorSpec([], tf.int32)`` slot.
     """
-    try:
-        from codemods._loop_safety import loop_blockers
-    except ImportError:  # pragma: no cover - RTF001 not installed
-        return ["the loop safety analysis (RTF001) is not installed"]
     call = loop.iter
     bound = {a.value.value for a in getattr(call, "args", ()) if isinstance(a.value, cst.Name)}
     found = loop_blockers(loop, scope, function=function, tensor_names=set(tensor_names) | bound)
@@ -614,10 +570,6 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
 
 def _call_sites(codemod: "RetraceCodemod", node: cst.FunctionDef) -> list:
     """The calls of ``node`` in this module (RTF001's call-site analysis), or []."""
-    try:
-        from codemods._callsites import ModuleCalls
-    except ImportError:  # pragma: no cover - the call-site analysis is not installed
-        return []
     calls = ModuleCalls.get(codemod.analysis, codemod.context.scratch)
     callee = calls.callable_for(node)
     return calls.calls_of(callee) if callee is not None else []

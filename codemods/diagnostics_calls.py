@@ -1,30 +1,19 @@
-"""RTF101, RTF103, RTF104, RTF105: diagnostics about how tf.functions are created and called.
+"""Diagnostics about how tf.functions are created and called: RTF101, RTF103, RTF104, RTF105, RTF107.
 
-RTF101 tf-function-per-call
-    a tf.function created inside a loop, or inside a function that runs repeatedly.
-RTF103 varying-python-argument
-    a Python int/float/str passed with varying values (literals, loop variables,
-    counters) at the call sites of a tf.function in this module.
-RTF104 object-argument-identity
-    a new object (custom class, Keras model/optimizer) passed per call.
-RTF105 dtype-drift
-    the same parameter receives tensors of different dtypes.
-RTF107 shape-drift
-    the same parameter receives tensors of varying shapes.
-
-All static: they read the module, never edit.  Run ``retrace-fix explain
-RTF101`` (etc.) for each page.
+All static: they read the module, never edit.  Each code's rule (name, tier,
+summary, the page ``retrace-fix explain CODE`` prints) is in :data:`RULES`.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
-from codemods._loop_safety import code_of
-from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
-from codemods.range_to_tf_range import signature_tensor_params
+from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
+from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope, dotted_name
 
 RTF101_DOC = doc_page(
@@ -46,8 +35,8 @@ object, so it only helps when the same object is called again.
 Before::
 
     for batch in batches:
-        @tf.function                      # RTF101: a new function per batch
-        def step(x):
+        @tf.function
+        def step(x):                      # RTF101: a new function per batch
             return model(x, training=False)
         step(batch)
 
@@ -104,10 +93,16 @@ Before::
 
 By hand::
 
+    @tf.function
+    def train(x, num_steps):
+        for _ in tf.range(num_steps):
+            ...
+
     for n in [10, 20, 30]:
         train(x, tf.constant(n))           # 1 trace
 
-    (or: @tf.function(input_signature=[..., tf.TensorSpec([], tf.int32)]))
+(or give ``num_steps`` a slot in the signature:
+``@tf.function(input_signature=[..., tf.TensorSpec([], tf.int32)])``)
 """,
     safety="""
 diagnostic only.  Inside the function a tensor is not a Python number:
@@ -155,7 +150,7 @@ By hand::
 
     apply(x, tf.constant(2.0))
 
-    (or give Config a value-based __eq__/__hash__, or __tf_tracing_type__)
+(or give ``Config`` a value-based ``__eq__``/``__hash__``, or ``__tf_tracing_type__``)
 """,
     safety="""
 diagnostic only: the fix changes the function's signature or the class.
@@ -197,7 +192,12 @@ Before::
 
 By hand: cast once, at the call site::
 
-    mixed_type_op(tf.cast(a, tf.float32), b)
+    @tf.function
+    def mixed_type_op(x, y):
+        return x + y
+
+    mixed_type_op(tf.cast(tf.constant(1, dtype=tf.int32), tf.float32), tf.constant(2.0))
+    mixed_type_op(tf.constant(1.0), tf.constant(2.0))
 """,
     safety="""
 diagnostic only: choosing the dtype changes results (precision, integer
@@ -238,6 +238,9 @@ By hand (or record traces and let RTF003/RTF004 add it)::
     @tf.function(input_signature=[tf.TensorSpec([None, 5], tf.float32)])
     def train_step(x):
         return tf.reduce_sum(x)
+
+    for batch_size in [10, 20, 10, 30]:
+        train_step(tf.random.normal((batch_size, 5)))    # 1 trace
 """,
     safety="""
 diagnostic only: a signature rejects shapes and dtypes it does not cover, and a
@@ -247,48 +250,66 @@ diagnostic only: a signature rejects shapes and dtypes it does not cover, and a
 """,
 )
 
+RULES = (
+    Rule(
+        code="RTF101",
+        name="tf-function-per-call",
+        tier=Tier.DIAGNOSTIC,
+        summary="a tf.function created inside a loop or a repeatedly called function traces every time",
+        doc=RTF101_DOC,
+        golden="call-site-diagnostics",
+    ),
+    Rule(
+        code="RTF103",
+        name="varying-python-argument",
+        tier=Tier.DIAGNOSTIC,
+        summary="a Python int/float/str passed with varying values (loop variable, counter, literals)",
+        doc=RTF103_DOC,
+        golden="call-site-diagnostics",
+        # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
+        # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
+        # --traces) saw the values every caller really passed, other modules' included
+        defers_to=("RTF001", "RTF003"),
+    ),
+    Rule(
+        code="RTF104",
+        name="object-argument-identity",
+        tier=Tier.DIAGNOSTIC,
+        summary="a new custom object or Keras model/optimizer passed per call retraces every time",
+        doc=RTF104_DOC,
+        golden="call-site-diagnostics",
+    ),
+    Rule(
+        code="RTF105",
+        name="dtype-drift",
+        tier=Tier.DIAGNOSTIC,
+        summary="the same parameter receives tensors of different dtypes",
+        doc=RTF105_DOC,
+        golden="call-site-diagnostics",
+        # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
+        # it with a signature or says why none is possible
+        defers_to=("RTF003",),
+    ),
+    Rule(
+        code="RTF107",
+        name="shape-drift",
+        tier=Tier.DIAGNOSTIC,
+        summary="the same parameter receives tensors of varying shapes (static evidence)",
+        doc=RTF107_DOC,
+        golden="call-site-diagnostics",
+    ),
+)
+
 _FACTORY_NAMES = ("__init__", "__new__", "__post_init__", "build", "setup", "__call__")
 _CACHE_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoized")
 
 
 class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
-    CODE = "RTF101"
+    RULES = RULES
+    ORDER = 110
     NAME = "call-site-diagnostics"
     SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
-    TIER = Tier.DIAGNOSTIC
     TRIGGERS = (b"function",)
-    EXTRA_CODES = {
-        "RTF101": {
-            "name": "tf-function-per-call",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "a tf.function created inside a loop or a repeatedly called function traces every time",
-            "doc": RTF101_DOC,
-        },
-        "RTF103": {
-            "name": "varying-python-argument",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "a Python int/float/str passed with varying values (loop variable, counter, literals)",
-            "doc": RTF103_DOC,
-        },
-        "RTF104": {
-            "name": "object-argument-identity",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "a new custom object or Keras model/optimizer passed per call retraces every time",
-            "doc": RTF104_DOC,
-        },
-        "RTF105": {
-            "name": "dtype-drift",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "the same parameter receives tensors of different dtypes",
-            "doc": RTF105_DOC,
-        },
-        "RTF107": {
-            "name": "shape-drift",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "the same parameter receives tensors of varying shapes (static evidence)",
-            "doc": RTF107_DOC,
-        },
-    }
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:
@@ -387,8 +408,8 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
             self.diagnose(
                 expr,
                 "RTF103",
-                f"`{code_of(expr)}` is a Python {kind} {what} passed as `{param}` to `{name}`: every value "
-                f"traces a new graph; pass a tensor (`tf.constant({code_of(expr)})`) or give `{param}` a "
+                f"`{short_code(expr)}` is a Python {kind} {what} passed as `{param}` to `{name}`: every value "
+                f"traces a new graph; pass a tensor (`tf.constant({short_code(expr)})`) or give `{param}` a "
                 "`tf.TensorSpec` slot in input_signature",
                 self._functions_for(site),
                 subjects,
@@ -654,14 +675,14 @@ class _CreationFinder(cst.CSTVisitor):
         func = node.func
         positional = bool(node.args) and node.args[0].keyword is None and not node.args[0].star
         if self.scope.is_tf_function(func) and positional:
-            self._record(node, f"`{code_of(node)}`")
+            self._record(node, f"`{short_code(node)}`")
         elif (
             isinstance(func, cst.Call)
             and self.scope.is_tf_function(func.func)
             and positional
             and not any(a.keyword is None for a in func.args)  # tf.function(...)(f), not tf.function(f)(x)
         ):
-            self._record(node, f"`{code_of(node)}`")
+            self._record(node, f"`{short_code(node)}`")
 
 
 def _is_cache_guard(test: cst.BaseExpression) -> bool:

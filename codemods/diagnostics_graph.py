@@ -1,28 +1,19 @@
-"""RTF102, RTF106: diagnostics about code inside a tf.function (never edits).
+"""Diagnostics about the code inside a tf.function: RTF102, RTF106.
 
-RTF102 python-side-effect
-    ``time.time()``, ``datetime.now()``, ``random.*`` and ``np.random.*`` inside
-    a tf.function run once, while tracing; their value is frozen into the graph.
-
-RTF106 static-shape-blocks-fix
-    ``x.shape[0]``, ``x.shape.as_list()``, ``range(len(x))`` inside a tf.function whose
-    ``reduce_retracing=True`` or ``input_signature`` makes that dimension
-    ``None``: the read gives ``None`` and the code breaks (or keeps the function
-    from being generalised).  With ``--traces``, ``reduce_retracing`` makes only
-    the dimensions that varied between the recorded traces ``None``.
-
-Run ``retrace-fix explain RTF102`` (or RTF106) for the full page.
+They read the module, never edit.  Each code's rule (name, tier, summary, the
+page ``retrace-fix explain CODE`` prints) is in :data:`RULES`.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from codemods._loop_safety import code_of
-from codemods._trace_plan import traced_dims, traced_functions
-from codemods.diagnostics_common import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
+from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
+from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import dotted_name
 
 _CLOCKS = {
@@ -129,29 +120,34 @@ Python ``if`` becomes ``tf.cond``), so the rewrite is left to you.
 """,
 )
 
+RULES = (
+    Rule(
+        code="RTF102",
+        name="python-side-effect",
+        tier=Tier.DIAGNOSTIC,
+        summary="time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time",
+        doc=RTF102_DOC,
+        golden="graph-code-diagnostics",
+    ),
+    Rule(
+        code="RTF106",
+        name="static-shape-blocks-fix",
+        tier=Tier.DIAGNOSTIC,
+        summary="x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
+        doc=RTF106_DOC,
+        golden="graph-code-diagnostics",
+    ),
+)
+
 _RELAX_KEYWORDS = ("reduce_retracing", "experimental_relax_shapes")
 
 
 class GraphDiagnosticsCommand(DiagnosticsCodemod):
-    CODE = "RTF102"
+    RULES = RULES
+    ORDER = 100
     NAME = "graph-code-diagnostics"
     SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
-    TIER = Tier.DIAGNOSTIC
     TRIGGERS = (b"function",)
-    EXTRA_CODES = {
-        "RTF102": {
-            "name": "python-side-effect",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time",
-            "doc": RTF102_DOC,
-        },
-        "RTF106": {
-            "name": "static-shape-blocks-fix",
-            "tier": Tier.DIAGNOSTIC,
-            "summary": "x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
-            "doc": RTF106_DOC,
-        },
-    }
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:
@@ -209,7 +205,7 @@ class _ReadOnly(cst.CSTVisitor):
             for arg in node.args:
                 for inner in _len_calls(arg.value):
                     self.int_contexts[id(inner)] = "range" if q == "builtins.range" else q
-        shown = code_of(node)
+        shown = short_code(node)
         if q in _CLOCKS:
             self.c.report(
                 node,
@@ -346,8 +342,8 @@ class _ReadOnly(cst.CSTVisitor):
             return
         self.c.report(
             node,
-            f"`{code_of(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
-            f"use `tf.shape({holder})[{code_of(index)}]`",
+            f"`{short_code(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
+            f"use `tf.shape({holder})[{short_code(index)}]`",
             code="RTF106",
         )
 
@@ -379,7 +375,7 @@ class _ReadOnly(cst.CSTVisitor):
             dims, relaxed = found
             self.c.report(
                 node,
-                f"`{code_of(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
+                f"`{short_code(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
                 f"use `tf.shape({inner.value.value})`",
                 code="RTF106",
             )
@@ -409,7 +405,7 @@ class _ReadOnly(cst.CSTVisitor):
             remedy = f"use the TF op with `{size}`"
         self.c.report(
             original_node,
-            f"`{code_of(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
+            f"`{short_code(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
             f"({self._why(relaxed, arg.value, [0])}): {effect}; {remedy}, or keep the dimension static",
             code="RTF106",
         )

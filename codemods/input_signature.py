@@ -42,18 +42,27 @@ Why it retraces
 Example
     Before::
 
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
         @tf.function
         def predict(x):
             return model(x, training=False)
 
         for batch in (16, 32, 64):
-            predict(tf.random.normal([batch, 50]))      # 3 traces
+            predict(tf.random.normal([batch, 50]))
 
-    After::
+    After (with ``--traces`` recorded from that loop)::
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
 
         @tf.function(input_signature=[tf.TensorSpec(shape=[None, 50], dtype=tf.float32)])
         def predict(x):
-            return model(x, training=False)              # 1 trace
+            return model(x, training=False)
+
+        for batch in (16, 32, 64):
+            predict(tf.random.normal([batch, 50]))
+
+    The loop traced ``predict`` three times before, once after.
 
 Fix safety
     safe when every recorded call fits the signature and the body is unchanged
@@ -76,12 +85,22 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import BUILTIN_NAMES, canonical
 from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names
+
+RULE = Rule(
+    code="RTF003",
+    name="input-signature",
+    tier=Tier.SAFE,
+    summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
+    doc=__doc__,
+    golden="input-signature",
+)
 
 KEYWORD = "input_signature"
 #: longest decorator/call line (with its indentation) kept on one line
@@ -89,10 +108,8 @@ MAX_LINE = 88
 
 
 class InputSignatureCommand(RetraceCodemod):
-    CODE = "RTF003"
-    NAME = "input-signature"
-    SUMMARY = "inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces"
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 20  # before RTF001, which reads the signature it adds
     NEEDS_TRACES = True
 
     # ------------------------------------------------------------------ traversal
@@ -190,7 +207,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     def _subjects(self, function: cst.FunctionDef, plan: SignaturePlan, message: str) -> tuple:
         """What varied and the message names: the call-site diagnostics (RTF103 Python values,
-        RTF105 dtypes) defer to this finding (:data:`retrace_fix.findings.DEFERS_TO`)."""
+        RTF105 dtypes) defer to this finding (:attr:`retrace_fix.rules.Rule.defers_to`)."""
         return tuple(self.subject(kind, function, param) for kind, param in plan.varied if f"`{param}`" in message)
 
     def _module_binds(self, name: str) -> bool:

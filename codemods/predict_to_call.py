@@ -78,9 +78,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._base import RetraceCodemod
-from codemods._keras import KerasEvidence
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
+
+RULE = Rule(
+    code="RTF002",
+    name="predict-to-call",
+    tier=Tier.SAFE,
+    summary="model.predict(x) / predict_on_batch(x) inside tf.function -> model(x, training=False)",
+    doc=__doc__,
+    golden="predict-to-call",
+)
 
 PREDICT_METHODS = ("predict", "predict_on_batch")
 #: keywords ``Model.predict`` accepts that are meaningless for a direct call
@@ -94,11 +104,12 @@ BLOCKING_KEYWORDS = KERAS_ONLY_KEYWORDS - DROPPABLE_KEYWORDS
 
 
 class PredictToCallCommand(RetraceCodemod):
-    CODE = "RTF002"
-    NAME = "predict-to-call"
-    SUMMARY = "model.predict(x) / predict_on_batch(x) inside tf.function -> model(x, training=False)"
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 10
     TRIGGERS = (b".predict",)
+    #: it also reports Keras predict calls outside any tf.function (its unsafe form):
+    #: its TRIGGERS alone decide whether a file is worth parsing
+    REQUIRES_TF_FUNCTION = False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)

@@ -19,7 +19,7 @@ What it does
       call sites pass ``tf.constant(<value>)``, so the step count is a tensor
       and all of them share one trace.
 
-    The body must pass :func:`codemods._loop_safety.loop_blockers`: ``i`` is
+    The body must pass :func:`retrace_fix.codemods._loop_safety.loop_blockers`: ``i`` is
     never a Python list/tuple/dict index or slice, never in a Python
     ``if``/``while``/``and``/``or``/``not`` test, f-string or ``str()``, never
     mixed with Python floats or values of unknown dtype (``x * i``) or divided
@@ -95,11 +95,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from codemods._base import RetraceCodemod
-from codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
-from codemods._loop_safety import (
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
+from retrace_fix.codemods._loop_safety import (
     Blocker,
-    code_of,
     is_tensor_expr,
     is_tf_op,
     loop_blockers,
@@ -109,7 +108,22 @@ from codemods._loop_safety import (
 )
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
+from retrace_fix.rules import Rule
 from retrace_fix.tfnames import Scope, canonical
+
+RULE = Rule(
+    code="RTF001",
+    name="range-to-tf-range",
+    tier=Tier.SAFE,
+    summary=(
+        "for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
+        "and the body is provably safe for a tensor i"
+    ),
+    doc=__doc__,
+    golden="range-to-tf-range",
+)
+
 
 @dataclass
 class _LoopPlan:
@@ -499,7 +513,7 @@ class _Planner(cst.CSTVisitor):
             return
         self.plan.loops[node] = _LoopPlan(
             Tier.SAFE,
-            f"`{code_of(call)}` has a tensor bound: loop with `tf.range` (one graph loop, traced once)",
+            f"`{short_code(call)}` has a tensor bound: loop with `tf.range` (one graph loop, traced once)",
             tf_name,
         )
 
@@ -612,11 +626,8 @@ class _Planner(cst.CSTVisitor):
 
 
 class RangeToTfRangeCommand(RetraceCodemod):
-    CODE = "RTF001"
-    NAME = "range-to-tf-range"
-    SUMMARY = ("for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
-               "and the body is provably safe for a tensor i")
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 30
     TRIGGERS = (b"range",)
 
     def transform_module(self, tree: cst.Module) -> cst.Module:

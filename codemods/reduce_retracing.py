@@ -42,18 +42,30 @@ Example
 
     Before::
 
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.SGD()
+
         @tf.function
-        def train_step(x, y, model, optimizer, loss_fn):
+        def train_step(x, y, model, optimizer):
             ...
 
         for batch in (10, 20, 10, 30):
-            train_step(x[:batch], y[:batch], model, optimizer, loss_fn)   # 3 traces
+            train_step(tf.zeros([batch, 4]), tf.zeros([batch]), model, optimizer)
 
-    After::
+    After (with ``--traces`` recorded from that loop)::
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.SGD()
 
         @tf.function(reduce_retracing=True)
-        def train_step(x, y, model, optimizer, loss_fn):
-            ...                                                       # 2 traces
+        def train_step(x, y, model, optimizer):
+            ...
+
+        for batch in (10, 20, 10, 30):
+            train_step(tf.zeros([batch, 4]), tf.zeros([batch]), model, optimizer)
+
+    The loop traced ``train_step`` three times before (batch sizes 10, 20 and
+    30), twice after (the second shape is generalised and serves the third).
 
 Fix safety
     safe.  The rename is an exact alias: TensorFlow maps one keyword onto the
@@ -71,21 +83,29 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._base import RetraceCodemod
-from codemods._trace_plan import add_keyword, plans, site_keywords
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._trace_plan import add_keyword, plans, site_keywords
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 from retrace_fix.traces.generalize import SignaturePlan
+
+RULE = Rule(
+    code="RTF004",
+    name="reduce-retracing",
+    tier=Tier.SAFE,
+    summary="use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)",
+    doc=__doc__,
+    golden="reduce-retracing",
+)
 
 OLD_KEYWORD = "experimental_relax_shapes"
 NEW_KEYWORD = "reduce_retracing"
 
 
 class ReduceRetracingCommand(RetraceCodemod):
-    CODE = "RTF004"
-    NAME = "reduce-retracing"
-    SUMMARY = "use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)"
-    TIER = Tier.SAFE
+    RULES = (RULE,)
+    ORDER = 40  # after RTF003: it adds reduce_retracing only where no signature fits
     TRIGGERS = (OLD_KEYWORD.encode(),)
 
     # ------------------------------------------------------------------ trace-driven

@@ -1,7 +1,7 @@
 """Generate the docs pages that come from the code, so they never drift.
 
-* ``docs/codemods/<CODE>.md`` — one page per code, from ``codemods.documentation(CODE)``
-  (the codemod's docstring, or the ``doc`` of an ``EXTRA_CODES`` entry);
+* ``docs/codemods/<CODE>.md`` — one page per code, from its rule's page
+  (``retrace_fix.codemods.RULES[CODE]``: a codemod's docstring, or a diagnostic's page);
 * ``docs/codemods/index.md`` — the table of codes (tier, summary, LibCST command);
 * ``docs/cli.md`` — the CLI reference: every command's ``--help``, from the typer app;
 * the codemod entries of the ``nav`` in ``mkdocs.yml`` (between the ``BEGIN``/``END``
@@ -43,23 +43,22 @@ def _marker(source: str) -> str:
 
 def _codes() -> list[tuple[str, str, str, str, str]]:
     """(code, name, tier, summary, libcst command) for every code."""
-    from codemods import all_codes
-    from retrace_fix.sarif import rule_metadata
+    from retrace_fix.codemods import RULES, codemod_for
 
     rows = []
-    for code, cls in all_codes().items():
-        name, tier, summary = rule_metadata(code, cls)
-        module = cls.__module__.split(".", 1)[1] if cls.__module__.startswith("codemods.") else cls.__module__
-        rows.append((code, name, tier, summary, f"{module}.{cls.__name__}"))
+    for code, rule in RULES.items():
+        cls = codemod_for(code)
+        module = cls.__module__.removeprefix("retrace_fix.codemods.")
+        rows.append((code, rule.name, rule.tier.value, rule.summary, f"{module}.{cls.__name__}"))
     return rows
 
 
 def codemod_page(code: str, name: str) -> str:
-    from codemods import documentation
-    from retrace_fix.docmd import doc_to_markdown
+    from retrace_fix.codemods import RULES
+    from retrace_fix.docstring_markdown import doc_to_markdown
 
-    body = doc_to_markdown(documentation(code) or "", title=f"{code} {name}")
-    return f"{_marker(f'codemods.documentation({code!r})')}\n\n{body}"
+    body = doc_to_markdown(RULES[code].page, title=f"{code} {name}")
+    return f"{_marker(f'retrace_fix.codemods.RULES[{code!r}]')}\n\n{body}"
 
 
 def _is_hand_written(path: Path) -> bool:
@@ -72,7 +71,7 @@ def _escape_cell(text: str) -> str:
 
 def codemods_index() -> str:
     lines = [
-        _marker("codemods.all_codes()"),
+        _marker("retrace_fix.codemods.RULES"),
         "",
         "# Codemods and diagnostics",
         "",
@@ -100,7 +99,7 @@ def codemods_index() -> str:
     lines += [
         "",
         "Each codemod is also a plain LibCST codemod command. With the repository's",
-        "`.libcst.codemod.yaml` (`modules: ['codemods']`) in your project:",
+        "`.libcst.codemod.yaml` (`modules: ['retrace_fix.codemods']`) in your project:",
         "",
         "```",
         "python -m libcst.tool codemod predict_to_call.PredictToCallCommand src/",
@@ -109,7 +108,7 @@ def codemods_index() -> str:
         "```",
         "",
         "Without that file, name the class in full and skip the default formatter (black):",
-        "`python -m libcst.tool codemod -x codemods.predict_to_call.PredictToCallCommand --no-format src/`.",
+        "`python -m libcst.tool codemod -x retrace_fix.codemods.predict_to_call.PredictToCallCommand --no-format src/`.",
         "",
     ]
     return "\n".join(lines)

@@ -13,8 +13,9 @@
   changes (none for a root without changes, since ``git apply`` refuses empty
   patches), paths relative to the root, ``a/``/``b/`` prefixes, and touches no
   source file.  Names come from the root's directory name; when two roots
-  share a name the later ones get ``-2``, ``-3``... in argument order.  Each
-  patch is written atomically; an interrupted run writes no patch.
+  share a name the later ones get ``-2``, ``-3``... in argument order (see
+  :mod:`retrace_fix.roots`).  Each patch is written atomically; an
+  interrupted run writes no patch.
 * The per-root summary (files scanned, files changed, fixes by code,
   diagnostics, errors, patch) is printed as a table (to standard output with
   ``--patch-dir``, else to standard error after the summary line), added to
@@ -26,21 +27,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable
 
-from retrace_fix.apply_cmd import encode, unified_diff
+from retrace_fix.diffs import unified_diff
+from retrace_fix.discovery import display_path
+from retrace_fix.patches import encode
 from retrace_fix.writes import WriteRefused, write_file
-from retrace_fix.discovery import Discovered, DiscoveryError, discover, display_path
 from retrace_fix.findings import FileResult, Tier
+from retrace_fix.gitsource import is_git_url
+from retrace_fix.roots import contains, plan_roots, root_directory
+from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.run_fix import FixRequest
+    from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -56,7 +60,7 @@ def read_repos_file(path: str) -> list[str]:
     """Roots listed in ``path`` (``-`` = standard input): one per line, ``#`` comments, blanks ignored.
 
     Relative entries are relative to the file's directory (to the current
-    directory for standard input).
+    directory for standard input); git URLs are kept as written.
     """
     try:
         if path == "-":
@@ -70,44 +74,10 @@ def read_repos_file(path: str) -> list[str]:
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
         if not line:
             continue
-        if base is not None and not os.path.isabs(line) and str(base) not in ("", "."):
+        if base is not None and not os.path.isabs(line) and not is_git_url(line) and str(base) not in ("", "."):
             line = os.path.normpath(os.path.join(str(base), line))
         roots.append(line)
     return roots
-
-
-def is_bulk(request: "FixRequest") -> bool:
-    """Several roots (or a bulk option): a missing root must not stop the others."""
-    return (
-        len(request.paths) > 1
-        or bool(getattr(request, "repos", None))
-        or getattr(request, "summary", None) is not None
-        or request.patch_dir is not None
-    )
-
-
-def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
-    """Like :func:`retrace_fix.discovery.discover`, one root at a time: a root that does not
-    exist (or cannot be walked) becomes a problem of that root instead of stopping the run."""
-    result = Discovered()
-    seen: set[str] = set()
-    for raw in paths:
-        try:
-            found = discover([raw], excludes)
-        except DiscoveryError as exc:
-            result.problems.append(str(exc))
-            continue
-        except OSError as exc:
-            result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
-            continue
-        for path in found.files:
-            key = os.path.realpath(path)
-            if key not in seen:
-                seen.add(key)
-                result.files.append(path)
-        result.problems.extend(found.problems)
-    result.files.sort(key=lambda p: display_path(p))
-    return result
 
 
 @dataclass
@@ -153,7 +123,7 @@ class Root:
         """The root's patch: every changed file, sorted by path, in the file's own encoding."""
         chunks = []
         for file_result in sorted(self.changed, key=self.relpath):
-            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result))
+            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result), quoted=True)
             try:
                 chunks.append(diff.encode(file_result.encoding))
             except (UnicodeEncodeError, LookupError):
@@ -161,48 +131,36 @@ class Root:
         return b"".join(chunks)
 
 
-def _sanitize(name: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._") or "root"
-    return name[:100]
+def build_roots(paths: Iterable[str], result: "RunResult", all_paths: Iterable[str] | None = None) -> list[Root]:
+    """One :class:`Root` per distinct root directory, in argument order, with its files.
 
-
-def build_roots(paths: Iterable[str], result: "RunResult") -> list[Root]:
-    """One :class:`Root` per distinct root directory, in argument order, with its files."""
+    ``all_paths`` is the whole list when this run is one shard of it (``--shard``):
+    names are given over it, and a file that a deeper root of another shard owns
+    is left out, so the shards together give exactly the whole run's roots.
+    """
+    paths = list(paths)
+    wanted = {root_directory(raw) for raw in paths}
     roots: list[Root] = []
-    by_dir: dict[str, Root] = {}
+    every: list[Root] = []
     by_label: dict[str, Root] = {}
-    for raw in paths:
-        absolute = os.path.abspath(raw)
-        directory = absolute if (os.path.isdir(absolute) or not os.path.exists(absolute)) else os.path.dirname(absolute)
-        root = by_dir.get(directory)
-        if root is None:
-            root = Root(label=raw, directory=directory)
-            by_dir[directory] = root
+    for entry in plan_roots(all_paths if all_paths is not None else paths):
+        root = Root(label=entry.label, directory=entry.key, name=entry.name)
+        every.append(root)
+        if entry.key in wanted:
             roots.append(root)
-        by_label.setdefault(raw, root)
-    taken: set[str] = set()
-    for root in roots:
-        base = _sanitize(os.path.basename(root.directory.rstrip(os.sep)) or "root")
-        name, n = base, 1
-        while name in taken:
-            n += 1
-            name = f"{base}-{n}"
-        root.name = name
-        taken.add(name)
-    ordered = sorted(roots, key=lambda r: len(r.directory), reverse=True)  # deepest first
+            for raw in entry.paths:
+                by_label.setdefault(raw, root)
+    here = {id(root) for root in roots}
+    ordered = sorted(every, key=lambda r: len(r.directory), reverse=True)  # deepest first
     for file_result in result.files:
         absolute = os.path.abspath(file_result.path)
         owner = by_label.get(file_result.path) if file_result.original is None else None
-        owner = owner or next((r for r in ordered if _contains(r.directory, absolute)), None)
+        owner = owner or next((r for r in ordered if contains(r.directory, absolute)), None)
         if owner is None:
             owner = roots[0] if roots else None
-        if owner is not None:
+        if owner is not None and id(owner) in here:
             owner.files.append(file_result)
     return roots
-
-
-def _contains(directory: str, path: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 # --------------------------------------------------------------------------- report
@@ -214,18 +172,23 @@ class BulkReport:
     roots: list[Root]
     patch_dir: Path | None = None
     patches: dict[str, str] = field(default_factory=dict)  # root name -> patch path (display)
+    branches: dict[str, str] = field(default_factory=dict)  # root name -> commit of its --branch
+    branch_errors: dict[str, str] = field(default_factory=dict)  # root name -> why it has no branch
     write_errors: dict[str, str] = field(default_factory=dict)  # root name -> message
 
     @classmethod
     def build(cls, request: "FixRequest", result: "RunResult") -> "BulkReport":
-        return cls(mode=request.mode, roots=build_roots(request.paths, result), patch_dir=request.patch_dir)
+        roots = build_roots(request.paths, result, getattr(request, "all_paths", None))
+        return cls(mode=request.mode, roots=roots, patch_dir=request.patch_dir)
 
     # ---------------------------------------------------------------- rows
 
     def rows(self) -> list[dict]:
         rows = []
         for root in self.roots:
-            errors = root.errors + ([self.write_errors[root.name]] if root.name in self.write_errors else [])
+            errors = root.errors + [
+                failures[root.name] for failures in (self.write_errors, self.branch_errors) if root.name in failures
+            ]
             rows.append(
                 {
                     "root": root.label,
@@ -239,6 +202,7 @@ class BulkReport:
                     "errors": len(errors),
                     "error_messages": errors,
                     "patch": self.patches.get(root.name),
+                    "branch": self.branches.get(root.name),
                 }
             )
         return rows
@@ -266,9 +230,6 @@ class BulkReport:
         payload["roots_total"] = self.totals()
         return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
-    def json_payload(self) -> dict:
-        return {"roots": self.rows(), "roots_total": self.totals()}
-
     def text_table(self) -> str:
         header = ["root", "files", "changed", "fixes", "diagnostics", "errors"]
         with_patch = self.patch_dir is not None
@@ -289,7 +250,7 @@ class BulkReport:
             table.append(cells)
         totals = self.totals()
         total_row = [
-            f"total ({totals['roots']} root{'s' if totals['roots'] != 1 else ''})",
+            f"total ({plural(totals['roots'], 'root')})",
             str(totals["files_scanned"]),
             str(totals["files_changed"]),
             _fixes_text(totals["fixes"], " ") or "-",
@@ -315,7 +276,7 @@ class BulkReport:
         out = [
             "# retrace-fix summary",
             "",
-            f"Mode `{self.mode}`: {totals['roots']} root{'s' if totals['roots'] != 1 else ''}, "
+            f"Mode `{self.mode}`: {plural(totals['roots'], 'root')}, "
             f"{totals['files_scanned']} files scanned, {totals['files_changed']} changed, "
             f"{totals['fixes_total']} fixes, {totals['diagnostics']} diagnostics, {totals['errors']} errors.",
             "",
@@ -348,12 +309,12 @@ class BulkReport:
             str(totals["errors"]),
         ]
         if with_patch:
-            total_cells.append(f"{len(self.patches)} patch{'es' if len(self.patches) != 1 else ''}")
+            total_cells.append(plural(len(self.patches), "patch"))
         out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
         if totals["fixes"]:
-            from codemods import all_codes
+            from retrace_fix.codemods import all_codes
 
-            codes = all_codes()
+            codes = all_codes()  # code -> the codemod reporting it
             out += ["", "## Fixes by code", "", "| code | codemod | fixes |", "|:--|:--|--:|"]
             for code, count in totals["fixes"].items():
                 name = codes[code].NAME if code in codes else ""
@@ -375,10 +336,6 @@ class BulkReport:
         return None
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
-
-
 def _fixes_text(fixes: dict[str, int], sep: str, times: str = ":") -> str:
     return sep.join(f"{code}{' ' if times == '×' else ''}{times}{count}" for code, count in fixes.items())
 
@@ -387,10 +344,15 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
-def report_for(request: "FixRequest", result: "RunResult") -> BulkReport | None:
-    """The per-root report when this run has one to show (several roots, or a bulk option)."""
-    wants = bool(getattr(request, "repos", None)) or getattr(request, "summary", None) is not None
-    report = BulkReport.build(request, result)
+def report_for(request: "FixRequest", result: "RunResult", report: BulkReport | None = None) -> BulkReport | None:
+    """The per-root report (``report`` when given) if this run has one to show (several roots, or a bulk option)."""
+    wants = (
+        bool(getattr(request, "repos", None))
+        or getattr(request, "summary", None) is not None
+        or getattr(request, "shard", None) is not None
+        or getattr(request, "branch", None) is not None
+    )
+    report = report if report is not None else BulkReport.build(request, result)
     if wants or request.patch_dir is not None or len(report.roots) > 1:
         return report
     return None
@@ -414,15 +376,18 @@ def finish_report(report: BulkReport | None, request: "FixRequest", err: IO[str]
 # --------------------------------------------------------------------------- --patch-dir
 
 
-def write_patch_dir(request: "FixRequest", result: "RunResult") -> int:
-    """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched."""
+def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None) -> int:
+    """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched.
+
+    ``report`` holds the roots when the caller built them (a run of one task per root).
+    """
     from retrace_fix import output
 
     out, err = sys.stdout, sys.stderr
     if request.mode == "interactive":
         err.write("retrace-fix: error: --patch-dir and --interactive cannot be combined\n")
         return EXIT_ERROR
-    report = BulkReport.build(request, result)
+    report = report if report is not None else BulkReport.build(request, result)
     patch_dir = Path(request.patch_dir or ".")
     try:
         patch_dir.mkdir(parents=True, exist_ok=True)
@@ -462,12 +427,12 @@ def write_patch_dir(request: "FixRequest", result: "RunResult") -> int:
             totals = report.totals()
             n = len(report.patches)
             err.write(
-                f"{n} patch{'es' if n != 1 else ''} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
-                f"{_plural(totals['files_changed'], 'file')} changed, {_plural(totals['fixes_total'], 'fix', 'fixes')}, "
-                f"{_plural(totals['diagnostics'], 'diagnostic')}, {_plural(len(result.errors), 'error')}\n"
+                f"{plural(n, 'patch')} written to {display_path(Path(os.path.abspath(patch_dir)))}: "
+                f"{plural(totals['files_changed'], 'file')} changed, {plural(totals['fixes_total'], 'fix')}, "
+                f"{plural(totals['diagnostics'], 'diagnostic')}, {plural(len(result.errors), 'error')}\n"
             )
     failures = finish_report(report, request, err, text=False)
-    if result.errors or report.write_errors or failures:
+    if result.errors or report.write_errors or report.branch_errors or failures:
         return EXIT_ERROR
     if request.mode == "diff" and report.patches:
         return EXIT_FOUND
@@ -481,9 +446,7 @@ __all__ = [
     "BulkReport",
     "Root",
     "build_roots",
-    "discover_roots",
     "finish_report",
-    "is_bulk",
     "read_repos_file",
     "report_for",
     "write_patch_dir",

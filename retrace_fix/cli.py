@@ -1,8 +1,10 @@
-"""The ``retrace-fix`` command line (typer).
+"""The ``retrace-fix`` command line (typer): parse the arguments, call the command's module.
 
 ``retrace-fix [OPTIONS] PATH...`` is the fix command; the first argument picks a
 subcommand only when it is one of :data:`SUBCOMMANDS`, so
-``retrace-fix --diff path/`` works exactly as written.
+``retrace-fix --diff path/`` works exactly as written.  Each command is one
+module of :mod:`retrace_fix.commands`; ``apply`` and ``bench`` declare their own
+options there (``register``).
 
 Exit codes (ruff's): 0 nothing to change / all applied; 1 ``--diff`` or
 ``--check`` found something; 2 an error (unparseable or unreadable file, bad
@@ -28,8 +30,10 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
 
 from retrace_fix import __version__
+from retrace_fix.commands import apply, bench
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 app = typer.Typer(
     name="retrace-fix",
@@ -77,10 +81,14 @@ def fix_command(
     patch_dir: Optional[Path] = typer.Option(None, "--patch-dir", help="write one .patch per repository root instead of touching files"),
     config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no summary line"),
-    repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line (# comments; '-' = stdin)"),
+    repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line: paths or git URLs with an optional @REV (# comments; '-' = stdin)"),
     summary: Optional[Path] = typer.Option(None, "--summary", help="write a per-root Markdown summary to FILE.md"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs retrace-fix[dask]"),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="only the K-th of N slices of the roots (CI matrices)"),
+    branch: Optional[str] = typer.Option(None, "--branch", metavar="NAME", help="commit the fixes to a new branch NAME in each changed git repository; files and the current branch are left alone"),
 ) -> None:
-    from retrace_fix.run_fix import FixRequest, run_fix_command
+    from retrace_fix.commands.fix import run_fix_command
+    from retrace_fix.fix_request import FixRequest
 
     repo_roots: list[str] = []
     if repos is not None:
@@ -97,6 +105,23 @@ def fix_command(
     modes = [name for name, on in (("--diff", diff), ("--check", check), ("--interactive", interactive)) if on]
     if len(modes) > 1:
         raise _fail(f"{modes[0]} and {modes[1]} cannot be combined")
+    if branch is not None:
+        from retrace_fix.branch import check_branch_name
+
+        if modes:
+            raise _fail(f"--branch and {modes[0]} cannot be combined (--branch commits the fixes)")
+        try:
+            check_branch_name(branch)
+        except ValueError as exc:
+            raise _fail(str(exc))
+    shard_slice = None
+    if shard is not None:
+        from retrace_fix.shard import Shard
+
+        try:
+            shard_slice = Shard.parse(shard)
+        except ValueError as exc:
+            raise _fail(str(exc))
     request = FixRequest(
         paths=[*(paths or []), *repo_roots],
         mode="diff" if diff else "check" if check else "interactive" if interactive else "fix",
@@ -112,34 +137,25 @@ def fix_command(
         quiet=quiet,
         repos=repo_roots,
         summary=summary,
+        scheduler=scheduler,
+        shard=shard_slice,
+        branch=branch,
     )
     raise typer.Exit(run_fix_command(request))
 
 
 @app.command("codemods", help="List the codemods and diagnostics: code, tier, summary.")
 def codemods_command() -> None:
-    from codemods import all_codes
+    from retrace_fix.commands.explain import list_codes
 
-    for code, cls in all_codes().items():
-        extra = getattr(cls, "EXTRA_CODES", {}).get(code)
-        if extra is not None:
-            name, tier, summary = extra["name"], extra["tier"], extra["summary"]
-        else:
-            name, tier, summary = cls.NAME, cls.TIER.value, cls.SUMMARY
-        tier = getattr(tier, "value", tier)
-        typer.echo(f"{code}  {name:<24} {tier:<10} {summary}")
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(list_codes())
 
 
 @app.command("explain", help="Print the documentation of a codemod or diagnostic code.")
 def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None:
-    from codemods import documentation
+    from retrace_fix.commands.explain import explain
 
-    doc = documentation(code)
-    if doc is None:
-        raise _fail(f"unknown code `{code}` (see `retrace-fix codemods`)")
-    typer.echo(doc)
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(explain(code))
 
 
 @app.command(
@@ -151,7 +167,7 @@ def record_command(
     command: List[str] = typer.Argument(None, help="the command to run, after --"),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="trace file (default .retrace/traces.json)"),
 ) -> None:
-    from retrace_fix.traces.record_cmd import run_record
+    from retrace_fix.commands.record import run_record
 
     if not command:
         raise _fail("no command given (usage: retrace-fix record [-o FILE] -- CMD [ARGS...])")
@@ -164,49 +180,15 @@ def report_command(
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also write a PNG chart (needs matplotlib)"),
 ) -> None:
-    from retrace_fix.traces.model import TraceFileError, load_trace_files
-    from retrace_fix.traces.report import build_report, render_report
+    from retrace_fix.commands.report import run_report
 
-    try:
-        trace_set = load_trace_files(list(trace_files))
-    except TraceFileError as exc:
-        raise _fail(str(exc))
-    if output_format is OutputFormat.sarif:
-        raise _fail("report supports --format text or json")
-    reports = build_report(trace_set)
-    sys.stdout.write(render_report(reports, output_format.value))
-    if plot is not None:
-        try:
-            from retrace_fix.traces.plot import write_plot
-        except ImportError as exc:
-            raise _fail(f"--plot needs matplotlib ({exc})")
-        try:
-            write_plot(reports, plot)
-        except OSError as exc:
-            raise _fail(f"--plot {plot}: cannot write: {exc.strerror or exc}")
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(run_report(list(trace_files), output_format.value, plot))
 
+
+apply.register(app)
+bench.register(app)
 
 SUBCOMMANDS = ("fix", "codemods", "explain", "record", "report", "apply", "bench")
-
-
-def _optional_subcommands() -> None:
-    """Register subcommands whose modules exist (apply, bench)."""
-    try:
-        from retrace_fix.apply_cmd import register as register_apply
-    except ImportError:
-        pass
-    else:
-        register_apply(app)
-    try:
-        from retrace_fix.bench import register as register_bench
-    except ImportError:
-        pass
-    else:
-        register_bench(app)
-
-
-_optional_subcommands()
 
 
 def _normalise_argv(args: list[str]) -> list[str]:
@@ -231,29 +213,30 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"retrace-fix {__version__}")
         sys.exit(EXIT_OK)
     command = typer.main.get_command(app)
+    interrupted = False
     try:
-        with _noting_interrupts() as interrupted:
+        with _noting_interrupts() as noted:
             code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False)
-        if interrupted and code == 130:  # typer turns Ctrl-C into a silent exit code 130
-            typer.echo("retrace-fix: interrupted", err=True)
+        interrupted = bool(noted) and code == 130  # typer turns Ctrl-C into a silent exit code 130
     except click_exceptions.UsageError as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
     except typer.Abort:  # typer's vendored click has no exceptions.Abort
-        typer.echo("retrace-fix: interrupted", err=True)
-        code = 130
+        interrupted = True
     except click_exceptions.ClickException as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)
         code = EXIT_ERROR
     except KeyboardInterrupt:
-        typer.echo("retrace-fix: interrupted", err=True)
-        code = 130
+        interrupted = True
     except BrokenPipeError:  # `retrace-fix --diff . | head`
         try:
             sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         code = EXIT_OK
+    if interrupted:
+        typer.echo("retrace-fix: interrupted", err=True)
+        code = EXIT_INTERRUPTED
     sys.exit(code if isinstance(code, int) else EXIT_OK)
 
 

@@ -13,8 +13,10 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # pragma: no cover
+    import pathspec
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -25,6 +27,8 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: Environment variable naming the project root that recorded paths are relative to.
+ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 
 
 class DiscoveryError(Exception):
@@ -37,13 +41,37 @@ class Discovered:
     problems: list[str] = field(default_factory=list)  # "path: reason" for skipped named paths
 
 
-def find_project_root(path: Path) -> Path:
-    """The nearest ancestor holding ``.git`` (a repository root), else the current directory."""
-    start = path if path.is_dir() else path.parent
-    for candidate in [start, *start.parents]:
-        if (candidate / ".git").exists():
-            return candidate
-    return Path.cwd().resolve()
+def find_project_root(start: str | os.PathLike | None = None) -> str:
+    """The project root: the directory trace files name source files relative to.
+
+    It is the join key between a recording and a fix run, so everything that
+    records or reads traces asks this one function (the recorder, ``record``,
+    ``bench``, the engine and the codemods run by ``libcst.tool``):
+
+    1. ``$RETRACE_FIX_PROJECT_ROOT`` when it is set (``record`` sets it for the
+       processes it records, so that they all agree with it);
+    2. else the nearest directory holding ``.git``, from ``start`` upwards
+       (``start``: a directory, or a file's directory; default: the current
+       directory);
+    3. else the current directory.
+
+    Paths are resolved (symbolic links followed), as the recorder resolves the
+    files it records.  A string: it also goes into environment variables.
+    """
+    override = os.environ.get(ENV_PROJECT_ROOT)
+    if override:
+        return os.path.realpath(override)
+    cwd = os.path.realpath(os.getcwd())
+    directory = os.path.realpath(start) if start is not None else cwd
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return cwd
+        directory = parent
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -60,6 +88,9 @@ class _IgnoreRules:
 
     def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:
         # excludes: (base directory, patterns) pairs; patterns are gitignore-style
+        import pathspec  # here: the trace recorder imports this module in the user's program
+
+        self._pathspec = pathspec
         self._extra = [(base, pathspec.GitIgnoreSpec.from_lines(pats)) for base, pats in excludes if pats]
         self._gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
@@ -69,7 +100,7 @@ class _IgnoreRules:
             gitignore = directory / ".gitignore"
             try:
                 if gitignore.is_file():
-                    spec = pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
+                    spec = self._pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
             except OSError:
                 spec = None
             self._gitignores[directory] = spec
@@ -178,3 +209,27 @@ def _walk_error(result: Discovered):
         result.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
 
     return onerror
+
+
+def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
+    """Like :func:`discover`, one root at a time: a root that does not
+    exist (or cannot be walked) becomes a problem of that root instead of stopping the run."""
+    result = Discovered()
+    seen: set[str] = set()
+    for raw in paths:
+        try:
+            found = discover([raw], excludes)
+        except DiscoveryError as exc:
+            result.problems.append(str(exc))
+            continue
+        except OSError as exc:
+            result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
+            continue
+        for path in found.files:
+            key = os.path.realpath(path)
+            if key not in seen:
+                seen.add(key)
+                result.files.append(path)
+        result.problems.extend(found.problems)
+    result.files.sort(key=lambda p: display_path(p))
+    return result

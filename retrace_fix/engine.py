@@ -35,12 +35,13 @@ from typing import Any, Callable, Iterable
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods import REGISTRY, CodemodSettings, RetraceCodemod, all_codes
+from retrace_fix.codemods import DEFERS_TO, REGISTRY, RULES
+from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.tfnames import TF_FUNCTION, canonical
+from retrace_fix.tf_functions import ast_references_tf_function
 
 PARSE_ERROR_PREFIX = "cannot parse"
 
@@ -87,8 +88,7 @@ class RunResult:
 def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
     chosen = []
     for cls in REGISTRY:
-        codes = [cls.CODE, *getattr(cls, "EXTRA_CODES", {})]
-        if not any(options.code_selected(c) for c in codes):
+        if not any(options.code_selected(c) for c in cls.codes()):
             continue
         if cls.NEEDS_TRACES and options.traces is None:
             continue
@@ -97,17 +97,11 @@ def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
 
 
 def unknown_codes(codes: Iterable[str]) -> list[str]:
-    known = list(all_codes())
+    known = list(RULES)
     return [c for c in codes if not any(k.startswith(c.upper()) for k in known)]
 
 
 # --------------------------------------------------------------------------- one file
-
-
-def read_source(path: Path) -> tuple[bytes, str, str]:
-    """(raw bytes, decoded text, encoding); raises OSError / UnicodeDecodeError / SyntaxError."""
-    data = path.read_bytes()
-    return (data, *decode_source(data))
 
 
 def decode_source(data: bytes) -> tuple[str, str]:
@@ -205,53 +199,6 @@ def cpython_check(text: str, want_tree: bool = False) -> tuple[SyntaxProblem | N
         except Exception as exc:  # pragma: no cover - defensive: ValueError, OverflowError and the like
             return SyntaxProblem(1, 1, f"{type(exc).__name__}: {exc}", confirmable=False), None
     return None, None
-
-
-def ast_references_tf_function(tree: ast.Module) -> bool:
-    """Could any ``function`` name or attribute in the module be ``tf.function``?
-
-    A superset of what :class:`~retrace_fix.analysis.ModuleAnalysis` resolves:
-    imports anywhere in the module count, shadowing is ignored.  Deciding this on
-    CPython's tree costs a tenth of what parsing with LibCST would.
-    """
-    bound: dict[str, list[str]] = {}
-    candidates: list[ast.expr] = []  # `<chain>.function`
-    names: set[str] = set()  # every bare name used (`tfn` from `import function as tfn`)
-    for node in ast.walk(tree):
-        kind = type(node)
-        if kind is ast.Attribute:
-            if node.attr == "function":
-                candidates.append(node)
-        elif kind is ast.Name:
-            names.add(node.id)
-        elif kind is ast.Import:
-            for alias in node.names:
-                if alias.asname:
-                    bound.setdefault(alias.asname, []).append(alias.name)
-                else:
-                    head = alias.name.split(".")[0]
-                    bound.setdefault(head, []).append(head)
-        elif kind is ast.ImportFrom:
-            if node.level or not node.module:
-                continue
-            for alias in node.names:
-                if alias.name != "*":
-                    bound.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")
-    for name in names & bound.keys():
-        if any(canonical(target) == TF_FUNCTION for target in bound[name]):
-            return True
-    for node in candidates:
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            continue
-        rest = ".".join(reversed(parts))
-        for target in bound.get(node.id, ()):
-            if canonical(f"{target}.{rest}" if rest else target) == TF_FUNCTION:
-                return True
-    return False
 
 
 def _max_bracket_depth(data: bytes) -> int:
@@ -424,7 +371,7 @@ def _transform(
         findings.extend(reported)
         suppressed.extend(s for s in codemod.suppressed_subjects if options.code_selected(s[0]))
     # one problem, one finding: drop call-site diagnostics another selected code already covers
-    findings = drop_duplicates(findings, suppressed)
+    findings = drop_duplicates(findings, suppressed, DEFERS_TO)
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
@@ -710,8 +657,8 @@ def make_jobs(files: list[Path]) -> list[FileJob]:
         if directory not in roots:
             roots[directory] = find_project_root(directory)
         root = roots[directory]
-        try:
-            rel = path.relative_to(root).as_posix()
+        try:  # the recorder names files by their resolved path, relative to the same root
+            rel = Path(os.path.realpath(path)).relative_to(root).as_posix()
         except ValueError:
             rel = display_path(path, cwd)
         jobs.append(FileJob(path=path, display=display_path(path, cwd), relpath=rel))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 
 class Tier(str, enum.Enum):
@@ -36,8 +36,12 @@ class Finding:
     applied: bool = False
     reason: str = ""  # for unsafe fixes: why the fix may change behaviour
     #: what the finding is about, ``(kind, function qualname, parameter)``: the engine
-    #: keeps one finding per problem (see :data:`DEFERS_TO`); never printed
+    #: keeps one finding per problem (see :func:`drop_duplicates`); never printed
     subjects: tuple = field(default=(), compare=False, repr=False)
+    #: a diagnostic that refuses a fix only for lack of evidence (a call the rewriter cannot
+    #: see into, a value it cannot follow): ``--verify`` may apply it and let the user's own
+    #: program prove or refute it.  Never printed.
+    verifiable: bool = field(default=False, compare=False, repr=False)
 
     @property
     def fixable(self) -> bool:
@@ -52,44 +56,39 @@ class Finding:
     def to_json(self) -> dict:
         data = asdict(self)
         del data["subjects"]
+        del data["verifiable"]
         data["tier"] = self.tier.value
         data["fixable"] = self.fixable
         return data
 
 
-#: One problem, one finding.  A finding of the key code is dropped when a finding of
-#: one of the listed codes -- reported, or suppressed by a comment -- is about the
-#: same subject (the same parameter of the same function, the same kind of problem).
-#: Each winner has more evidence than the static call-site diagnostic it replaces:
-#:
-#: * RTF001 over RTF103 (a Python int step count): RTF001 has proved the loop safe
-#:   and fixes the call sites, or names the line that blocks the fix, where RTF103's
-#:   "pass a tensor" would be wrong advice;
-#: * RTF003 over RTF103 and RTF105 (with ``--traces``): the recorded traces show the
-#:   values and dtypes every caller really passed, those in other modules included,
-#:   and RTF003 either fixes it with a signature or says why none is possible.
-#:
-#: Only findings of selected codes count: ``--select RTF103`` (or ``--ignore
-#: RTF001``) still reports RTF103.  A suppression comment for the winner's code also
-#: hides the loser's duplicate (the problem was acknowledged where the winner
-#: reports it); one for the loser's code never hides the winner.
-DEFERS_TO: dict[str, tuple[str, ...]] = {
-    "RTF103": ("RTF001", "RTF003"),
-    "RTF105": ("RTF003",),
-}
+def drop_duplicates(
+    findings: list[Finding],
+    suppressed: Iterable[tuple[str, tuple]] = (),
+    defers_to: Mapping[str, tuple[str, ...]] | None = None,
+) -> list[Finding]:
+    """One problem, one finding: ``findings`` without those that repeat a problem another code reports.
 
+    ``defers_to`` maps a code to the codes that win over it (each rule's
+    :attr:`~retrace_fix.rules.Rule.defers_to`; the table is
+    :data:`retrace_fix.codemods.DEFERS_TO`): a finding of the key code is dropped
+    when a finding of a winning code -- reported, or hidden by a suppression
+    comment -- is about the same subject (the same parameter of the same
+    function, the same kind of problem).  ``suppressed`` holds ``(code,
+    subject)`` of the findings suppression comments hid.
 
-def drop_duplicates(findings: list[Finding], suppressed: Iterable[tuple[str, tuple]] = ()) -> list[Finding]:
-    """``findings`` without those that repeat a problem another code reports (:data:`DEFERS_TO`).
-
-    ``suppressed`` holds ``(code, subject)`` of the findings suppression comments hid.
+    Only findings of selected codes count: ``--select RTF103`` (or ``--ignore
+    RTF001``) still reports RTF103.  A suppression comment for the winner's code
+    also hides the loser's duplicate (the problem was acknowledged where the
+    winner reports it); one for the loser's code never hides the winner.
     """
+    defers_to = defers_to or {}
     claimed = {(f.code, s) for f in findings for s in f.subjects} | set(suppressed)
     if not claimed:
         return findings
     return [
         f for f in findings
-        if not any((winner, s) in claimed for winner in DEFERS_TO.get(f.code, ()) for s in f.subjects)
+        if not any((winner, s) in claimed for winner in defers_to.get(f.code, ()) for s in f.subjects)
     ]
 
 

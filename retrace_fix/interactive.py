@@ -43,12 +43,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.apply_cmd import Hunk, apply_hunks, parse_patch, unified_diff
+from retrace_fix.patches import Hunk, apply_hunks, parse_patch
+from retrace_fix.diffs import unified_diff
 from retrace_fix.findings import FileResult, Finding, Tier
+from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
-    from retrace_fix.run_fix import FixRequest
+    from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -87,15 +89,15 @@ class HunkItem:
 
 
 def _codemod_name(code: str) -> str:
-    from codemods import all_codes
+    from retrace_fix.codemods import codemod_for
 
-    cls = all_codes().get(code)
+    cls = codemod_for(code)
     return cls.NAME if cls is not None else code
 
 
 def file_hunks(file_result: FileResult) -> list[HunkItem]:
     """Split a changed file's diff into hunks and attribute the applied findings to them."""
-    diff = unified_diff(file_result.original or "", file_result.fixed or "", file_result.path)
+    diff = unified_diff(file_result.original or "", file_result.fixed or "", file_result.path, quoted=True)
     if not diff:
         return []
     hunks = parse_patch(diff, file_result.path)[0].hunks
@@ -125,10 +127,6 @@ def _owner(items: list[HunkItem], line: int) -> HunkItem:
         if start <= line < start + max(item.hunk.source_length, 1):
             return item
     return min(items, key=lambda it: abs(it.hunk.changed_source_lines[0] - line))
-
-
-class _Quit(Exception):
-    pass
 
 
 class Session:
@@ -308,15 +306,13 @@ class Session:
         errors = len(self.result.errors) + len(self.errors)
         total = self.total
         return (
-            f"{self.accepted} of {total} hunk{'s' if total != 1 else ''} applied in "
-            f"{self.files_written} file{'s' if self.files_written != 1 else ''}, "
-            f"{diagnostics} diagnostic{'s' if diagnostics != 1 else ''}, "
-            f"{errors} error{'s' if errors != 1 else ''}"
+            f"{self.accepted} of {plural(total, 'hunk')} applied in {plural(self.files_written, 'file')}, "
+            f"{plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}"
         )
 
 
 def run_interactive(request: "FixRequest", result: "RunResult") -> int:
-    """Entry point used by :func:`retrace_fix.run_fix.finish` for ``-i/--interactive``."""
+    """Entry point used by :func:`retrace_fix.commands.fix.finish` for ``-i/--interactive``."""
     return Session(request, result).run()
 
 

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import json
-import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
-from retrace_fix.patching import unified_diff
+from retrace_fix.wording import plural
+from retrace_fix.diffs import unified_diff
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.engine import RunResult
 
 JSON_SCHEMA_VERSION = 1
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def file_diff(result: FileResult) -> str:
     if not result.changed:
         return ""
-    return unified_diff(result.original or "", result.fixed or "", result.path)
+    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=False)
 
 
 def finding_line(finding: Finding) -> str:
@@ -39,13 +37,12 @@ def summary_line(run: RunResult, mode: str) -> str:
     hidden = sum(1 for r in run.files for f in r.findings if f.fixable and not f.applied)
     errors = len(run.errors)
     if mode == "fix":
-        head = f"{_plural(changed, 'file')} changed, {_plural(fixes, 'fix')} applied"
+        head = f"{plural(changed, 'file')} changed, {plural(fixes, 'fix')} applied"
     else:
-        head = f"{_plural(changed, 'file')} would change, {_plural(fixes, 'fix')} available"
-    head = head.replace("fixs", "fixes")
-    line = f"{head}, {_plural(diagnostics, 'diagnostic')}, {_plural(errors, 'error')}"
+        head = f"{plural(changed, 'file')} would change, {plural(fixes, 'fix')} available"
+    line = f"{head}, {plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}"
     if hidden:
-        line += f" ({_plural(hidden, 'fix').replace('fixs', 'fixes')} not applied: unsafe or suppressed; see --unsafe-fixes)"
+        line += f" ({plural(hidden, 'fix')} not applied: unsafe or suppressed; see --unsafe-fixes)"
     return line
 
 
@@ -125,7 +122,3 @@ def stream_is_terminal(stream: IO[str]) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def stdout() -> IO[str]:
-    return sys.stdout

@@ -1,7 +1,7 @@
 """``--format sarif``: the run as a SARIF 2.1.0 log (GitHub code scanning, CI dashboards).
 
 One run, one tool component (``retrace-fix``) with one rule per code that any
-codemod can emit (:func:`codemods.all_codes`): ``id`` (``RTF002``), ``name``
+codemod can emit (:data:`retrace_fix.codemods.RULES`): ``id`` (``RTF002``), ``name``
 (``predict-to-call``), the one-line summary, the first paragraph of the
 documentation as the full description, and the whole *What it does / Why it
 retraces / Example / Fix safety* page as help (text and Markdown).  The rule's
@@ -35,7 +35,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from retrace_fix import __version__
@@ -52,18 +51,9 @@ SRCROOT = "%SRCROOT%"
 # --------------------------------------------------------------------------- rules
 
 
-def rule_metadata(code: str, cls: Any) -> tuple[str, str, str]:
-    """(name, tier, summary) of ``code``, whether it is a codemod's main code or an extra one."""
-    extra = getattr(cls, "EXTRA_CODES", {}).get(code)
-    if extra is not None:
-        tier = extra.get("tier", Tier.DIAGNOSTIC)
-        return extra.get("name", code), getattr(tier, "value", str(tier)), extra.get("summary", "")
-    return cls.NAME, cls.TIER.value, cls.SUMMARY
-
-
 def _first_paragraph(doc: str) -> str:
     """The first paragraph of a code's documentation (the start of *What it does*)."""
-    from retrace_fix.docmd import split_sections
+    from retrace_fix.docstring_markdown import split_sections
 
     _, sections = split_sections(doc)
     paragraph: list[str] = []
@@ -80,14 +70,14 @@ def _first_paragraph(doc: str) -> str:
 
 
 def _rules() -> tuple[list[dict], dict[str, int]]:
-    from codemods import all_codes, documentation
-    from retrace_fix.docmd import doc_to_markdown
+    from retrace_fix.codemods import RULES
+    from retrace_fix.docstring_markdown import doc_to_markdown
 
     rules: list[dict] = []
     index: dict[str, int] = {}
-    for code, cls in all_codes().items():
-        name, tier, summary = rule_metadata(code, cls)
-        doc = documentation(code) or ""
+    for code, record in RULES.items():
+        name, tier, summary = record.name, record.tier.value, record.summary
+        doc = record.page
         full = _first_paragraph(doc) or summary
         level = "warning" if tier in (Tier.DIAGNOSTIC.value, Tier.UNSAFE.value) else "note"
         rule: dict = {

@@ -21,10 +21,11 @@ The table maps a bound name to the dotted name it stands for::
 from __future__ import annotations
 
 import builtins
-import dataclasses
 from dataclasses import dataclass, field
 
 import libcst as cst
+
+from retrace_fix.fastvisit import push_children
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -194,84 +195,6 @@ def _target_names(node: cst.BaseExpression) -> list[str]:
     if isinstance(node, cst.StarredElement):
         return _target_names(node.value)
     return []
-
-
-# --------------------------------------------------------------------------- fast walks
-#
-# LibCST's own traversal (``node.visit(visitor)``) rebuilds every node it passes,
-# even for a read-only CSTVisitor, which costs about 0.6x the parse per pass.  The
-# binding tables and the tf.function finder only read the tree, so they walk the
-# dataclass fields directly (about 0.1x the parse), skipping whitespace, brackets
-# and other tokens that never hold a name or an expression.
-
-_TOKEN_FIELDS = frozenset(
-    {
-        "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
-        "header", "footer", "colon", "first_colon", "second_colon", "lbracket", "rbracket",
-        "lbrace", "rbrace", "equal", "dot", "operator", "star", "default_indent",
-        "default_newline", "encoding", "has_trailing_newline", "asynchronous",
-        "trailing_whitespace", "separator", "trailing_comma", "newline", "indent", "comment",
-        "empty_lines", "first_line", "last_line", "relative", "posonly_ind", "start", "end",
-        "conversion",
-    }
-)
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def child_fields(cls: type) -> tuple[str, ...]:
-    """Names of the fields of a node class that can hold names or expressions, in source order."""
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = tuple(
-            f.name for f in dataclasses.fields(cls)
-            if f.name not in _TOKEN_FIELDS and not f.name.startswith("whitespace")
-        )
-        if "decorators" in names:  # decorators come first in the source
-            names = ("decorators", *(n for n in names if n != "decorators"))
-        _FIELDS[cls] = names
-    return names
-
-
-_CHILD_PLANS: dict[type, tuple[tuple[str, bool], ...] | None] = {}
-
-
-def _child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
-    """``((field, is_sequence), ...)`` of the non-token node fields, in source order."""
-    if cls not in _CHILD_PLANS:
-        from retrace_fix.fastvisit import SEQUENCE_KINDS, field_plan
-
-        plan = field_plan(cls)
-        if plan is not None:
-            wanted = set(child_fields(cls))
-            steps = [(name, kind in SEQUENCE_KINDS) for name, kind, _token in plan if name in wanted]
-            if "decorators" in wanted:  # decorators first, as child_fields orders them
-                steps.sort(key=lambda step: step[0] != "decorators")
-            _CHILD_PLANS[cls] = tuple(steps)
-        else:
-            _CHILD_PLANS[cls] = None
-    return _CHILD_PLANS[cls]
-
-
-def push_children(node: cst.CSTNode, stack: list) -> None:
-    """Push ``node``'s children onto ``stack`` so that popping yields them in source order."""
-    plan = _child_plan(type(node))
-    if plan is None:  # a node class whose fields LibCST visits conditionally
-        children: list = []
-        for name in child_fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                children.append(value)
-            elif type(value) is tuple or type(value) is list:
-                children.extend(item for item in value if isinstance(item, cst.CSTNode))
-        children.reverse()
-        stack.extend(children)
-        return
-    for name, many in reversed(plan):
-        value = getattr(node, name)
-        if many:
-            stack.extend(reversed(value))
-        elif value is not None and value.__class__ is not cst.MaybeSentinel:
-            stack.append(value)
 
 
 def _scope_bindings(roots: list, imports: dict[str, str | None], values: set[str]) -> None:

@@ -38,7 +38,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from codemods import REGISTRY
+from retrace_fix.codemods import RULES
 from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.findings import FileResult, Finding
 
@@ -65,10 +65,8 @@ class GoldenCase:
         settings = self.settings()
         select = settings.get("select")
         if select is None:
-            matching = [c for c in REGISTRY if c.NAME == self.codemod_name]
-            assert matching, f"golden/{self.codemod_name}: no codemod with that NAME"
-            cls = matching[0]
-            select = [cls.CODE, *getattr(cls, "EXTRA_CODES", {})]
+            select = [code for code, rule in RULES.items() if rule.golden == self.codemod_name]
+            assert select, f"golden/{self.codemod_name}: no rule has its cases there"
         traces = None
         if (self.directory / "traces.json").exists():
             from retrace_fix.traces.model import load_trace_files

@@ -12,9 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrace_fix import apply_cmd
-from retrace_fix.apply_cmd import apply_hunks, apply_patches, parse_patch, split_lines, unified_diff, validate_path
+from retrace_fix import diffs
 from retrace_fix.cli import main
+from retrace_fix import patches
+from retrace_fix.patches import apply_hunks, apply_patches, parse_patch, validate_path
+from retrace_fix.diffs import split_lines
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A patch file's diff (paths C-quoted where git would)."""
+    return diffs.unified_diff(old, new, path, quoted=True)
+
 
 A_OLD = "".join(f"line {i}\n" for i in range(1, 21))
 A_NEW = A_OLD.replace("line 3\n", "LINE 3\n").replace("line 17\n", "LINE 17\n")
@@ -286,7 +294,7 @@ def test_validate_path_rules(tmp_path):
     assert validate_path(root, "pkg/./x.py") == os.path.join(root, "pkg", "x.py")
     assert validate_path(root, "pkg/../x.py") == os.path.join(root, "x.py")  # stays inside
     for bad in ("", "/etc/passwd", "../x", "a/../../x", ".git/hooks/pre-commit", "A/.GIT/x", "~/x", "a\\b", "x\0y", "."):
-        with pytest.raises(apply_cmd.UnsafePath):
+        with pytest.raises(patches.UnsafePath):
             validate_path(root, bad)
 
 
@@ -309,7 +317,7 @@ def test_renames_and_binary_are_refused(tmp_path, capsys):
 
 def test_ctrl_c_during_the_write_phase_finishes_the_writes_first(tree, monkeypatch, capsys):
     root, patch = tree
-    real_write = apply_cmd._write
+    real_write = patches._write
     calls = []
 
     def write_then_interrupt(entry):
@@ -318,7 +326,7 @@ def test_ctrl_c_during_the_write_phase_finishes_the_writes_first(tree, monkeypat
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the first file
         return real_write(entry)
 
-    monkeypatch.setattr(apply_cmd, "_write", write_then_interrupt)
+    monkeypatch.setattr(patches, "_write", write_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         apply_patches([str(patch)], root)
     assert calls == ["a.py", "pkg/b.py"]

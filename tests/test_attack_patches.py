@@ -20,14 +20,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrace_fix import apply_cmd
-from retrace_fix.apply_cmd import apply_hunks, apply_patches, parse_patch, unified_diff
+from retrace_fix import patches as patches_module
+from retrace_fix.diffs import unified_diff as quoted_diff
+from retrace_fix.patches import apply_hunks, apply_patches, parse_patch
 from retrace_fix.cli import main
 from tests.tree_state import changed, digest
 
 REPO = Path(__file__).resolve().parent.parent
 OLD = "".join(f"line {i}\n" for i in range(1, 11))
 NEW = OLD.replace("line 5\n", "LINE 5\n")
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    return quoted_diff(old, new, path, quoted=True)
 
 
 def run(args: list[str], capsys) -> tuple[int, str, str]:
@@ -179,8 +184,8 @@ def test_hunks_that_match_nowhere_cost_a_bounded_number_of_line_reads(monkeypatc
         start = h * 200 + 1
         patch += [f"@@ -{start},3 +{start},3 @@\n", f" x = {start - 1}\n", f"-nope {h}\n", "+new\n", f" x = {start + 1}\n"]
     hunks = parse_patch("".join(patch))[0].hunks
-    original_split = apply_cmd.split_lines
-    monkeypatch.setattr(apply_cmd, "split_lines", lambda t: CountingLines(original_split(t)))
+    original_split = patches_module.split_lines
+    monkeypatch.setattr(patches_module, "split_lines", lambda t: CountingLines(original_split(t)))
     CountingLines.reads = 0
     outcome = apply_hunks(text, hunks)
     assert not outcome.ok and not any(r.applied for r in outcome.hunks)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.traces.record_cmd import run_record
+from retrace_fix.commands.record import run_record
 from tests.tree_state import changed, digest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,7 +61,7 @@ def gone(pid: int) -> bool:
 
 def record_in_subprocess(project: Path, output: str, *cmd: str) -> subprocess.Popen:
     driver = (
-        "import sys; from retrace_fix.traces.record_cmd import run_record; "
+        "import sys; from retrace_fix.commands.record import run_record; "
         f"sys.exit(run_record(sys.argv[1:], {output!r}))"
     )
     return subprocess.Popen([sys.executable, "-c", driver, *cmd], cwd=project, env=env_with_repo(),
@@ -172,7 +172,7 @@ def in_a_terminal(project: Path, program: str, steps) -> tuple[int, bytes]:
     if pid == 0:  # pragma: no cover - the child
         os.chdir(project)
         os.environ.update(env_with_repo())
-        driver = "import sys; from retrace_fix.traces.record_cmd import run_record; sys.exit(run_record(sys.argv[1:], 't.json'))"
+        driver = "import sys; from retrace_fix.commands.record import run_record; sys.exit(run_record(sys.argv[1:], 't.json'))"
         os.execv(sys.executable, [sys.executable, "-c", driver, sys.executable, "-c", program])
     seen = bytearray()
 

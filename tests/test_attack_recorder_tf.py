@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from retrace_fix.traces.model import load_trace_file
-from retrace_fix.traces.record_cmd import run_record
+from retrace_fix.commands.record import run_record
 from tests.tree_state import changed, digest
 
 pytestmark = pytest.mark.tf

@@ -19,22 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.bench import (
-    BenchReport,
-    BenchRequest,
-    FixSummary,
-    RunRecord,
-    TextOutput,
-    compare_text,
-    compare_values,
-    function_rows,
-    judge,
-    load_output,
-    map_command,
-    render,
-    run_bench,
-    stdout_matches,
-)
+from retrace_fix.bench.outputs import TextOutput, compare_text, compare_values, load_output, stdout_matches
+from retrace_fix.bench.render import render
+from retrace_fix.bench.report import BenchReport, FixSummary, function_rows, judge
+from retrace_fix.bench.runs import RunRecord, map_command
+from retrace_fix.commands.bench import BenchRequest, run_bench
 
 RELAX_SRC = textwrap.dedent(
     """\

@@ -112,7 +112,7 @@ def _trace_file(path: Path) -> Path:
 
 def test_bench_exit_1_when_a_fix_changes_results(project: Path, tmp_path: Path, monkeypatch):
     """A deliberately broken fixer: the real fix (from a --traces file) plus a change of the numbers."""
-    from retrace_fix.bench import BenchRequest, engine_fixer, run_bench
+    from retrace_fix.commands.bench import BenchRequest, engine_fixer, run_bench
 
     traces = _trace_file(tmp_path / "traces.json")
     before = tree_hash(project)

@@ -225,12 +225,12 @@ def test_single_root_without_changes_writes_no_patch(workspace, capsys):
 
 
 def test_interrupted_run_writes_no_patch(workspace, capsys, monkeypatch):
-    import retrace_fix.run_fix as run_fix
+    import retrace_fix.commands.fix as fix_command
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run_fix, "run", interrupted)
+    monkeypatch.setattr(fix_command, "run", interrupted)
     code, _, _ = run(["--patch-dir", "out", *ROOTS[:2]], capsys)
     assert code == 130
     assert not (workspace / "out").exists()

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods import all_codes, documentation
+from retrace_fix.codemods import all_codes, documentation
 from retrace_fix.cli import main
-from retrace_fix.docmd import doc_to_markdown, split_sections
+from retrace_fix.docstring_markdown import doc_to_markdown, split_sections
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

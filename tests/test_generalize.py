@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods._trace_plan import body_facts, literal_default, param_infos, qualnames
+from retrace_fix.analysis import qualnames
+from retrace_fix.codemods._trace_plan import body_facts, literal_default, param_infos
 from retrace_fix.tfnames import ImportTable, Scope
 from retrace_fix.traces.generalize import (
     NO_LITERAL,

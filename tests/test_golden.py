@@ -33,7 +33,7 @@ def test_golden_case_is_idempotent(case: GoldenCase, tmp_path):
 
 
 def test_every_codemod_has_positive_and_negative_cases():
-    from codemods import REGISTRY
+    from retrace_fix.codemods import REGISTRY
 
     by_codemod: dict[str, list[GoldenCase]] = {}
     for case in CASES:

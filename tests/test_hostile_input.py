@@ -348,16 +348,16 @@ def test_read_only_file_is_reported_not_written(tree, capsys):
 
 def test_file_changed_during_the_run_is_not_overwritten(tree, capsys, monkeypatch):
     (tree / "moving.py").write_text(RELAX_SRC)
-    from retrace_fix import run_fix
+    from retrace_fix.commands import fix as fix_command
 
-    real_run = run_fix.run
+    real_run = fix_command.run
 
     def run_then_edit(*args, **kwargs):
         result = real_run(*args, **kwargs)
         (tree / "moving.py").write_text(RELAX_SRC + "# edited by someone else meanwhile\n")
         return result
 
-    monkeypatch.setattr(run_fix, "run", run_then_edit)
+    monkeypatch.setattr(fix_command, "run", run_then_edit)
     code, out, err = cli(capsys, tree, ".")
     assert code == 2
     assert "error: moving.py:1: changed on disk during the run; not written" in err

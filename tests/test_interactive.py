@@ -17,7 +17,7 @@ from retrace_fix.cli import main
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.interactive import Session, file_hunks
-from retrace_fix.run_fix import FixRequest
+from retrace_fix.fix_request import FixRequest
 
 ONE = """\
 import numpy as np

@@ -1,7 +1,7 @@
 """Every codemod is a plain LibCST codemod: ``python -m libcst.tool codemod <module>.<Command> PATH``
 gives the same code as retrace-fix (the golden ``expected.py``) on every golden input.
 
-The runs use the repository's ``.libcst.codemod.yaml`` (``modules: ['codemods']``, formatter
+The runs use the repository's ``.libcst.codemod.yaml`` (``modules: ['retrace_fix.codemods']``, formatter
 ``cat``), copied into a scratch directory that is the working directory, exactly as a user
 with that file in their project would run it.  Cases that select several codemods run them
 one after another in registry order, as the engine does; ``case.toml``'s ``unsafe-fixes``
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import REGISTRY
+from retrace_fix.codemods import REGISTRY
 from retrace_fix.engine import selected_codemods
 from tests.golden import GoldenCase, discover_cases
 
@@ -28,10 +28,10 @@ CASES = discover_cases()
 
 
 def command_name(cls: type) -> str:
-    """``predict_to_call.PredictToCallCommand``: the name libcst.tool finds through ``modules: ['codemods']``."""
+    """``predict_to_call.PredictToCallCommand``: the name libcst.tool finds through ``modules: ['retrace_fix.codemods']``."""
     module = cls.__module__
-    assert module.startswith("codemods."), module
-    return f"{module[len('codemods.'):]}.{cls.__name__}"
+    assert module.startswith("retrace_fix.codemods."), module
+    return f"{module[len('retrace_fix.codemods.'):]}.{cls.__name__}"
 
 
 def libcst_tool(cwd: Path, command: str, paths: list[str], extra: list[str] = ()) -> subprocess.CompletedProcess:
@@ -47,7 +47,21 @@ def case_plan(case: GoldenCase) -> tuple[tuple[type, ...], bool, bool]:
 
 def test_config_finds_the_codemods():
     text = CONFIG.read_text(encoding="utf-8")
-    assert "- 'codemods'" in text or '- "codemods"' in text or "- codemods" in text
+    assert "- 'retrace_fix.codemods'" in text
+
+
+def test_libcst_tool_lists_each_codemod_by_its_module(tmp_path):
+    """``libcst.tool list``: one line per codemod, named ``<module>.<Command>`` (no ``__init__.``
+    names, no base classes), and no top-level ``codemods`` package is importable outside the repository."""
+    shutil.copyfile(CONFIG, tmp_path / ".libcst.codemod.yaml")
+    proc = subprocess.run([sys.executable, "-m", "libcst.tool", "list"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    listed = [line.split(" - ", 1)[0] for line in proc.stdout.splitlines()]
+    assert listed == sorted(command_name(cls) for cls in REGISTRY)
+    probe = subprocess.run([sys.executable, "-c", "import importlib.util; print(importlib.util.find_spec('codemods'))"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert probe.stdout.strip() == "None", probe.stdout
 
 
 def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[GoldenCase]]:
@@ -111,11 +125,11 @@ def test_libcst_tool_with_traces_matches_golden_expected(tmp_path):
 
 
 def test_external_form_without_config(tmp_path):
-    """Without the yaml: ``-x codemods.<module>.<Command>`` and ``--no-format`` (the default formatter is black)."""
+    """Without the yaml: ``-x retrace_fix.codemods.<module>.<Command>`` and ``--no-format`` (the default formatter is black)."""
     case = next(c for c in CASES if c.id == "predict-to-call/keras-sequential-in-tf-function")
     shutil.copyfile(case.directory / "input.py", tmp_path / "model.py")
     cls = next(c for c in REGISTRY if c.NAME == "predict-to-call")
-    proc = libcst_tool(tmp_path, "-x", [f"codemods.{command_name(cls)}", "model.py", "--no-format"])
+    proc = libcst_tool(tmp_path, "-x", [f"retrace_fix.codemods.{command_name(cls)}", "model.py", "--no-format"])
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "model.py").read_text(encoding="utf-8") == (case.directory / "expected.py").read_text(
         encoding="utf-8"

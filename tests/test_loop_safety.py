@@ -1,4 +1,4 @@
-"""codemods._loop_safety: the proofs behind RTF001 (and RTF003's scalar conversion).
+"""retrace_fix.codemods._loop_safety: the proofs behind RTF001 (and RTF003's scalar conversion).
 
 Pure LibCST: no TensorFlow import.
 """
@@ -11,7 +11,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from codemods._loop_safety import Blocker, loop_blockers, param_blockers, range_call
+from retrace_fix.codemods._loop_safety import Blocker, loop_blockers, param_blockers, range_call
 from retrace_fix.tfnames import ImportTable, Scope
 
 HEADER = "import tensorflow as tf\nimport numpy as np\nimport random\nimport logging\n\n"

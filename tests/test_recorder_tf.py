@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from retrace_fix.traces.model import load_trace_file
-from retrace_fix.traces.record_cmd import run_record
+from retrace_fix.commands.record import run_record
 from retrace_fix.traces.report import build_report, render_report
 
 pytestmark = pytest.mark.tf
@@ -314,7 +314,7 @@ def test_sigterm_is_forwarded_and_the_child_still_writes(tmp_path):
         },
     )
     driver = (
-        "import sys; from retrace_fix.traces.record_cmd import run_record; "
+        "import sys; from retrace_fix.commands.record import run_record; "
         "sys.exit(run_record([sys.executable, 'sleeper.py'], 'term.json'))"
     )
     env = dict(os.environ, PYTHONPATH=str(REPO))

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-DIAGNOSTIC_CODES = ["RTF101", "RTF102", "RTF103", "RTF104", "RTF105", "RTF106", "RTF107"]
+from retrace_fix.codemods import RULES
+from retrace_fix.findings import Tier
+
+DIAGNOSTIC_CODES = [code for code, rule in RULES.items() if rule.tier is Tier.DIAGNOSTIC]
 
 PROBLEMS = textwrap.dedent(
     """\
@@ -198,7 +201,7 @@ def test_reduce_retracing_from_traces_leaves_nothing_for_the_next_run(tmp_path: 
 
 # One problem, one finding: a call-site diagnostic (RTF103, RTF105) that repeats what
 # RTF001 or RTF003 reports about the same parameter is dropped, unless its own code is
-# the only one selected (retrace_fix.findings.DEFERS_TO).
+# the only one selected (retrace_fix.codemods.DEFERS_TO).
 
 BLOCKED_STEPS = textwrap.dedent(
     """\

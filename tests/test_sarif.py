@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemods import all_codes, documentation
+from retrace_fix.codemods import all_codes, documentation
 from retrace_fix.cli import main
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.bench import compare_text
+from retrace_fix.bench.outputs import compare_text
 from tests.golden import GoldenCase, discover_cases
 
 pytestmark = pytest.mark.tf

@@ -41,12 +41,11 @@ import types
 import weakref
 from typing import Any, Callable
 
+from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
 from retrace_fix.traces.model import FunctionTraces, Trace, TraceSet, save_trace_file
 
 #: Environment variable naming the directory where each process writes its shard.
 ENV_SHARD_DIR = "RETRACE_FIX_SHARD_DIR"
-#: Environment variable naming the project root that recorded paths are relative to.
-ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 #: Environment variable naming the directory holding the ``retrace_fix`` package (for sitecustomize).
 ENV_PACKAGE_PATH = "RETRACE_FIX_PACKAGE_PATH"
 
@@ -60,22 +59,6 @@ _START_CWD = os.getcwd()
 
 # ---------------------------------------------------------------------------
 # project root and origins
-
-
-def find_project_root(start: str | None = None) -> str:
-    """``$RETRACE_FIX_PROJECT_ROOT``, else the git root above ``start`` (default cwd), else ``start``."""
-    env = os.environ.get(ENV_PROJECT_ROOT)
-    if env:
-        return os.path.realpath(env)
-    start = os.path.realpath(start or os.getcwd())
-    directory = start
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return start
-        directory = parent
 
 
 def relative_source_path(filename: str, project_root: str) -> str | None:

@@ -19,7 +19,7 @@
   session of its own, holds the read end of a pipe that only ``record`` can
   write to.  The kernel closes it when ``record`` dies, and the watcher then
   stops the command's process group and removes the shard directory (and
-  the trace file's lock file, see :class:`retrace_fix.traces.record_cmd.OutputLock`).
+  the trace file's lock file, see :class:`retrace_fix.commands.record.OutputLock`).
   Processes that leave the group on purpose (``setsid``, daemons) are not
   followed, as with a shell's job control.
 """

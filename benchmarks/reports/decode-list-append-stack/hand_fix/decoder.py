@@ -1,0 +1,19 @@
+"""Greedy decoder that unrolls a Python loop over max_len and stacks a list (rebuilt from tensorflow/tensorflow#46518)."""
+
+import tensorflow as tf
+
+tf.keras.utils.set_random_seed(0)
+cell = tf.keras.layers.GRUCell(6)
+readout = tf.keras.layers.Dense(5)
+embedding = tf.keras.layers.Embedding(5, 4)
+
+
+@tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32), tf.TensorSpec([], tf.int32)])
+def greedy_decode(state, max_len):
+    token = tf.zeros([tf.shape(state)[0]], tf.int32)
+    outputs = tf.TensorArray(tf.int32, size=max_len)
+    for i in tf.range(max_len):
+        out, [state] = cell(embedding(token), [state])
+        token = tf.argmax(readout(out), axis=-1, output_type=tf.int32)
+        outputs = outputs.write(i, token)
+    return tf.transpose(outputs.stack(), [1, 0])

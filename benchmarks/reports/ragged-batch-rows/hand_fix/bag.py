@@ -1,0 +1,11 @@
+"""Bag-of-words scoring of ragged token lists (rebuilt from tensorflow/tensorflow#33012)."""
+
+import tensorflow as tf
+
+weights = tf.constant([0.5, -1.0, 2.0, 0.25, 1.5, -0.5, 1.0, 0.75], tf.float32)
+
+
+@tf.function(input_signature=[tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=1)])
+def score(tokens):
+    values = tf.gather(weights, tokens)
+    return tf.reduce_sum(values, axis=1)

@@ -1,0 +1,10 @@
+"""Pad token ids to a target length built with tf.constant (rebuilt from tensorflow/tensorflow#46286)."""
+
+import tensorflow as tf
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.int32), tf.TensorSpec([], tf.int32)])
+def pad_to_length(ids, length):
+    target = tf.convert_to_tensor(length, dtype=tf.int32)
+    pad = target - tf.shape(ids)[0]
+    return tf.pad(ids, [[0, pad]])

@@ -1,0 +1,57 @@
+"""Shared plumbing for the RTF1xx diagnostics (never edits).
+
+A diagnostics codemod emits several codes; ``RetraceCodemod.report`` checks
+suppressions (``# retrace-fix: ignore[RTF104]``) against the code being reported.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+
+import libcst as cst
+
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.findings import Tier
+
+
+class DiagnosticsCodemod(RetraceCodemod, ABC):
+    """The base of the codemods that only report (``ABC``: not listed by ``libcst.tool list``)."""
+
+    TIER = Tier.DIAGNOSTIC
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        tier: Tier = Tier.DIAGNOSTIC,
+        *,
+        reason: str = "",
+        code: str | None = None,
+        subjects: tuple = (),
+    ) -> bool:
+        super().report(node, message, Tier.DIAGNOSTIC, reason=reason, code=code or self.CODE, subjects=subjects)
+        return False  # diagnostics never edit
+
+    def diagnose(self, node: cst.CSTNode, code: str, message: str, functions=(), subjects: tuple = ()) -> None:
+        """Report ``message`` at ``node`` as ``code``; ``functions`` are the defs around it (suppression)."""
+        saved = self._function_stack
+        if functions:
+            self._function_stack = list(functions)
+        try:
+            self.report(node, message, code=code, subjects=subjects)
+        finally:
+            self._function_stack = saved
+
+
+def doc_page(what: str, why: str, example: str, safety: str) -> str:
+    """The *What it does / Why it retraces / Example / Fix safety* page of one code."""
+    def block(text: str) -> str:
+        lines = text.strip("\n").splitlines()
+        return "\n".join(("    " + line) if line.strip() else "" for line in lines)
+
+    return (
+        f"What it does\n{block(what)}\n\n"
+        f"Why it retraces\n{block(why)}\n\n"
+        f"Example\n{block(example)}\n\n"
+        f"Fix safety\n{block(safety)}\n"
+    )

@@ -1,0 +1,162 @@
+"""What the runs of ``retrace-fix bench`` wrote, loaded and compared with tolerance.
+
+``--compare PATH`` files (.npy, .npz, .json or text) and ``--compare-stdout
+REGEX`` lines: numbers are equal within ``--rtol``/``--atol``, everything else
+exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)\b", re.IGNORECASE)
+
+
+class OutputError(Exception):
+    """An output file that cannot be read or parsed."""
+
+
+def load_output(path: Path) -> Any:
+    """The value of a results file: .npy → array, .npz → {name: array}, .json → data, else text."""
+    suffix = path.suffix.lower()
+    if suffix in (".npy", ".npz"):
+        try:
+            import numpy as np
+        except ImportError:  # pragma: no cover - numpy comes with TensorFlow
+            raise OutputError(f"{path.name}: reading {suffix} files needs numpy") from None
+        try:
+            if suffix == ".npy":
+                return np.load(path, allow_pickle=False)
+            with np.load(path, allow_pickle=False) as archive:
+                return {name: archive[name] for name in sorted(archive.files)}
+        except (OSError, ValueError) as exc:
+            raise OutputError(f"{path.name}: cannot read: {exc}") from None
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise OutputError(f"{path.name}: cannot read: {exc.strerror or exc}") from None
+    if suffix == ".json":
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise OutputError(f"{path.name}: invalid JSON: {exc}") from None
+    return TextOutput(text)
+
+
+class TextOutput(str):
+    """Text compared line by line, numbers with tolerance."""
+
+
+def _close(a: float, b: float, rtol: float, atol: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def compare_text(a: str, b: str, rtol: float, atol: float, where: str = "") -> list[str]:
+    """Differences between two texts: same lines, numbers equal within tolerance."""
+    lines_a, lines_b = a.splitlines(), b.splitlines()
+    if len(lines_a) != len(lines_b):
+        return [f"{where or 'text'}: {len(lines_a)} lines before, {len(lines_b)} after"]
+    problems = []
+    for number, (la, lb) in enumerate(zip(lines_a, lines_b), 1):
+        if la == lb:
+            continue
+        if _NUMBER.sub("#", la) != _NUMBER.sub("#", lb):
+            problems.append(f"{where}line {number}: {la.strip()!r} before, {lb.strip()!r} after")
+            continue
+        for na, nb in zip(_NUMBER.findall(la), _NUMBER.findall(lb)):
+            if not _close(float(na), float(nb), rtol, atol):
+                problems.append(f"{where}line {number}: {na} before, {nb} after ({la.strip()!r})")
+                break
+        if len(problems) >= 5:
+            break
+    return problems
+
+
+def compare_values(a: Any, b: Any, rtol: float, atol: float, where: str = "") -> list[str]:
+    """Differences between two loaded outputs (empty when equal within tolerance)."""
+    label = where or "value"
+    if isinstance(a, OutputError) or isinstance(b, OutputError):
+        return [f"{label}: {a if isinstance(a, OutputError) else b}"]
+    if _is_array(a) or _is_array(b):
+        return _compare_arrays(a, b, rtol, atol, label)
+    if isinstance(a, TextOutput) and isinstance(b, str):
+        return compare_text(a, b, rtol, atol, f"{where}: " if where else "")
+    if isinstance(a, dict) and isinstance(b, dict):
+        if sorted(map(str, a)) != sorted(map(str, b)):
+            return [f"{label}: keys {sorted(map(str, a))} before, {sorted(map(str, b))} after"]
+        problems = []
+        for key in a:
+            problems += compare_values(a[key], b[key], rtol, atol, f"{where}[{key!r}]" if where else repr(key))
+        return problems
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            return [f"{label}: {len(a)} items before, {len(b)} after"]
+        problems = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            problems += compare_values(x, y, rtol, atol, f"{where}[{i}]")
+            if len(problems) >= 5:
+                break
+        return problems
+    if _is_number(a) and _is_number(b):
+        return [] if _close(float(a), float(b), rtol, atol) else [f"{label}: {a!r} before, {b!r} after"]
+    return [] if a == b else [f"{label}: {_short(a)} before, {_short(b)} after"]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_array(value: Any) -> bool:
+    return type(value).__module__ == "numpy" and hasattr(value, "shape") and hasattr(value, "dtype")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _compare_arrays(a: Any, b: Any, rtol: float, atol: float, label: str) -> list[str]:
+    import numpy as np
+
+    if not (_is_array(a) and _is_array(b)):
+        return [f"{label}: {type(a).__name__} before, {type(b).__name__} after"]
+    if a.shape != b.shape:
+        return [f"{label}: shape {a.shape} before, {b.shape} after"]
+    if a.dtype.kind in "biufc" and b.dtype.kind in "biufc":
+        close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+        if bool(np.all(close)):
+            return []
+        bad = np.argwhere(~close)
+        index = tuple(int(i) for i in bad[0])
+        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        finite = diff[np.isfinite(diff)]
+        worst = float(finite.max()) if finite.size else float("nan")
+        return [
+            f"{label}: {len(bad)} of {a.size} elements differ (max abs diff {worst:.3g}; "
+            f"first at {index}: {a[index]!r} before, {b[index]!r} after)"
+        ]
+    if a.dtype != b.dtype or not bool(np.all(a == b)):
+        return [f"{label}: arrays of dtype {a.dtype} differ"]
+    return []
+
+
+def stdout_matches(text: str, pattern: re.Pattern) -> str:
+    """The lines of ``text`` matching ``pattern`` (its groups, tab-joined, when it has groups)."""
+    out = []
+    for line in text.splitlines():
+        match = pattern.search(line)
+        if match is None:
+            continue
+        if pattern.groups:
+            out.append("\t".join("" if g is None else g for g in match.groups()))
+        else:
+            out.append(line)
+    return "\n".join(out)

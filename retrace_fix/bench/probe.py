@@ -1,0 +1,147 @@
+"""Timing probe loaded into every Python process that ``retrace-fix bench`` runs.
+
+``retrace-fix bench`` writes a tiny ``sitecustomize`` shim into its temporary
+directory and puts it on the child's ``PYTHONPATH`` right after the recorder's
+(see :mod:`retrace_fix.bench.runs`).  The shim imports this module and calls
+:func:`install`, which
+
+* notes the time the process started running Python code,
+* times the framework imports (``tensorflow``, ``keras``, ``tf_keras``: an
+  import hook on those top-level packages; nested imports are counted once),
+* and at exit writes ``timing-<pid>.json`` into ``$RETRACE_FIX_BENCH_DIR``::
+
+    {"pid": 123, "program_s": 0.84, "program_cpu_s": 1.02, "tf_import_s": 3.1,
+     "tracing_s": 0.21, "tensorflow": "2.21.0"}
+
+``program_s`` is the time from start to exit *minus* the framework imports
+(they cost seconds and are the same before and after a fix, so they would only
+add noise; ``tf_import_s`` is their time); ``program_cpu_s`` is the same span
+in CPU time of the process (all threads), which a loaded machine disturbs much
+less than wall time; ``tracing_s`` is TensorFlow's own graph-building time, the
+monitoring counter ``/tensorflow/core/tf_function/graph_building_time_usecs``
+(outermost traces only), or null where this TensorFlow does not have it.
+
+Pure standard library, and it never imports TensorFlow itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.abc
+import json
+import os
+import sys
+import time
+
+from retrace_fix.writes import write_file
+
+ENV_BENCH_DIR = "RETRACE_FIX_BENCH_DIR"
+
+#: Modules that have held ``_graph_building_time_counter`` (newest first).
+COUNTER_MODULES = (
+    "tensorflow.python.eager.polymorphic_function.tracing_compilation",  # TF >= 2.15
+    "tensorflow.python.eager.polymorphic_function.tracing_compiler",  # TF 2.13-2.14
+    "tensorflow.python.eager.polymorphic_function.polymorphic_function",
+    "tensorflow.python.eager.function",
+)
+
+#: Top-level packages whose import time is left out of ``program_s``.
+FRAMEWORK_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})
+
+_STATE: dict = {
+    "start": None, "start_cpu": None, "tf_import_s": 0.0, "tf_import_cpu_s": 0.0,
+    "installed": False, "pid": None, "depth": 0,
+}
+
+
+def graph_building_seconds() -> float | None:
+    """TensorFlow's graph-building time so far in this process, or None when unavailable."""
+    for name in COUNTER_MODULES:
+        module = sys.modules.get(name)
+        counter = getattr(module, "_graph_building_time_counter", None)
+        if counter is None:
+            continue
+        try:
+            return float(counter.get_cell().value()) / 1e6
+        except Exception:  # pragma: no cover - an incompatible TF
+            return None
+    return None
+
+
+class _TimedLoader(importlib.abc.Loader):
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        _STATE["depth"] += 1
+        try:
+            self._loader.exec_module(module)
+        finally:
+            _STATE["depth"] -= 1
+            if _STATE["depth"] == 0:  # keras imported by tensorflow is already counted
+                _STATE["tf_import_s"] += time.perf_counter() - started
+                _STATE["tf_import_cpu_s"] += time.process_time() - started_cpu
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _FrameworkImportTimer(importlib.abc.MetaPathFinder):
+    """Times the execution of the top-level framework packages (their submodules included)."""
+
+    def __init__(self):
+        self.pending = set(FRAMEWORK_PACKAGES)
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in self.pending:
+            return None
+        self.pending.discard(fullname)
+        if not self.pending and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _TimedLoader(spec.loader)
+                return spec
+        return None
+
+
+def _write() -> None:
+    directory = os.environ.get(ENV_BENCH_DIR)
+    if not directory or _STATE["pid"] != os.getpid():
+        return
+    now, now_cpu = time.perf_counter(), time.process_time()
+    tf_module = sys.modules.get("tensorflow")
+    record = {
+        "pid": os.getpid(),
+        "program_s": max(0.0, now - _STATE["start"] - _STATE["tf_import_s"]),
+        "program_cpu_s": max(0.0, now_cpu - _STATE["start_cpu"] - _STATE["tf_import_cpu_s"]),
+        "tf_import_s": _STATE["tf_import_s"],
+        "tracing_s": graph_building_seconds(),
+        "tensorflow": getattr(tf_module, "__version__", None),
+    }
+    path = os.path.join(directory, f"timing-{os.getpid()}.json")
+    try:
+        write_file(path, json.dumps(record).encode("utf-8"))
+    except Exception:  # never disturb the program's exit
+        pass
+
+
+def install() -> bool:
+    """Start timing this process (once); a no-op without ``$RETRACE_FIX_BENCH_DIR``."""
+    if _STATE["installed"] or not os.environ.get(ENV_BENCH_DIR):
+        return False
+    _STATE.update(installed=True, start=time.perf_counter(), start_cpu=time.process_time(), pid=os.getpid())
+    timer = _FrameworkImportTimer()
+    timer.pending -= set(sys.modules)
+    if timer.pending:
+        sys.meta_path.insert(0, timer)
+    atexit.register(_write)
+    return True

@@ -1,0 +1,135 @@
+"""Running root tasks on a Dask cluster (``--scheduler ADDRESS|local``; optional extra ``retrace-fix[dask]``).
+
+* ``--scheduler local`` starts a ``LocalCluster`` of ``--jobs`` worker
+  processes (default: one per CPU), one thread each, for the run; any other
+  value is the address of a running scheduler (``tcp://host:8786``), whose
+  workers must have the same retrace-fix installed.
+* Each root is one task.  A task that fails -- its worker died or lost its
+  connection, or the root could not be cloned -- is submitted once more; when
+  the second try fails too, the root is reported as an error and every other
+  root still counts.  (The ``LocalCluster`` is told not to retry a task whose
+  worker died on its own, so that "once more" means once.)
+* Only this module imports ``distributed``, and only when a run asks for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import uuid
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
+
+from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
+
+EXTRA_HINT = "pip install 'retrace-fix[dask]'"
+CONNECT_TIMEOUT = "20s"
+_RUNS = itertools.count()
+
+
+class SchedulerError(Exception):
+    """The cluster cannot be used (Dask missing, scheduler unreachable); one line, exit 2."""
+
+
+@contextmanager
+def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``address`` (``local``: a LocalCluster for this run); raises SchedulerError."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SchedulerError(f"--scheduler needs Dask's distributed package ({EXTRA_HINT})") from None
+    cluster = None
+    try:
+        if address == "local":
+            import dask
+
+            # a worker holds only the task it runs, so a worker that dies takes no queued root with it
+            with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+                cluster = LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # no fixed port (8787 may be taken)
+                    silence_logs=logging.CRITICAL,  # a task that fails is reported by the coordinator
+                    scheduler_kwargs={"allowed_failures": 0},
+                )
+            client = Client(cluster)
+        else:
+            client = Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
+        if cluster is not None:
+            cluster.close()
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        what = "cannot start a LocalCluster" if address == "local" else "cannot connect"
+        raise SchedulerError(f"--scheduler {address}: {what}: {message}") from None
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_on_dask(
+    client: Any,
+    tasks: Sequence[RootTask],
+    settings: TaskSettings,
+    on_done: Callable[[RootOutcome], None] | None = None,
+    task_function: Callable[[RootTask, TaskSettings], RootOutcome] = process_root,
+) -> list[RootOutcome]:
+    """Run every task on the cluster (each failed task once more); outcomes in task order."""
+    from distributed import as_completed
+
+    # keys share the task group "retrace-fix-root" (the scheduler queues a large group evenly);
+    # the part after it starts with a digit, which ends Dask's group name
+    run = f"retrace-fix-root-{next(_RUNS)}{uuid.uuid4().hex[:12]}"
+    tries: dict[str, tuple[RootTask, int]] = {}
+    outcomes: dict[int, RootOutcome] = {}
+
+    def submit(task: RootTask, attempt: int) -> Any:
+        # the settings go with each task: data scattered to a worker would die with it
+        future = client.submit(task_function, task, settings, key=f"{run}-{task.index}-{attempt}", pure=False)
+        tries[future.key] = (task, attempt)
+        return future
+
+    def finish(task: RootTask, outcome: RootOutcome) -> None:
+        outcomes[task.index] = outcome
+        if on_done is not None:
+            on_done(outcome)
+
+    pending = as_completed([submit(task, 1) for task in tasks])
+    for future in pending:
+        task, attempt = tries.pop(future.key)
+        try:
+            outcome = future.result()
+        except (Exception, asyncio.CancelledError) as exc:
+            future.release()
+            if attempt == 1:
+                try:
+                    pending.add(submit(task, 2))
+                    continue
+                except Exception as again:  # the client itself is gone
+                    exc = again
+            finish(task, failed_outcome(task, describe_failure(exc, attempt)))
+            continue
+        future.release()
+        finish(task, outcome)
+    return [outcomes[task.index] for task in tasks]
+
+
+def describe_failure(exc: BaseException, attempts: int) -> str:
+    """One line for a root whose task failed ``attempts`` times."""
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        what = "the worker running it died"
+    elif name in ("CommClosedError", "FutureCancelledError", "CancelledError"):
+        what = f"the cluster lost the task ({name})"
+    else:
+        text = str(exc).strip().splitlines()
+        what = text[0] if text and type(exc).__module__.startswith("retrace_fix") else f"{name}: {text[0] if text else ''}".rstrip(": ")
+    return f"{what} ({'tried twice' if attempts > 1 else 'not retried'})"
+
+
+__all__ = ["EXTRA_HINT", "SchedulerError", "dask_client", "describe_failure", "run_on_dask"]

@@ -1,0 +1,394 @@
+"""``retrace-fix bench``: prove on your own workload that the fixes remove retraces, keep results, and pay.
+
+::
+
+    retrace-fix bench [--runs N] [--traces FILE] [--unsafe-fixes] [--select CODES]
+                      [--compare PATH] [--compare-stdout REGEX] [--rtol 1e-5]
+                      [--format text|json|markdown] -- CMD [ARGS...]
+
+1. The project (the git root above the current directory, else the current
+   directory) is copied twice into a temporary directory: ``before/`` as it is,
+   ``after/`` fixed in-process by the engine with the given options (what
+   ``retrace-fix [--traces ...] [--unsafe-fixes] .`` would write).  Without
+   ``--traces`` the original's first run is recorded and its traces drive the
+   fixes (``--no-record``: static fixes only).  VCS, virtual-environment and
+   cache directories are not copied; ``--exclude`` leaves out more.  The
+   user's tree is only read.
+2. CMD runs N times in each tree (alternating, in fresh processes, from the
+   copy of the current directory) under the trace recorder and a timing probe
+   (:mod:`retrace_fix.bench.probe`): per run the traces of every tf.function,
+   the wall time of CMD, the program time without the TensorFlow import, and
+   TensorFlow's own graph-building time.
+3. Outputs are compared (``--compare PATH`` files: .npy, .npz, .json or text;
+   ``--compare-stdout REGEX`` lines) with ``--rtol``/``--atol``.
+
+Exit codes: 0 the fixed version is validated (or the original failed and the
+fixed version runs); 1 outputs differ, the fixed version traces more, or its
+CMD fails (also when the original fails too: nothing could be validated);
+2 bad arguments (also a ``--compare`` file the original never writes, or a
+``--compare-stdout`` pattern matching none of its lines).
+
+This module never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Callable, List, Optional
+
+from retrace_fix.bench import BenchError
+from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
+from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, stdout_matches
+from retrace_fix.bench.render import FORMATS, render
+from retrace_fix.bench.report import EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text
+from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
+from retrace_fix.wording import plural
+
+
+@dataclass
+class BenchRequest:
+    command: list[str]
+    runs: int = 3
+    traces: list[str] = field(default_factory=list)
+    unsafe_fixes: bool | None = None
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    compare: list[str] = field(default_factory=list)
+    compare_stdout: str | None = None
+    rtol: float = 1e-5
+    atol: float = 1e-8
+    output_format: str = "text"
+    timeout: float | None = None
+    keep: bool = False
+    config: Path | None = None
+    quiet: bool = False
+    record: bool = True  # without --traces: fix from the traces of the original's first run
+
+
+#: ``fixer(before_root, after_root, project_root, traces) -> FixSummary`` rewrites the after
+#: tree; ``traces`` is the TraceSet recorded by the first run of the original (or None).
+Fixer = Callable[[Path, Path, Path, Any], FixSummary]
+
+
+def validate(request: BenchRequest) -> list[str]:
+    """Check the arguments; return the command (leading ``--`` removed); raises BenchError."""
+    command = list(request.command or [])
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise BenchError("no command given (usage: retrace-fix bench [OPTIONS] -- CMD [ARGS...])")
+    if request.runs < 1:
+        raise BenchError(f"--runs must be at least 1, got {request.runs}")
+    for name, value in (("--rtol", request.rtol), ("--atol", request.atol)):
+        if not (value >= 0) or math.isinf(value):
+            raise BenchError(f"{name} must be a finite number >= 0, got {value}")
+    if request.output_format not in FORMATS:
+        raise BenchError(f"--format must be one of {', '.join(FORMATS)}, got {request.output_format!r}")
+    if request.timeout is not None and not request.timeout > 0:
+        raise BenchError(f"--timeout must be positive, got {request.timeout}")
+    if request.compare_stdout is not None:
+        try:
+            re.compile(request.compare_stdout)
+        except re.error as exc:
+            raise BenchError(f"--compare-stdout: invalid regular expression: {exc}") from None
+    return command
+
+
+def _relative_compare_path(spec: str, project_root: Path, cwd: Path) -> str:
+    """A ``--compare`` path as a POSIX path relative to the project root; raises BenchError."""
+    path = Path(spec)
+    absolute = path if path.is_absolute() else cwd / path
+    absolute = Path(os.path.normpath(absolute))
+    try:
+        return absolute.relative_to(project_root).as_posix()
+    except ValueError:
+        raise BenchError(f"--compare {spec}: outside the project ({project_root}); name a file the command writes inside it") from None
+
+
+def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
+    """The default fixer: the engine with the request's options, on the copied files.
+
+    Options, codes, trace files and the files to fix are resolved at once (a bad
+    argument is a BenchError before anything runs); discovery runs on the
+    user's tree, read only, so the fixed files are those ``retrace-fix .`` would
+    write.
+    """
+    import dataclasses
+
+    from retrace_fix.engine import FileJob, process_file
+    from retrace_fix.findings import Tier
+    from retrace_fix.output import file_diff
+    from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
+
+    fix_request = FixRequest(
+        paths=[str(project_root)],
+        traces=list(request.traces),
+        unsafe_fixes=request.unsafe_fixes,
+        select=request.select,
+        ignore=list(request.ignore),
+        exclude=list(request.exclude),
+        config=request.config,
+    )
+    try:
+        options, files, _problems = prepare(fix_request)
+    except UsageProblem as exc:
+        raise BenchError(str(exc)) from None
+
+    def fix(before_root: Path, after_root: Path, root: Path, traces: Any = None) -> FixSummary:
+        run_options = options if traces is None else dataclasses.replace(options, traces=traces)
+        summary = FixSummary()
+        diffs = []
+        for path in files:
+            try:
+                rel = path.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            target = after_root / rel
+            if not target.is_file() or target.is_symlink():
+                continue
+            result = process_file(FileJob(path=target, display=rel, relpath=rel), run_options)
+            if result.error:
+                summary.errors.append(result.error)
+                continue
+            for finding in result.findings:
+                if finding.applied:
+                    summary.applied[finding.code] += 1
+                elif finding.tier is Tier.DIAGNOSTIC:
+                    summary.diagnostics += 1
+                else:
+                    summary.not_applied += 1
+            if result.changed:
+                target.write_bytes((result.fixed or "").encode(result.encoding))
+                summary.files_changed.append(rel)
+                diffs.append(file_diff(result))
+        summary.diff = "".join(diffs)
+        return summary
+
+    return fix
+
+
+def compare_runs(report: BenchReport, pattern: re.Pattern | None, compare_paths: list[str]) -> None:
+    """Compare outputs of each before/after pair of successful runs (fills differences and notes)."""
+    before, after = report.side("before"), report.side("after")
+    keys = list(compare_paths) + (["stdout"] if pattern is not None else [])
+    report.compared = [("stdout /" + pattern.pattern + "/") if k == "stdout" else k for k in keys]
+    if not keys:
+        return
+
+    def value(record: RunRecord, key: str) -> Any:
+        if key == "stdout":
+            return TextOutput(stdout_matches(record.outputs.get("stdout", ""), pattern))
+        return record.outputs.get(key)
+
+    for b, a in zip(before, after):
+        if not (b.ok and a.ok):
+            continue
+        for key in keys:
+            label = report.compared[keys.index(key)]
+            if key in a.missing_outputs and key not in b.missing_outputs:
+                report.output_differences.append(f"{key}: not written by the fixed version (run {a.index + 1})")
+                continue
+            diffs = compare_values(value(b, key), value(a, key), report.rtol, report.atol, label)
+            report.output_differences += [d for d in diffs if d not in report.output_differences]
+    ok_before = [r for r in before if r.ok]
+    for key in keys:
+        if any(compare_values(value(ok_before[0], key), value(r, key), report.rtol, report.atol) for r in ok_before[1:]):
+            report.notes.append(
+                f"{report.compared[keys.index(key)]}: the original's outputs differ between its own runs "
+                "(nondeterministic: seed the program for a meaningful comparison)"
+            )
+
+
+def _check_compare_sources(report: BenchReport, pattern: re.Pattern | None, compare_paths: list[str]) -> None:
+    """An argument that compares nothing is a usage error (exit 2)."""
+    ok_before = report.ok_runs("before")
+    if not ok_before:
+        return
+    first = ok_before[0]
+    for rel in compare_paths:
+        if rel in first.missing_outputs:
+            error = first.outputs.get(rel)
+            if isinstance(error, OutputError):
+                raise BenchError(f"--compare {rel}: {error}")
+            raise BenchError(f"--compare {rel}: the original run did not write this file")
+    if pattern is not None and not stdout_matches(first.outputs.get("stdout", ""), pattern):
+        raise BenchError(f"--compare-stdout {pattern.pattern!r} matched no line of the original's output")
+
+
+def run_bench(
+    request: BenchRequest,
+    fixer: Fixer | None = None,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
+    """Run the whole bench; print the report on ``out``; return the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        report = bench(request, fixer=fixer, err=err)
+    except BenchError as exc:
+        err.write(f"retrace-fix bench: error: {exc}\n")
+        return EXIT_ERROR
+    render(report, request.output_format, out)
+    return report.exit_code
+
+
+def bench(
+    request: BenchRequest,
+    fixer: Fixer | None = None,
+    err: IO[str] | None = None,
+) -> BenchReport:
+    """Copy, fix, run and compare; raises BenchError for bad arguments."""
+    from retrace_fix.discovery import find_project_root
+
+    err = err or sys.stderr
+    command = validate(request)
+    cwd = Path.cwd().resolve()
+    project_root = Path(find_project_root(cwd))
+    if cwd != project_root and project_root not in cwd.parents:  # pragma: no cover - find_project_root contract
+        project_root = cwd
+    compare_paths = [_relative_compare_path(spec, project_root, cwd) for spec in request.compare]
+    pattern = re.compile(request.compare_stdout) if request.compare_stdout is not None else None
+    excluded = exclude_matcher(project_root, cwd, request.exclude)
+    size = project_size(project_root, excluded)
+    if size > MAX_COPY_BYTES:
+        raise BenchError(
+            f"{project_root} holds more than {MAX_COPY_BYTES // 1024**3} GiB; "
+            "leave data directories out with --exclude"
+        )
+    fixer = fixer or engine_fixer(request, project_root)
+    auto_record = request.record and not request.traces
+    log = (lambda message: None) if request.quiet else (lambda message: (err.write(message + "\n"), err.flush()))
+    work = Path(tempfile.mkdtemp(prefix="retrace-fix-bench-"))
+    try:
+        name = project_root.name or "project"
+        trees = {}
+        for side in SIDES:
+            root = work / side / name
+            copy_project(project_root, root, excluded)
+            trees[side] = Tree(side=side, root=root, cwd=root / cwd.relative_to(project_root))
+        shim_dir = write_shim(work / "site")
+
+        def run(side: str, index: int) -> RunRecord:
+            record = run_once(trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout)
+            state = "ok" if record.ok else failure_text(record)
+            traces = record.total_traces
+            log(
+                f"  run {index + 1}/{request.runs} {side:<6} {state:<12} wall {seconds_text(record.wall_s)}, "
+                f"{plural(traces, 'trace')}"
+            )
+            return record
+
+        records: list[RunRecord] = []
+        recorded = None
+        if auto_record:
+            log(f"retrace-fix bench: recording `{' '.join(command)}` on the original to find trace-driven fixes")
+            records.append(run("before", 0))
+            recorded = records[0].trace_set if records[0].trace_set is not None and len(records[0].trace_set) else None
+        summary = fixer(trees["before"].root, trees["after"].root, project_root, recorded)
+        report = BenchReport(
+            command=command,
+            runs=request.runs,
+            rtol=request.rtol,
+            atol=request.atol,
+            project=str(project_root),
+            fixes=summary,
+            records=records,
+        )
+        if recorded is not None:
+            report.notes.append(
+                f"fixes driven by the traces of the original's first run ({sum(len(f.traces) for f in recorded)} "
+                f"distinct traces of {plural(len(recorded), 'function')}); "
+                "give --traces to use a recording of your own, --no-record for static fixes only"
+            )
+        for problem in summary.errors:
+            report.notes.append(f"not fixed: {problem}")
+        if not summary.files_changed:
+            report.nothing_to_fix = True
+            report.functions = function_rows(report.side("before"), [])
+            judge(report)
+            return report
+        log(
+            f"retrace-fix bench: {summary.total_applied} fix(es) in {len(summary.files_changed)} file(s); "
+            f"running `{' '.join(command)}` {request.runs}× per tree in {work}"
+        )
+        for index in range(request.runs):
+            order = SIDES if index % 2 == 0 else tuple(reversed(SIDES))
+            for side in order:
+                if index == 0 and side == "before" and auto_record:
+                    continue  # the recording run is the original's first run
+                report.records.append(run(side, index))
+        report.records.sort(key=lambda r: (SIDES.index(r.side), r.index))
+        _check_compare_sources(report, pattern, compare_paths)
+        report.functions = function_rows(report.side("before"), report.side("after"))
+        compare_runs(report, pattern, compare_paths)
+        if report.all_ok("before") and report.all_ok("after") and not any(r.traces for r in report.records):
+            report.notes.append("no tf.function traces were recorded (does CMD run Python code of this project that uses TensorFlow?)")
+        judge(report)
+        if request.keep:
+            report.notes.append(f"trees kept in {work}")
+        return report
+    finally:
+        if not request.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def register(app: Any) -> None:
+    """Add the ``bench`` subcommand to the typer ``app``."""
+    import typer
+
+    @app.command(
+        "bench",
+        help="Run CMD before and after the fixes (on copies of the project) and compare traces, time and outputs.",
+        context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
+    )
+    def bench_command(
+        command: List[str] = typer.Argument(None, help="the command to run, after --"),
+        runs: int = typer.Option(3, "--runs", "-n", help="runs per tree (fresh processes)"),
+        traces: Optional[List[str]] = typer.Option(None, "--traces", help="recorded trace file (repeatable; merged)"),
+        unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="also apply fixes of the unsafe tier"),
+        select: Optional[List[str]] = typer.Option(None, "--select", help="only these codes (comma list, prefixes allowed)"),
+        ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="all but these codes"),
+        exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="gitignore-style pattern: not copied, not fixed (repeatable)"),
+        compare: Optional[List[str]] = typer.Option(None, "--compare", help="results file CMD writes (.npy/.npz/.json/text), relative to the current directory (repeatable)"),
+        compare_stdout: Optional[str] = typer.Option(None, "--compare-stdout", help="compare the stdout lines matching this regex (its groups, if any)"),
+        rtol: float = typer.Option(1e-5, "--rtol", help="relative tolerance for numbers"),
+        atol: float = typer.Option(1e-8, "--atol", help="absolute tolerance for numbers"),
+        output_format: str = typer.Option("text", "--format", help="text, json or markdown"),
+        timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per run before it is killed"),
+        keep: bool = typer.Option(False, "--keep", help="keep the temporary trees (their path is printed)"),
+        config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
+        record: bool = typer.Option(True, "--record/--no-record", help="without --traces: fix from the traces of the original's first run"),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress lines on stderr"),
+    ) -> None:
+        def codes(values: Optional[List[str]]) -> list[str]:
+            return [c.strip().upper() for v in values or [] for c in v.split(",") if c.strip()]
+
+        request = BenchRequest(
+            command=list(command or []),
+            runs=runs,
+            traces=list(traces or []),
+            unsafe_fixes=unsafe_fixes,
+            select=codes(select) or None,
+            ignore=codes(ignore),
+            exclude=list(exclude or []),
+            compare=list(compare or []),
+            compare_stdout=compare_stdout,
+            rtol=rtol,
+            atol=atol,
+            output_format=output_format,
+            timeout=timeout,
+            keep=keep,
+            config=config,
+            quiet=quiet,
+            record=record,
+        )
+        raise typer.Exit(run_bench(request))

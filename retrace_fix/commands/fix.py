@@ -1,0 +1,137 @@
+"""The fix command: config → discovery → engine → output → writes.
+
+Kept apart from :mod:`retrace_fix.cli` so that it can be called (and tested)
+without the command-line layer.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+from retrace_fix import output
+from retrace_fix.branch import commit_branches
+from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_dir
+from retrace_fix.engine import RunOptions, RunResult, run
+from retrace_fix.findings import FileResult
+from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
+from retrace_fix.interactive import run_interactive
+from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
+from retrace_fix.writes import WriteRefused, replace_file
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+PROGRESS_MIN_FILES = 50
+
+
+def run_fix_command(request: FixRequest) -> int:
+    if request.shard is not None:
+        from retrace_fix.roots import RootError
+        from retrace_fix.shard import narrow
+
+        try:
+            request = narrow(request, request.shard)
+        except RootError as exc:  # a malformed git URL among the roots
+            print(f"retrace-fix: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+    if wants_root_tasks(request):  # --scheduler, or git URL roots: one task per root
+        try:
+            result, report = run_root_tasks(request)
+        except UsageProblem as exc:
+            print(f"retrace-fix: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        return finish(request, result, report)
+    try:
+        options, files, problems = prepare(request)
+    except UsageProblem as exc:
+        print(f"retrace-fix: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    result = _run_with_progress(files, options, request.jobs)
+    for problem in problems:
+        result.files.append(FileResult(path=problem.split(":")[0], error=problem))
+    return finish(request, result)
+
+
+def _run_with_progress(files: list[Path], options: RunOptions, jobs: int | None) -> RunResult:
+    if len(files) < PROGRESS_MIN_FILES or not output.stream_is_terminal(sys.stderr):
+        return run(files, options, jobs)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(file=sys.stderr)
+    with Progress(
+        TextColumn("retrace-fix"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True,
+    ) as progress:
+        task = progress.add_task("files", total=len(files))
+        advance: Callable[[FileResult], None] = lambda _result: progress.advance(task)
+        return run(files, options, jobs, on_result=advance)
+
+
+def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" = None) -> int:
+    """Print, write, and compute the exit code for a finished run.
+
+    ``report`` holds the roots when the caller built them (a run of one task per root).
+    """
+    out, err = sys.stdout, sys.stderr
+    mode = request.mode
+    roots = report  # the roots, when the caller (or --branch, below) built them
+    if request.branch is not None:  # the fixes go to new branches, not into the files
+        roots = roots if roots is not None else BulkReport.build(request, result)
+        commit_branches(request.branch, roots, err)
+    if request.patch_dir is not None:
+        return write_patch_dir(request, result, roots)
+    if mode == "interactive":
+        return run_interactive(request, result)
+
+    write_failures: list[str] = []
+    if mode == "fix" and request.branch is None:
+        for file_result in result.files:
+            if file_result.changed:
+                failure = write_result(file_result)
+                if failure:
+                    write_failures.append(failure)
+                    file_result.error = failure
+
+    bulk_report = report if report is not None else report_for(request, result, roots)  # per-root summary, else None
+    fmt = request.output_format
+    if fmt == "json":
+        json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
+        out.write(bulk_report.add_to_json(json_text) if bulk_report else json_text)
+    elif fmt == "sarif":
+        from retrace_fix.sarif import to_sarif
+
+        out.write(to_sarif(result))
+    else:
+        if mode == "diff":
+            output.write_diffs(result, out, color=output.stream_is_terminal(out))
+        elif mode == "check":
+            output.write_findings(result, out)
+        else:  # fix: show what is left to do by hand
+            output.write_findings(result, out, only_unapplied=True)
+        output.write_errors(result, err)
+        if not request.quiet:
+            err.write(output.summary_line(result, mode) + "\n")
+    if finish_report(bulk_report, request, err, text=(fmt == "text")):
+        return EXIT_ERROR
+
+    if result.errors or (roots is not None and roots.branch_errors):
+        return EXIT_ERROR
+    if mode == "diff":
+        return EXIT_FOUND if any(f.changed for f in result.files) else EXIT_OK
+    if mode == "check":
+        return EXIT_FOUND if result.findings else EXIT_OK
+    return EXIT_OK
+
+
+def write_result(file_result: FileResult) -> str | None:
+    """Write one fixed file atomically; return an error message instead of raising."""
+    path = Path(file_result.path)
+    try:
+        original = (file_result.original or "").encode(file_result.encoding)
+        replace_file(path, (file_result.fixed or "").encode(file_result.encoding), expected_old=original)
+    except WriteRefused as exc:
+        return f"{file_result.path}:1: {exc}"
+    except (OSError, UnicodeEncodeError) as exc:
+        return f"{file_result.path}:1: cannot write: {getattr(exc, 'strerror', None) or exc}"
+    return None

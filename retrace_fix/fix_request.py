@@ -1,0 +1,97 @@
+"""What the fix command is asked to do, and what that means for a run.
+
+:class:`FixRequest` holds the fix command's options (``retrace-fix [OPTIONS]
+PATH...``, also built by ``bench`` for its fix step); :func:`prepare` turns it
+into the engine's :class:`~retrace_fix.engine.RunOptions` (``[tool.retrace-fix]``
+merged with the command line, codes checked, trace files loaded) and the files
+to process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from retrace_fix.config import ConfigError, find_config, load_config
+from retrace_fix.discovery import DiscoveryError, discover, discover_roots
+from retrace_fix.engine import RunOptions, unknown_codes
+
+
+@dataclass
+class FixRequest:
+    paths: list[str]
+    mode: str = "fix"  # fix | diff | check | interactive
+    traces: list[str] = field(default_factory=list)
+    unsafe_fixes: bool | None = None
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    jobs: int | None = None
+    exclude: list[str] = field(default_factory=list)
+    output_format: str = "text"
+    patch_dir: Path | None = None
+    config: Path | None = None
+    quiet: bool = False
+    repos: list[str] = field(default_factory=list)  # roots read from --repos FILE (also in paths)
+    summary: Path | None = None  # --summary FILE.md: per-root Markdown summary (bulk runs)
+    scheduler: str | None = None  # --scheduler ADDRESS|local: one task per root on a Dask cluster
+    shard: Any = None  # --shard K/N (retrace_fix.shard.Shard): only that slice of the roots
+    all_paths: list[str] | None = None  # the whole list of roots when ``paths`` is one shard of it
+    branch: str | None = None  # --branch NAME: commit the fixes to a new branch per git repository
+
+
+class UsageProblem(Exception):
+    """Bad input that stops the run before any file is touched (exit 2)."""
+
+
+def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
+    """Resolve config, codes, traces and files; raises UsageProblem."""
+    options, excludes = resolve_options(request)
+    try:
+        # several roots: a missing root is reported for that root, the others still run
+        found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
+    except DiscoveryError as exc:
+        raise UsageProblem(str(exc)) from None
+    return options, found.files, found.problems
+
+
+def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, list[str]]]]:
+    """Config, codes and traces: the run's options and its exclude patterns; raises UsageProblem."""
+    try:
+        config_path = request.config or find_config(Path.cwd())
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise UsageProblem(str(exc)) from None
+    select = request.select if request.select is not None else config.select
+    ignore = [*config.ignore, *request.ignore]
+    bad = unknown_codes([*(select or []), *ignore])
+    if bad:
+        raise UsageProblem(f"unknown code `{bad[0]}` (see `retrace-fix codemods`)")
+    trace_set = None
+    if request.traces:
+        from retrace_fix.traces.model import TraceFileError, load_trace_files
+
+        try:
+            trace_set = load_trace_files(request.traces)
+        except TraceFileError as exc:
+            raise UsageProblem(str(exc)) from None
+    unsafe = request.unsafe_fixes if request.unsafe_fixes is not None else config.unsafe_fixes
+    options = RunOptions(
+        select=tuple(select) if select is not None else None,
+        ignore=tuple(ignore),
+        unsafe_fixes=unsafe,
+        traces=trace_set,
+    )
+    excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
+    return options, excludes
+
+
+def is_bulk(request: FixRequest) -> bool:
+    """Several roots (or a bulk option): a missing root must not stop the others."""
+    return (
+        len(request.paths) > 1
+        or bool(getattr(request, "repos", None))
+        or getattr(request, "summary", None) is not None
+        or getattr(request, "shard", None) is not None
+        or request.patch_dir is not None
+    )

@@ -1,0 +1,44 @@
+"""Recording other processes: one shard of traces per Python process, merged afterwards.
+
+:func:`recording_env` is the environment that makes every Python process started
+with it (and their Python children, which inherit it) import the recorder's
+``sitecustomize`` (:data:`SITECUSTOMIZE_DIR`, first on ``PYTHONPATH``) and write
+its traces into a shard directory; :func:`merge_shards` merges what they wrote.
+Used by ``retrace-fix record`` and ``retrace-fix bench``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import retrace_fix
+from retrace_fix.traces.model import TraceFileError, TraceSet, load_trace_file
+from retrace_fix.traces.recorder import ENV_PACKAGE_PATH, ENV_PROJECT_ROOT, ENV_SHARD_DIR
+
+#: The directory put first on the child's PYTHONPATH.
+SITECUSTOMIZE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sitecustomize")
+
+
+def recording_env(shard_dir: str, project_root: str, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment that makes every Python process write its traces into ``shard_dir``."""
+    env = dict(os.environ if base is None else base)
+    env[ENV_SHARD_DIR] = shard_dir
+    env[ENV_PROJECT_ROOT] = project_root
+    env[ENV_PACKAGE_PATH] = os.path.dirname(os.path.dirname(os.path.abspath(retrace_fix.__file__)))
+    existing = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = SITECUSTOMIZE_DIR + (os.pathsep + existing if existing else "")
+    return env
+
+
+def merge_shards(shard_dir: str) -> TraceSet:
+    """Merge every shard in ``shard_dir``; unreadable shards are reported and skipped."""
+    result = TraceSet()
+    for name in sorted(os.listdir(shard_dir)):
+        if not name.endswith(".json") or name.startswith("."):
+            continue
+        try:
+            result = result.merge(load_trace_file(os.path.join(shard_dir, name)))
+        except TraceFileError as exc:
+            print(f"retrace-fix: skipping a shard: {exc}", file=sys.stderr)
+    return result

@@ -1,0 +1,122 @@
+"""``python -m retrace_fix.scaffold``: a new code is one module, one golden folder and the generated docs.
+
+The scaffold runs on a copy of the checkout (``codemods/``, ``docs/``, ``mkdocs.yml``
+and the ``retrace_fix`` package, whose ``codemods`` is the copy's folder), never
+on the repository itself.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("checkout")
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "codemods", root / "codemods", ignore=ignore)
+    shutil.copytree(ROOT / "docs", root / "docs", ignore=ignore)
+    shutil.copytree(ROOT / "retrace_fix", root / "retrace_fix", ignore=ignore)
+    (root / "retrace_fix" / "codemods").symlink_to(root / "codemods", target_is_directory=True)
+    shutil.copyfile(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    (root / "golden").mkdir()
+    return root
+
+
+def python(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
+    env["PYTHONPATH"] = str(root)  # the copy's retrace_fix (and codemods) before the installed one
+    return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and not p.relative_to(root).as_posix().startswith("retrace_fix/")
+    }
+
+
+def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout):
+    before = snapshot(checkout)
+    proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF109", "static-shape-read", "--summary", 'reads x.shape["0"]')
+    assert proc.returncode == 0, proc.stderr
+    after = snapshot(checkout)
+    changed = sorted(p for p in after if before.get(p) != after[p])
+    assert changed == [
+        "codemods/static_shape_read.py",
+        "docs/codemods/RTF109.md",
+        "docs/codemods/index.md",
+        "golden/static-shape-read/negative/expected.py",
+        "golden/static-shape-read/negative/findings.txt",
+        "golden/static-shape-read/negative/input.py",
+        "golden/static-shape-read/positive/expected.py",
+        "golden/static-shape-read/positive/findings.txt",
+        "golden/static-shape-read/positive/input.py",
+        "mkdocs.yml",
+    ]
+    assert "- RTF109 static-shape-read: codemods/RTF109.md" in (checkout / "mkdocs.yml").read_text()
+    assert python(checkout, "docs/gen_docs.py", "--check").returncode == 0
+
+    # the table finds it, after the other diagnostics, with its rule
+    probe = python(
+        checkout,
+        "-c",
+        "from retrace_fix.codemods import REGISTRY, RULES, codemod_for; r = RULES['RTF109'];"
+        "print(REGISTRY[-1].__name__, r.name, r.tier.value, r.golden, r.summary, codemod_for('RTF109').ORDER)",
+    )
+    assert probe.stdout.split(" ", 4) == ["StaticShapeReadCommand", "static-shape-read", "diagnostic",
+                                         "static-shape-read", 'reads x.shape["0"] 120\n']
+    listing = python(checkout, "-m", "retrace_fix", "codemods")
+    assert 'RTF109  static-shape-read        diagnostic reads x.shape["0"]' in listing.stdout
+    page = python(checkout, "-m", "retrace_fix", "explain", "RTF109")
+    assert page.stdout.startswith("RTF109 static-shape-read.\n\nWhat it does\n")
+
+    # its cases run (nothing reported yet: the new code starts red in test_rules / test_rule_examples)
+    check = python(checkout, "-m", "retrace_fix", "--check", "--select", "RTF109", "golden/static-shape-read")
+    assert (check.returncode, check.stdout) == (0, "")
+
+
+def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
+    proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF009", "demo-fix", "--tier", "unsafe")
+    assert proc.returncode == 0, proc.stderr
+    source = (checkout / "codemods" / "demo_fix.py").read_text()
+    assert "class DemoFixCommand(RetraceCodemod):" in source and "tier=Tier.UNSAFE" in source
+    assert "    ORDER = 50\n" in source  # after RTF004, the last fix (40)
+    diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF009", "golden/demo-fix")
+    assert (diff.returncode, diff.stdout) == (0, "")
+    assert filecmp.cmp(checkout / "golden/demo-fix/positive/input.py", checkout / "golden/demo-fix/positive/expected.py")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["RTF001", "again"], "RTF001 exists already (range-to-tf-range)"),
+        (["RTF1", "short-code"], "code `RTF1`: expected RTF and three digits"),
+        (["RTF110", "Bad_Name"], "name `Bad_Name`: expected lower-case words"),
+        (["RTF110", "dtype-drift"], "a rule named `dtype-drift` exists already"),
+        (["RTF110", "x", "--tier", "maybe"], "argument --tier: invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(checkout, args, message):
+    before = snapshot(checkout)
+    proc = python(checkout, "-m", "retrace_fix.scaffold", *args)
+    assert proc.returncode == 2
+    assert len(proc.stderr.splitlines()) == 1 and message in proc.stderr, proc.stderr
+    assert snapshot(checkout) == before
+
+
+def test_outside_a_checkout_it_says_so(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "retrace_fix.scaffold", "RTF110", "new-code"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "no codemods here; run it from the root of a retrace-fix checkout" in proc.stderr
