@@ -79,6 +79,11 @@ HOSTILE: dict[str, str | bytes] = {
                                                             "items": {"a": tensor([2])}})),
     "namedtuple-field-carrying-code": json.dumps(good_file({"kind": "namedtuple", "type": "Point",
                                                             "items": {"a=1) or exec('x') or Point(a": tensor([2])}})),
+    "call-site-leaving-the-project": json.dumps(dict(good_file(call_sites=[{"file": "../x.py", "line": 3}]), version=2)),
+    "proof-error-with-escape-codes": json.dumps(dict(good_file(proofs=[{
+        "candidate": "input_signature: x", "fix": "input_signature", "result": "failed",
+        "error": "TypeError\n\x1b[2Jfake prompt $"}]), version=2)),
+    "project-name-with-newline": json.dumps(dict(good_file(), version=2, project={"name": "p\nq", "remote": None})),
 }
 
 

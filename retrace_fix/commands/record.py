@@ -23,6 +23,7 @@ import tempfile
 
 from retrace_fix.discovery import find_project_root
 from retrace_fix.traces.model import save_trace_file
+from retrace_fix.traces.project import project_of
 from retrace_fix.traces.shards import merge_shards, recording_env
 from retrace_fix.traces.supervise import Supervised
 from retrace_fix.writes import WriteRefused, resolve_target
@@ -141,7 +142,8 @@ def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
     shard_dir = tempfile.mkdtemp(prefix="retrace-fix-shards-")
     child: Supervised | None = None
     try:
-        env = recording_env(shard_dir, find_project_root())
+        root = find_project_root()
+        env = recording_env(shard_dir, root)
         try:
             child = Supervised(cmd, env, shard_dir, lock.path if lock.fd is not None else None)
         except FileNotFoundError:
@@ -156,6 +158,7 @@ def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
             print("retrace-fix record: processes the command started are still running; "
                   "traces they write from now on are not recorded", file=sys.stderr)
         trace_set = merge_shards(shard_dir)
+        trace_set.project = project_of(root)  # which project the traces belong to
     finally:
         shutil.rmtree(shard_dir, ignore_errors=True)
         if child is not None:
@@ -169,6 +172,7 @@ def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
     except OSError as exc:
         print(f"retrace-fix record: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
         return exit_code or 2
-    traces = sum(len(f.traces) for f in trace_set)
-    print(f"retrace-fix: recorded {traces} traces of {len(trace_set)} functions to {output}", file=sys.stderr)
+    from retrace_fix.traces.report import recorded_line
+
+    print(f"retrace-fix: {recorded_line(trace_set)} to {output}", file=sys.stderr)
     return exit_code
