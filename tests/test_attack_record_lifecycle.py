@@ -101,8 +101,10 @@ def test_sigkill_to_record_stops_the_command_and_removes_the_shards(project):
         record.send_signal(signal.SIGKILL)
         record.wait(timeout=30)
         deadline = time.monotonic() + 30
-        while not (gone(pids["self"]) and gone(pids["child"]) and not Path(pids["shards"]).exists()):
-            assert time.monotonic() < deadline, "the recorded command or its shard directory outlived record"
+        lock = project / ".traces.json.lock"
+        while not (gone(pids["self"]) and gone(pids["child"]) and not Path(pids["shards"]).exists()
+                   and not lock.exists()):
+            assert time.monotonic() < deadline, "the recorded command, its shards or the lock outlived record"
             time.sleep(0.05)
     finally:
         (project / "stop").touch()
