@@ -341,13 +341,44 @@ def _read_fd(fd: int) -> bytes:
         offset += len(chunk)
 
 
+#: the directory retrace-fix keeps its own files in (``record`` writes ``.retrace/traces.json``)
+RETRACE_DIR = ".retrace"
+#: what a ``.retrace`` directory retrace-fix creates holds, so that git ignores it (as ruff's cache does)
+RETRACE_DIR_GITIGNORE = "# Automatically created by retrace-fix.\n*\n"
+
+
+def make_parent_dirs(path: str | os.PathLike) -> None:
+    """Create the missing directories above ``path`` (checked like any write first).
+
+    A ``.retrace`` directory created here gets a ``.gitignore`` that ignores
+    everything in it, itself included, so recorded traces never end up in a
+    commit by accident.  A ``.retrace`` directory that already existed is left
+    as it is (its owner may keep its files in git on purpose).
+    """
+    real = resolve_target(path, follow=False)
+    directory = os.path.dirname(real)
+    missing = []
+    current = directory
+    while not os.path.lexists(current) and os.path.dirname(current) != current:
+        missing.append(current)
+        current = os.path.dirname(current)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise WriteRefused(f"{_first_non_directory(directory)}: not a directory") from None
+    for created in missing:
+        if os.path.basename(created) == RETRACE_DIR:
+            try:
+                with open(os.path.join(created, ".gitignore"), "x", encoding="utf-8") as handle:
+                    handle.write(RETRACE_DIR_GITIGNORE)
+            except OSError:  # another process made it first, or it cannot be written: never fail a save for it
+                pass
+
+
 def _open_parent(real: str, root_real: str | None, make_parents: bool) -> _Directory:
     directory = os.path.dirname(real)
     if make_parents:
-        try:
-            os.makedirs(directory, exist_ok=True)
-        except (FileExistsError, NotADirectoryError):
-            raise WriteRefused(f"{_first_non_directory(directory)}: not a directory") from None
+        make_parent_dirs(real)
     try:
         return _Directory(directory, root_real)
     except NotADirectoryError:
@@ -624,6 +655,8 @@ def delete_file(path: str | os.PathLike, expected_old: bytes, root: str | os.Pat
 
 __all__ = [
     "FileChangedError",
+    "RETRACE_DIR",
+    "RETRACE_DIR_GITIGNORE",
     "STALE_AFTER_SECONDS",
     "TEMP_SUFFIX",
     "UnsafeTarget",
@@ -632,6 +665,7 @@ __all__ = [
     "create_file",
     "delete_file",
     "is_inside",
+    "make_parent_dirs",
     "process_alive",
     "replace_file",
     "resolve_target",

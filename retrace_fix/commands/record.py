@@ -26,9 +26,9 @@ from retrace_fix.traces.model import save_trace_file
 from retrace_fix.traces.project import project_of
 from retrace_fix.traces.shards import merge_shards, recording_env
 from retrace_fix.traces.supervise import Supervised
-from retrace_fix.writes import WriteRefused, resolve_target
+from retrace_fix.writes import RETRACE_DIR, WriteRefused, make_parent_dirs, resolve_target
 
-DEFAULT_OUTPUT = os.path.join(".retrace", "traces.json")
+DEFAULT_OUTPUT = os.path.join(RETRACE_DIR, "traces.json")  # the directory gets its own .gitignore
 
 
 class RecordingBusy(Exception):
@@ -58,7 +58,7 @@ class OutputLock:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        make_parent_dirs(self.path)  # a new .retrace/ gets its own .gitignore
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
             try:
