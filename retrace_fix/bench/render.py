@@ -71,7 +71,7 @@ def table_rows(report: BenchReport) -> tuple[list[str], list[list[str]], list[st
     return trace_header, trace_rows, timing_header, timing_rows
 
 
-def _plain_table(header: list[str], rows: list[list[str]]) -> str:
+def plain_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
@@ -118,9 +118,9 @@ def render_text(report: BenchReport) -> str:
     out = [_headline(report)]
     if report.records:
         header, rows, theader, trows = table_rows(report)
-        out.append("\n" + _plain_table(header, rows))
+        out.append("\n" + plain_table(header, rows))
         if trows:
-            out.append("\n" + _plain_table(theader, trows))
+            out.append("\n" + plain_table(theader, trows))
     for line in _failure_details(report):
         out.append(line + "\n")
     for note in report.notes:

@@ -34,7 +34,6 @@ This module never imports TensorFlow.
 from __future__ import annotations
 
 import math
-import os
 import re
 import shutil
 import sys
@@ -45,7 +44,7 @@ from typing import IO, Any, Callable, List, Optional
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
-from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, stdout_matches
+from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, relative_compare_path, stdout_matches
 from retrace_fix.bench.render import FORMATS, render
 from retrace_fix.bench.report import EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
@@ -100,17 +99,6 @@ def validate(request: BenchRequest) -> list[str]:
         except re.error as exc:
             raise BenchError(f"--compare-stdout: invalid regular expression: {exc}") from None
     return command
-
-
-def _relative_compare_path(spec: str, project_root: Path, cwd: Path) -> str:
-    """A ``--compare`` path as a POSIX path relative to the project root; raises BenchError."""
-    path = Path(spec)
-    absolute = path if path.is_absolute() else cwd / path
-    absolute = Path(os.path.normpath(absolute))
-    try:
-        return absolute.relative_to(project_root).as_posix()
-    except ValueError:
-        raise BenchError(f"--compare {spec}: outside the project ({project_root}); name a file the command writes inside it") from None
 
 
 def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
@@ -255,7 +243,7 @@ def bench(
     project_root = Path(find_project_root(cwd))
     if cwd != project_root and project_root not in cwd.parents:  # pragma: no cover - find_project_root contract
         project_root = cwd
-    compare_paths = [_relative_compare_path(spec, project_root, cwd) for spec in request.compare]
+    compare_paths = [relative_compare_path(spec, project_root, cwd) for spec in request.compare]
     pattern = re.compile(request.compare_stdout) if request.compare_stdout is not None else None
     excluded = exclude_matcher(project_root, cwd, request.exclude)
     size = project_size(project_root, excluded)
