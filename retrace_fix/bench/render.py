@@ -6,7 +6,7 @@ import json
 import statistics
 from typing import IO
 
-from retrace_fix.bench.report import SIDES, BenchReport, Stat, failure_text, machine_info, seconds_text
+from retrace_fix.bench.report import SIDES, BenchReport, Stat, failure_text, machine_info, seconds_text, why_failed
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.output import stream_is_terminal
 from retrace_fix.wording import plural
@@ -101,13 +101,20 @@ def _headline(report: BenchReport) -> str:
 
 
 def _failure_details(report: BenchReport) -> list[str]:
-    """The first failing run of each side, with the tail of its stderr."""
+    """The first failing run of each side, with the tail of its stderr.
+
+    An original that fails where every fixed run works is the fixes' result, not
+    an error: one line says how it failed.
+    """
     lines = []
     for side in SIDES:
         failed = [r for r in report.side(side) if not r.ok]
         if not failed:
             continue
         record = failed[0]
+        if side == "before" and report.all_ok("after"):
+            lines.append(f"the original fails ({why_failed(record)}); the fixed version runs")
+            continue
         lines.append(f"{side} run {record.index + 1} of {report.runs}: {failure_text(record)}"
                      f"{f' ({len(failed)} of {report.runs} runs failed)' if len(failed) > 1 else ''}")
         lines += ["    " + line for line in record.stderr_tail.splitlines()]

@@ -23,12 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, line_difference, stdout_matches
-from retrace_fix.bench.report import failure_text, function_rows
+from retrace_fix.bench.report import function_rows, why_failed
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.wording import plural
-
-_EXCEPTION = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Failure)\b.*")
-
 
 @dataclass(frozen=True)
 class Comparison:
@@ -51,15 +48,6 @@ class Verdict:
     failure: str = ""  # exit | timeout | output | traces (when not passed)
     detail: str = ""  # one line: the proof, or why not
     record: RunRecord | None = None
-
-
-def why_failed(record: RunRecord) -> str:
-    """``exit code 1: ValueError: ...``: the failure and the exception line of its stderr."""
-    text = failure_text(record)
-    lines = [line.strip() for line in record.stderr_tail.splitlines() if line.strip()]
-    errors = [line for line in lines if _EXCEPTION.match(line)]
-    last = (errors or lines or [""])[-1]
-    return f"{text}: {last[:200]}" if last and not record.timed_out and not record.start_error else text
 
 
 @dataclass

@@ -34,7 +34,8 @@ from retrace_fix.fix_request import FixRequest, UsageProblem, VerifyOptions, pre
 from retrace_fix.linemap import LineMap
 from retrace_fix.verify import VerifyError
 from retrace_fix.verify.candidates import Fixer, Unit, group_units
-from retrace_fix.verify.judge import Comparison, Reference, Verdict, judge_group, why_failed
+from retrace_fix.bench.report import why_failed
+from retrace_fix.verify.judge import Comparison, Reference, Verdict, judge_group
 from retrace_fix.verify.report import RoundReport, UnitOutcome, VerifyReport
 from retrace_fix.verify.search import SearchResult, search
 from retrace_fix.wording import plural
