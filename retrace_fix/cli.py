@@ -72,7 +72,10 @@ def fix_command(
     diff: bool = typer.Option(False, "--diff", help="print a unified diff, write nothing (exit 1 if there is one)"),
     check: bool = typer.Option(False, "--check", help="list findings, write nothing (exit 1 if any)"),
     interactive: bool = typer.Option(False, "-i", "--interactive", help="show each hunk and ask before applying it"),
-    traces: Optional[List[str]] = typer.Option(None, "--traces", help="recorded trace file (repeatable; merged)"),
+    traces: Optional[List[str]] = typer.Option(
+        None, "--traces",
+        help="recorded trace file, or ROOT=FILE for one root (repeatable; merged); applies only to the project it was recorded in",
+    ),
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="also apply fixes of the unsafe tier"),
     select: Optional[List[str]] = typer.Option(None, "--select", help="only these codes (comma list, prefixes allowed)"),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="all but these codes"),
@@ -189,7 +192,10 @@ def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None
 
 @app.command(
     "record",
-    help="Run CMD with the trace recorder and write every tf.function trace to FILE.",
+    help=(
+        "Run CMD with the trace recorder and write every tf.function trace to FILE; at the end, prove the "
+        "candidate fixes on the live functions ($RETRACE_FIX_PROOF_SECONDS, default 60; 0: no proofs)."
+    ),
     context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
 )
 def record_command(

@@ -9,12 +9,12 @@ to process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from retrace_fix.config import ConfigError, find_config, load_config
-from retrace_fix.discovery import DiscoveryError, discover, discover_roots
+from retrace_fix.discovery import DiscoveryError, discover, discover_roots, find_project_root
 from retrace_fix.engine import RunOptions, unknown_codes
 
 
@@ -67,6 +67,11 @@ def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
         found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
     except DiscoveryError as exc:
         raise UsageProblem(str(exc)) from None
+    assignment = options.trace_assignment
+    if assignment is not None and not assignment.several_roots and request.traces:
+        roots = {find_project_root(directory) for directory in {path.parent for path in found.files}}
+        if len(roots) > 1:  # one path holding several repositories: traces apply to theirs only
+            options = replace(options, trace_assignment=trace_assignment(request, len(roots)))
     return options, found.files, found.problems
 
 
@@ -82,23 +87,37 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
     bad = unknown_codes([*(select or []), *ignore])
     if bad:
         raise UsageProblem(f"unknown code `{bad[0]}` (see `retrace-fix codemods`)")
-    trace_set = None
-    if request.traces:
-        from retrace_fix.traces.model import TraceFileError, load_trace_files
-
-        try:
-            trace_set = load_trace_files(request.traces)
-        except TraceFileError as exc:
-            raise UsageProblem(str(exc)) from None
+    assignment = trace_assignment(request)
     unsafe = request.unsafe_fixes if request.unsafe_fixes is not None else config.unsafe_fixes
     options = RunOptions(
         select=tuple(select) if select is not None else None,
         ignore=tuple(ignore),
         unsafe_fixes=unsafe,
-        traces=trace_set,
+        trace_assignment=assignment,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
     return options, excludes
+
+
+def trace_assignment(request: FixRequest, roots: int = 1) -> Any:
+    """Which trace files apply to which root (``--traces FILE`` / ``ROOT=FILE``; in a run over several
+    roots, each root's own ``.retrace/traces.json``); None when there are none to look for.
+
+    ``roots``: how many project roots the files found belong to (one path may hold several
+    repositories): over several, a plain trace file applies only to the root it belongs to.
+    """
+    bulk = len(request.all_paths if request.all_paths is not None else request.paths) > 1 or bool(request.repos)
+    several = bulk or roots > 1
+    if not request.traces and not bulk:
+        return None
+    from retrace_fix.traces.model import TraceFileError
+    from retrace_fix.traces.project import TraceAssignment, load_sources
+
+    try:
+        sources = load_sources(request.traces)
+    except TraceFileError as exc:
+        raise UsageProblem(str(exc)) from None
+    return TraceAssignment(sources=tuple(sources), several_roots=several, own_files=bulk)
 
 
 def is_bulk(request: FixRequest) -> bool:

@@ -170,7 +170,7 @@ class Session:
                 f"  {finding.code} [{finding.tier.value}] line {finding.line}: {finding.message}",
                 style="yellow" if finding.tier is Tier.UNSAFE else "",
             )
-            if finding.reason:
+            if finding.reason and finding.tier is Tier.UNSAFE:
                 self._print(f"    unsafe: {finding.reason}", style="yellow")
             if finding.verification is not None:  # --verify: what running the program showed
                 check = finding.verification

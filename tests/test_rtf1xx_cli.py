@@ -13,6 +13,7 @@ import pytest
 
 from retrace_fix.codemods import RULES
 from retrace_fix.findings import Tier
+from tests.tracefiles import with_proofs
 
 DIAGNOSTIC_CODES = [code for code, rule in RULES.items() if rule.tier is Tier.DIAGNOSTIC]
 
@@ -174,7 +175,8 @@ def _step_traces(batch: int | None) -> str:
         "file": "step.py", "qualname": "step", "firstlineno": 4, "name": "step", "params": ["x", "model"],
         "calls": 3, "reduce_retracing": False, "has_input_signature": False, "traces": traces,
     }
-    return json.dumps({"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]})
+    data = {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]}
+    return json.dumps(with_proofs(data))  # as recorded: reduce_retracing was proven on the live function
 
 
 @pytest.mark.parametrize("batch", [4, None])
@@ -306,7 +308,8 @@ def _dtype_traces() -> str:
         "file": "prog.py", "qualname": "mixed_type_op", "firstlineno": 4, "name": "mixed_type_op",
         "params": ["x", "y"], "calls": 3, "reduce_retracing": False, "has_input_signature": False, "traces": traces,
     }
-    return json.dumps({"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]})
+    data = {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": [function]}
+    return json.dumps(with_proofs(data))  # as recorded: reduce_retracing was proven on the live function
 
 
 @pytest.mark.parametrize(

@@ -138,7 +138,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
         raise BenchError(str(exc)) from None
 
     def fix(before_root: Path, after_root: Path, root: Path, traces: Any = None) -> FixSummary:
-        run_options = options if traces is None else dataclasses.replace(options, traces=traces)
+        run_options = options if traces is None else dataclasses.replace(options, traces=traces, trace_assignment=None)
         summary = FixSummary()
         diffs = []
         for path in files:
@@ -272,8 +272,10 @@ def bench(
             trees[side] = Tree(side=side, root=root, cwd=root / cwd.relative_to(project_root))
         shim_dir = write_shim(work / "site")
 
-        def run(side: str, index: int) -> RunRecord:
-            record = run_once(trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout)
+        def run(side: str, index: int, prove: bool = False) -> RunRecord:
+            record = run_once(
+                trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout, prove
+            )
             state = "ok" if record.ok else failure_text(record)
             traces = record.total_traces
             log(
@@ -286,7 +288,7 @@ def bench(
         recorded = None
         if auto_record:
             log(f"retrace-fix bench: recording `{' '.join(command)}` on the original to find trace-driven fixes")
-            records.append(run("before", 0))
+            records.append(run("before", 0, prove=True))  # its traces drive the fixes: it proves them
             recorded = records[0].trace_set if records[0].trace_set is not None and len(records[0].trace_set) else None
         summary = fixer(trees["before"].root, trees["after"].root, project_root, recorded)
         chain_note = None

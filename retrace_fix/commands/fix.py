@@ -113,8 +113,11 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
                     file_result.error = failure
 
     bulk_report = report if report is not None else report_for(request, result, roots)  # per-root summary, else None
+    coverage = trace_coverage(request, result)
     if fmt == "json":
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
+        if coverage:
+            json_text = _with_trace_coverage(json_text, coverage)
         json_text = bulk_report.add_to_json(json_text) if bulk_report else json_text
         out.write(add_verify(json_text) if add_verify is not None else json_text)
     elif fmt == "sarif":
@@ -129,6 +132,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         else:  # fix: show what is left to do by hand
             output.write_findings(result, out, only_unapplied=True)
         output.write_errors(result, err)
+        for line in coverage:
+            err.write(f"retrace-fix: {line}\n")
         if not request.quiet:
             err.write(output.summary_line(result, mode) + "\n")
     if finish_report(bulk_report, request, err, text=(fmt == "text")):
@@ -141,6 +146,29 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     if mode == "check":
         return EXIT_FOUND if result.findings else EXIT_OK
     return EXIT_OK
+
+
+def trace_coverage(request: FixRequest, result: RunResult) -> list[str]:
+    """What the traces did not reach: recorded functions that matched no ``def`` of the files
+    checked, trace files that apply to no root (one line each; none without traces)."""
+    from retrace_fix.fix_request import trace_assignment
+    from retrace_fix.traces.project import coverage_lines
+
+    if not any(f.trace_root for f in result.files):
+        return []
+    try:
+        assignment = trace_assignment(request, len({f.trace_root for f in result.files if f.trace_root}))
+    except UsageProblem:  # pragma: no cover - the files loaded a moment ago
+        return []
+    return coverage_lines(assignment, result.files)
+
+
+def _with_trace_coverage(json_text: str, coverage: list[str]) -> str:
+    import json
+
+    payload = json.loads(json_text)
+    payload["summary"]["traces"] = coverage
+    return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
 
 def write_result(file_result: FileResult) -> str | None:

@@ -72,7 +72,8 @@ class Fixer:
 
     def run(self, traces: Any, selected: frozenset | None = None, rels: Iterable[str] | None = None) -> dict[str, FileResult]:
         """Every file's result with the candidates applied (``selected``: only those)."""
-        options = dataclasses.replace(self.options, traces=traces, verify_candidates=True, fix_selection=selected)
+        options = dataclasses.replace(self.options, traces=traces, trace_assignment=None, verify_candidates=True,
+                                      fix_selection=selected)
         results = {}
         for rel in self.rels if rels is None else rels:
             path = self.root / rel

@@ -97,8 +97,10 @@ class Runner:
         for rel, data in files.items():
             (root / rel).write_bytes(data)
         try:
+            # every run may drive the next round: the recorder trial-traces the candidate fixes at its end
             record = run_once(Tree(side=side, root=root, cwd=root / self.cwd_rel), self.count, self.command,
-                              self.work, self.shim_dir, self.project_root, self.compare_paths, self.timeout)
+                              self.work, self.shim_dir, self.project_root, self.compare_paths, self.timeout,
+                              prove=True)
         finally:
             shutil.rmtree(root.parent, ignore_errors=True)
         state = "ok" if record.ok else why_failed(record)
@@ -154,7 +156,8 @@ def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyRepo
         runner = Runner(work, original, project_root, cwd.relative_to(project_root), command, compare_paths,
                         verify.timeout, verify.max_runs, log)
         session = _Session(runner, Fixer(fixed, sorted(rels), options), comparison, verify.rounds, log)
-        report = session.run(command, str(project_root), options.traces, bool(request.traces))
+        given = options.traces_for(str(project_root)) if request.traces else None
+        report = session.run(command, str(project_root), given, bool(request.traces))
         result = session.result(rels, original, cwd)
     finally:
         shutil.rmtree(work, ignore_errors=True)
