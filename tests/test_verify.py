@@ -296,6 +296,10 @@ def test_diff_and_json_show_the_verified_fix_and_every_verdict(project, capsys):
             for f in entry["findings"]] == [(10, True, "verified", ""), (11, False, "rejected", "output"),
                                             (12, False, "rejected", "exit")]
     verify = payload["verify"]
+    assert list(verify) == ["format", "version", "command", "project", "compared", "rtol", "atol", "runs", "max_runs",
+                            "original", "fixed", "rounds", "fixes", "functions", "timing", "notes", "verified",
+                            "candidates", "verdict"]  # docs/verify.md: a version only grows keys
+    assert list(entry["findings"][0]["verification"]) == ["status", "round", "proof", "failure"]
     assert (verify["format"], verify["version"], verify["verified"], verify["candidates"]) == ("retrace-fix-verify", 1, 1, 3)
     assert verify["runs"] == 7 and verify["original"]["ok"] and verify["fixed"]["ok"]
     assert verify["rounds"] == [

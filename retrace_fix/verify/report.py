@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrace_fix.bench.render import plain_table, table_rows
-from retrace_fix.bench.report import BenchReport, FixSummary, failure_text, seconds_text, why_failed
+from retrace_fix.bench.report import BenchReport, FixSummary, failure_text, function_rows, seconds_text, why_failed
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.findings import FileResult
 from retrace_fix.linemap import LineMap
@@ -92,6 +92,12 @@ class VerifyReport:
     final: RunRecord | None = None  # the run of the program with every verified fix
     runs: int = 0
     notes: list[str] = field(default_factory=list)
+    displays: dict[str, str] = field(default_factory=dict)  # file relative to the project -> as the user sees it
+
+    def where(self, round_number: int, outcome: UnitOutcome) -> str:
+        """``path:line`` of a unit's first site in the user's file, the path as the findings show it."""
+        rel = outcome.unit.rel
+        return f"{self.displays.get(rel, rel)}:{self.line_of(round_number, outcome)}"
 
     # ---------------------------------------------------------------- facts
 
@@ -135,8 +141,6 @@ class VerifyReport:
         after = [dataclasses.replace(self.final, side="after", index=0)] if self.final is not None else []
         report = BenchReport(command=self.command, runs=1, rtol=self.comparison.rtol, atol=self.comparison.atol,
                              project=self.project, fixes=FixSummary(), records=[*before, *after])
-        from retrace_fix.bench.report import function_rows
-
         report.functions = function_rows(before, after)
         return report
 
@@ -192,8 +196,7 @@ class VerifyReport:
             unit = outcome.unit
             sites = f" (+{len(unit.findings) - 1})" if len(unit.findings) > 1 else ""
             status = outcome.status + (f" [{outcome.failure}]" if outcome.failure else "")
-            rows.append([status, f"{unit.rel}:{self.line_of(number, outcome)}", unit.code + sites,
-                         str(number), outcome.detail])
+            rows.append([status, self.where(number, outcome), unit.code + sites, str(number), outcome.detail])
         return rows
 
     def text(self) -> str:
@@ -233,7 +236,7 @@ class VerifyReport:
         fixes = []
         for number, outcome in self.outcomes:
             fixes.append({
-                "path": outcome.unit.rel,
+                "path": self.displays.get(outcome.unit.rel, outcome.unit.rel),
                 "line": self.line_of(number, outcome),
                 "code": outcome.unit.code,
                 "sites": len(outcome.unit.findings),

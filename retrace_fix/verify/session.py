@@ -42,6 +42,8 @@ from retrace_fix.wording import plural
 
 #: the most fix rounds and runs a user may ask for
 MAX_ROUNDS = 10
+#: why a fix of a round whose program failed was left for the next round
+DEFERRED = "the program did not run yet: proposed again from the traces of the fixed program"
 
 
 def check_options(verify: VerifyOptions) -> list[str]:
@@ -158,6 +160,7 @@ def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyRepo
         session = _Session(runner, Fixer(fixed, sorted(rels), options), comparison, verify.rounds, log)
         given = options.traces_for(str(project_root)) if request.traces else None
         report = session.run(command, str(project_root), given, bool(request.traces))
+        report.displays = {rel: display_path(path, cwd) for rel, path in rels.items()}
         result = session.result(rels, original, cwd)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -250,6 +253,10 @@ class _Session:
             later |= {u.signature for r in self.rounds[index + 1 :] for u in r.skipped_units}
             round_report.outcomes = [o for o in round_report.outcomes
                                      if not (o.status == "untested" and o.unit.signature in later)]
+            for outcome in round_report.outcomes:
+                if outcome.status == "untested" and outcome.detail == DEFERRED:
+                    outcome.detail = ("not tried: the program failed until other fixes of this round made it run, "
+                                      "and no later round proposed it again (see --rounds)")
 
     def _tester(self, number: int, traces: Any, reference: Reference,
                 texts: dict[int, dict[str, bytes]]) -> Callable[[list[Unit], list[Unit], Verdict | None], Verdict]:
@@ -307,8 +314,7 @@ class _Session:
         for unit, verdict in found.rejected:
             round_report.outcomes.append(UnitOutcome(unit, "rejected", verdict, verdict.detail))
         for unit in found.untested:
-            why = ("the program did not run yet: proposed again from the traces of the fixed program"
-                   if found.accepted else "the run budget is spent (--max-runs)")
+            why = DEFERRED if found.accepted else "the run budget is spent (--max-runs)"
             round_report.outcomes.append(UnitOutcome(unit, "untested", None, why))
 
     def _check_compare_sources(self, baseline: RunRecord) -> None:
