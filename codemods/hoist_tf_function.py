@@ -94,7 +94,11 @@ Fix safety
     NumPy array passed as ``x`` would reach ``f`` as a tensor).  The traces a
     moved function keeps are the ones its first call made: values it reads
     from Python state are those of that first trace, as for any tf.function
-    that does not retrace.
+    that does not retrace.  A ``--verify`` run also tries two diagnostics that
+    are refused only for lack of evidence: a function that uses local
+    variables of its creator moves out with them as keyword-only parameters
+    (``func(x, *, num_hash)``, called as ``func(x, num_hash=num_hash)``), and a
+    returned or stored function moves all the same; the program's run decides.
 """
 
 from __future__ import annotations
