@@ -268,8 +268,9 @@ RULES = (
         golden="call-site-diagnostics",
         # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
         # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
-        # --traces) saw the values every caller really passed, other modules' included
-        defers_to=("RTF001", "RTF003"),
+        # --traces) saw the values every caller really passed, other modules' included; RTF005
+        # converts them at the call sites the traces recorded (or says why not)
+        defers_to=("RTF001", "RTF003", "RTF005"),
     ),
     Rule(
         code="RTF104",
@@ -287,8 +288,8 @@ RULES = (
         doc=RTF105_DOC,
         golden="call-site-diagnostics",
         # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
-        # it with a signature or says why none is possible
-        defers_to=("RTF003",),
+        # it with a signature or says why none is possible; RTF005 casts at the call sites
+        defers_to=("RTF003", "RTF005"),
     ),
     Rule(
         code="RTF107",

@@ -106,12 +106,11 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._trace_plan import (
-    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list,
+    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list, tf_spelling,
 )
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import BUILTIN_NAMES, canonical
 from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names, render_spec
 
 RULE = Rule(
@@ -121,6 +120,9 @@ RULE = Rule(
     summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
     doc=__doc__,
     golden="input-signature",
+    # RTF005 converts the varying values at the call sites where no signature fits, or says why it
+    # cannot: its finding at the def replaces this one's "no input_signature" diagnostic
+    defers_to=("RTF005",),
 )
 
 KEYWORD = "input_signature"
@@ -189,6 +191,8 @@ class InputSignatureCommand(RetraceCodemod):
     def _handle(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
         if not plan.retraced or plan.already_signed:
             return  # traced once, or only while callers were traced (nothing at steady state)
+        if self.call_sites_converted(plan.function):
+            return  # RTF005 passes tensors at the call sites instead (its finding at the def says so)
         name = function.name.value
         count = f"`{name}` traced {plan.distinct_traces} times"
         if not plan.possible:
@@ -239,7 +243,8 @@ class InputSignatureCommand(RetraceCodemod):
         relax = plan.relax
         if relax is not None and relax.status in ("traced", "unproven") and plan.shape_varies:
             reason += "; reduce_retracing=True folds the shape part (RTF004)"
-        self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason, subjects=self._subjects(function, plan, reason))
+        subjects = (*self._subjects(function, plan, reason), self.subject("function", function, ""))
+        self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason, subjects=subjects)
 
     # ------------------------------------------------------------------ helpers
 
@@ -254,17 +259,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     def _tf_name(self) -> tuple[str | None, bool]:
         """(how to spell ``tensorflow`` here, whether an import must be added)."""
-        table = self.analysis.table
-        for local, target in sorted(table.aliases.items()):
-            if canonical(f"{target}.TensorSpec") == "tensorflow.TensorSpec" and canonical(target) in (
-                "tensorflow",
-                "tensorflow.compat.v2",
-            ):
-                return local, False
-        for candidate in ("tf", "tensorflow"):
-            if candidate not in table.aliases and candidate not in table.rebound and candidate not in BUILTIN_NAMES:
-                return candidate, True
-        return None, False
+        return tf_spelling(self.analysis.table)
 
     def _signature_value(self, plan: SignaturePlan, tf_name: str, anchor: cst.CSTNode) -> cst.BaseExpression:
         specs = plan.render(tf_name)

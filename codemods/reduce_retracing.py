@@ -151,6 +151,10 @@ class ReduceRetracingCommand(RetraceCodemod):
         return True
 
     def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+        converted = self.call_sites_converted(plan.function)
+        if converted is not None:  # RTF005 passes tensors at the call sites: relax the converted traces
+            self._after_call_sites(function, site, converted, anchor)
+            return
         if not plan.retraced or plan.already_signed or plan.possible:
             return  # traced once / only nested / RTF003 injects a signature
         relax = plan.relax
@@ -192,6 +196,29 @@ class ReduceRetracingCommand(RetraceCodemod):
                 reason += " (the values that vary still retrace, each once per shape)"
         else:
             tier, reason = Tier.UNSAFE, relax.note or "not proven on the live function"
+        if self.report(anchor, message, tier, reason=reason):
+            self._edits.add(anchor)
+
+    def _after_call_sites(self, function: cst.FunctionDef, site: TfFunctionSite, decision, anchor: cst.CSTNode) -> None:
+        """``reduce_retracing=True`` on top of RTF005's call-site conversion, when relaxing the converted
+        traces folds more (proven on the live function with the converted arguments and relaxed shapes)."""
+        if decision.relax not in ("traced", "unproven"):
+            return  # the conversion alone leaves nothing for reduce_retracing to fold
+        if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(site_keywords(site)):
+            return
+        params = ", ".join(f"`{c.param}`" for c in decision.conversions)
+        message = one_line(
+            f"`{function.name.value}` traced {decision.before} times, partly on tensor shapes: with {params} passed "
+            f"as tensors (RTF005), add {NEW_KEYWORD}=True ({decision.before} → {decision.relax_after} traces)"
+        )
+        if decision.relax == "traced":
+            tier = Tier.SAFE
+            reason = (
+                f"proven on the live function: a fresh tf.function traced with {params} converted as at the call "
+                "sites and the shapes relaxed as reduce_retracing generalises them"
+            )
+        else:
+            tier, reason = Tier.UNSAFE, decision.relax_note or "not proven on the live function"
         if self.report(anchor, message, tier, reason=reason):
             self._edits.add(anchor)
 

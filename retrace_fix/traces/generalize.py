@@ -67,7 +67,7 @@ class ScalarUse:
 
     kinds: ``range`` (bound of ``for ... in range(...)``; ``blockers`` say why the
     loop is not safe with a tensor bound), ``tf_range`` (argument of
-    ``tf.range``), ``cast`` (first argument of ``tf.cast``), ``binop`` (arithmetic
+    ``tf.range``), ``cast`` (first argument of ``tf.cast``; ``dtype`` the target when written), ``binop`` (arithmetic
     operand; ``other`` names the other operand when it is a parameter),
     ``random_kw`` (``mean/stddev/minval/maxval`` of ``tf.random.*``; ``dtype``
     when a dtype keyword is given), ``tf_arg`` (any other argument of a
@@ -82,6 +82,9 @@ class ScalarUse:
     dtype: str | None = None
     float_op: bool = False  # arithmetic only valid on floats (``/``)
     needs_python: bool = False  # tf_arg: an argument TensorFlow needs as a Python value (``num=``, ``axis=``)
+    #: other: the use is (part of) the test of a Python ``if``/``while``/``x if c else y`` (with a tensor,
+    #: AutoGraph turns it into ``tf.cond``/``tf.while_loop``: both branches are traced)
+    in_test: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,8 @@ class SignaturePlan:
     outcomes: Any = None
     #: more explanation for the finding's reason (what a failed proof tried, what to do)
     notes: list = field(default_factory=list)
+    #: what the source says (:class:`SourceInfo`): parameters, ``self``, the body's uses
+    source: Any = None
 
     @property
     def possible(self) -> bool:
@@ -199,7 +204,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
     proofs); the source adds what only it knows: the body's uses of each parameter, static
     shape reads, calls in the module that pass values a pinned default would reject.
     """
-    plan = SignaturePlan(function=function)
+    plan = SignaturePlan(function=function, source=source)
     unpinnable = [
         p.name for p in source.params
         if any(not _same_literal(v, p.default) for v in source.call_site_values.get(p.name, ()))
