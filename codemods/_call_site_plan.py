@@ -152,13 +152,18 @@ class Decision:
     relax_after: int = 0
     #: what the finding is about: RTF003's refusal and the call-site diagnostics defer to it
     subjects: tuple = ()
+    #: every recorded call site already passes these tensors (fixed since recording): nothing to report
+    done: bool = False
 
     @property
     def fixable(self) -> bool:
-        return self.tier is not Tier.DIAGNOSTIC and any(s.status == EDIT for s in self.sites)
+        return not self.done and self.tier is not Tier.DIAGNOSTIC and any(s.status == EDIT for s in self.sites)
 
     def applies(self, settings: CodemodSettings) -> bool:
-        """Will RTF005 edit the call sites in this run (the tier allowed, RTF005 selected)?"""
+        """Do the call sites pass tensors after this run: converted by RTF005 now (the tier allowed), or
+        already?  RTF003 then writes no signature, RTF004 relaxes the converted traces."""
+        if self.done:
+            return True
         if not self.fixable:
             return False
         return self.tier is Tier.SAFE or settings.unsafe_fixes or settings.verify_candidates
@@ -177,7 +182,8 @@ class CallSitePlan:
         return self.decisions.get(key)
 
     def defined_in(self, file: str) -> list[Decision]:
-        return [d for d in self.decisions.values() if d.file == file]
+        """The decisions to report at a def of ``file``."""
+        return [d for d in self.decisions.values() if d.file == file and not d.done]
 
     def editing(self, file: str) -> list[Decision]:
         return [d for d in self.decisions.values() if d.fixable and d.sites_in(file)]
@@ -365,7 +371,13 @@ def _decide(
     before = plan.distinct_traces
     head = f"`{name}` traced {before} times"
     converted_params = set(targets)
-    no_signature = joined(text for param, text, _ in clauses(plan) if param not in converted_params) or "a value varies"
+    no_signature = joined(text for param, text, _ in clauses(plan) if param not in converted_params)
+    if not no_signature:
+        drifting = [p for p, (kind, _) in targets.items() if kind == FIX_CAST]
+        no_signature = (
+            f"{_listed(f'`{p}`' for p in drifting)} arrives in several dtypes, and a signature takes one"
+            if drifting else "no signature accepts every recorded call"
+        )
     subjects = [("function", qualname, "")]
     if not accepted:
         if failed_proof is None:
@@ -387,13 +399,10 @@ def _decide(
     # -- the call sites
     callee = _callee(node, parsed, source, skip_self)
     sites = tuple(_site_verdict(site, callee, conversions, function, module, sources) for site in function.call_sites)
-    if all(s.status == DONE for s in sites):
-        return None  # already converted (a second run with the same traces)
-    unrecorded = _unrecorded_calls(function, callee, conversions, sites, parsed, module, node)
+    done = all(s.status == DONE for s in sites)  # converted since recording (a second run, same traces)
     for target in accepted:
-        summary = summaries.get(target.conversion.param)
-        subjects.append(("dtype" if target.conversion.kind == FIX_CAST else "python-value", qualname, target.conversion.param))
-        del summary
+        kind = "dtype" if target.conversion.kind == FIX_CAST else "python-value"
+        subjects.append((kind, qualname, target.conversion.param))
     # -- reduce_retracing on top (RTF004 adds it)
     relax, relax_note, relax_after = "", "", after
     if plan.shape_varies:
@@ -403,8 +412,13 @@ def _decide(
             relax = combined_proof.result if combined_proof.result in ("traced", "failed") else "unproven"
             relax_note = combined_proof.error or combined_proof.note or ""
             relax_after = traces_after(function, skip_self, dtypes, kinds, relaxed=True)
+    if done:
+        return Decision(function.key, qualname, name, function.file, Tier.SAFE, "", "", conversions, callee, sites,
+                        before=before, after=after, relax=relax, relax_note=relax_note, relax_after=relax_after,
+                        done=True)
     if after >= before and not (relax in ("traced", "unproven") and relax_after < before):
         return None  # converting these values would fold nothing on the recorded run
+    unrecorded = _unrecorded_calls(function, callee, conversions, sites, parsed, module, node)
     changes = [t.what for t in accepted]
     actions = _actions(conversions)
     count = len(sites)
@@ -432,10 +446,9 @@ def _decide(
         )
     if refused:
         reason_parts.append("call sites that cannot be rewritten: " + joined(s.reason for s in refused))
-        message = one_line(
-            f"{head} ({what_varied}): {actions} by hand; {refused[0].reason}"
-            + (f" (+{len(refused) - 1} more)" if len(refused) > 1 else "")
-        )
+        more = f" (+{len(refused) - 1} more)" if len(refused) > 1 else ""
+        message = one_line(f"{head}: {_params(conversions)} cannot be converted at every call site: {refused[0].reason}{more}")
+        reason_parts.append(f"convert them by hand at every call site ({', '.join(_spelled(c, c.param) for c in conversions)})")
         reason = "; ".join([*reason_parts, proof_text])
         return Decision(function.key, qualname, name, function.file, Tier.DIAGNOSTIC, message, reason,
                         conversions, callee, sites, subjects=tuple(subjects), before=before, after=after)
@@ -810,8 +823,8 @@ def find_site(parsed: _Module, line: int, column: int | None, callee: Callee) ->
         call = candidates[0][0]
         shown = short(call.func, 40)
         if isinstance(call.func, (cst.Name, cst.Attribute)):
-            return None, (), f"{where}: the recorded call is `{shown}(...)`, which reaches it through other code"
-        return None, (), f"{where}: the recorded call `{shown}(...)` is not a call by name"
+            return None, (), f"{where} calls it through `{shown}` (a variable, a wrapper or library code)"
+        return None, (), f"{where} calls it through `{shown}`, not by name"
     return None, (), f"{where}: no call at the recorded position (the code changed since recording? re-record)"
 
 
@@ -820,6 +833,8 @@ def site_edits(parsed: _Module, line: int, column: int | None, callee: Callee, c
     where = f"{parsed.relpath}:{line}"
     call, functions, why = find_site(parsed, line, column, callee)
     if call is None:
+        if _converted_everywhere(parsed, callee, conversions):
+            return SiteMatch(None, DONE)  # fixed since recording (an import added above moved the lines)
         return SiteMatch(None, REFUSED, why)
     if _suppressed_site(parsed, call, functions):
         return SiteMatch(call, REFUSED, f"{where}: suppressed by a `# retrace-fix: ignore` comment")
@@ -893,6 +908,23 @@ def _bind(call: cst.Call, callee: Callee) -> tuple[dict, str]:
         if param.kind == "keyword_only" and param.name not in bound and double_star:
             bound[param.name] = "star"
     return bound, ""
+
+
+def _converted_everywhere(parsed: _Module, callee: Callee, conversions: tuple) -> bool:
+    """Does every call of ``callee`` by name in the module already pass each conversion as a tensor?"""
+    calls = _calls_by_name(parsed, callee, set(parsed.analysis.tf_functions), attributes=True)
+    if not calls:
+        return False
+    scope = parsed.scope
+    for call in calls:
+        bound, problem = _bind(call, callee)
+        if problem:
+            return False
+        for conversion in conversions:
+            arg = bound.get(conversion.param)
+            if not (isinstance(arg, cst.Arg) and _already_tensor(arg.value, conversion, scope)):
+                return False
+    return True
 
 
 def _already_tensor(expr: cst.BaseExpression, conversion: Conversion, scope: Scope) -> bool:
@@ -978,7 +1010,8 @@ def _unrecorded_calls(function: FunctionTraces, callee: Callee, conversions: tup
     return found
 
 
-def _calls_by_name(parsed: _Module, callee: Callee, tf_defs: set) -> list[cst.Call]:
+def _calls_by_name(parsed: _Module, callee: Callee, tf_defs: set, attributes: bool = False) -> list[cst.Call]:
+    """Calls of ``callee`` by a bare name (and ``obj.name(...)`` when ``attributes``), outside tf.functions."""
     calls: list[cst.Call] = []
 
     class _Calls(cst.CSTVisitor):
@@ -994,7 +1027,8 @@ def _calls_by_name(parsed: _Module, callee: Callee, tf_defs: set) -> list[cst.Ca
                 self.depth -= 1
 
         def visit_Call(self, node: cst.Call) -> None:
-            if not self.depth and isinstance(node.func, cst.Name) and _calls_callee(node.func, callee, parsed):
+            kinds = (cst.Name, cst.Attribute) if attributes else (cst.Name,)
+            if not self.depth and isinstance(node.func, kinds) and _calls_callee(node.func, callee, parsed):
                 calls.append(node)
 
     parsed.tree.visit(_Calls())
