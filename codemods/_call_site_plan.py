@@ -22,12 +22,12 @@ Never imports TensorFlow.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Iterable
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from retrace_fix.analysis import ModuleAnalysis, qualnames
+from retrace_fix.analysis import ModuleAnalysis
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._keras import KerasEvidence
@@ -62,10 +62,7 @@ from retrace_fix.traces.generalize import (
     _python_repr,
     classify_scalar,
 )
-from retrace_fix.traces.model import FunctionTraces, TraceSet
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
+from retrace_fix.traces.model import FunctionTraces, Proof, TraceSet
 
 CODE = "RTF005"
 #: a site's status in a decision
@@ -292,7 +289,7 @@ def build_plan(sources: dict, traces: TraceSet) -> CallSitePlan:
             signature_plan = signature_plans.get(node)
             if signature_plan is None:
                 continue
-            decision = _decide(function, node, signature_plan, parsed, reader, module, sources)
+            decision = _decide(function, node, signature_plan, parsed, module, sources)
             if decision is not None:
                 plan.decisions[function.key] = decision
     return plan
@@ -315,7 +312,6 @@ def _decide(
     node: cst.FunctionDef,
     plan: SignaturePlan,
     parsed: _Module,
-    reader: _Reader,
     module,
     sources: dict,
 ) -> Decision | None:
@@ -348,7 +344,15 @@ def _decide(
         summary = summaries.get(param)
         if param in plan.loop_blocked:
             continue  # a step count: RTF001 converts its call sites or explains its loop
-        if call_site.status == "failed" and call_site.param == param:
+        dtype = chosen.get(param, ladder[0])
+        proven = call_site.status == "traced"
+        if kind == FIX_SCALAR:
+            target = _scalar_target(param, dtype, summary, source, summaries, proven)
+        else:
+            target = _cast_target(param, dtype, summary, node, parsed, keras, source)
+        if isinstance(target, str):
+            kept.append(target)  # the body needs a Python value: RTF003's diagnostic says so
+        elif call_site.status == "failed" and call_site.param == param:
             failed_proof = (
                 f"`{param}` cannot become a tensor: {call_site.error}"
                 if call_site.error else f"`{param}` cannot become a tensor"
@@ -357,15 +361,6 @@ def _decide(
                 f"`{param}` was trial-traced on the live function as a tensor of {', '.join(call_site.tried)}: "
                 f"each fails ({call_site.error})"
             )
-            continue
-        dtype = chosen.get(param, ladder[0])
-        proven = call_site.status == "traced"
-        if kind == FIX_SCALAR:
-            target = _scalar_target(param, dtype, summary, source, summaries, proven)
-        else:
-            target = _cast_target(param, dtype, summary, node, parsed, keras, source)
-        if isinstance(target, str):
-            kept.append(target)
         else:
             accepted.append(target)
     before = plan.distinct_traces
@@ -380,8 +375,8 @@ def _decide(
         )
     subjects = [("function", qualname, "")]
     if not accepted:
-        if failed_proof is None:
-            return None  # RTF003 says why each value must stay a Python value
+        if failed_proof is None or plan.proof == "failed":
+            return None  # RTF003 says why each value must stay a Python value (or quotes the failed proof)
         message = one_line(f"{head}: {failed_proof}")
         reason = f"{head}; no input_signature: {no_signature}; at the call sites: {joined(kept)}"
         return Decision(function.key, qualname, name, function.file, Tier.DIAGNOSTIC, message, reason,
@@ -394,6 +389,11 @@ def _decide(
     oracle = stored_oracle(function)
     candidate = call_site_candidate(function, skip_self, dtypes, kinds)
     proof = oracle(candidate)
+    if subset and not proof.traced and not proof.failed:
+        proof = Proof(proof.fix, "not_run", note=(
+            f"not proven: the recording trial-traced {_params(conversions)} converted together with "
+            f"{_listed(f'`{p}`' for p in targets if p not in dtypes)}, which must stay as they are"
+        ))
     proof_text, proof_status = _proof_text(name, proof, conversions)
     after = traces_after(function, skip_self, dtypes, kinds)
     # -- the call sites
@@ -405,7 +405,7 @@ def _decide(
         subjects.append((kind, qualname, target.conversion.param))
     # -- reduce_retracing on top (RTF004 adds it)
     relax, relax_note, relax_after = "", "", after
-    if plan.shape_varies:
+    if plan.shape_varies and not plan.static_blockers:  # a static read of a varying dim: RTF004 says so
         combined = call_site_relax_candidate(function, skip_self, dtypes, kinds)
         if combined is not None:
             combined_proof = oracle(combined)
@@ -460,10 +460,6 @@ def _decide(
     unsafe = list(notes)
     if proof_status != "traced":
         unsafe.insert(0, proof_text)
-    if subset:
-        unsafe.append(
-            "only part of the values that vary are converted, and that combination was not trial-traced"
-        )
     if unrecorded:
         shown = joined(unrecorded[:_NAMED]) + (f" (+{len(unrecorded) - _NAMED} more)" if len(unrecorded) > _NAMED else "")
         unsafe.append(f"calls that were not recorded may still pass Python values and trace on their own: {shown}")
@@ -838,7 +834,7 @@ def site_edits(parsed: _Module, line: int, column: int | None, callee: Callee, c
         return SiteMatch(None, REFUSED, why)
     if _suppressed_site(parsed, call, functions):
         return SiteMatch(call, REFUSED, f"{where}: suppressed by a `# retrace-fix: ignore` comment")
-    if _tf_spelling(parsed)[0] is None:
+    if tf_spelling(parsed.analysis.table)[0] is None:
         return SiteMatch(call, REFUSED, f"{where}: no name for TensorFlow is free in this module")
     bound, problem = _bind(call, callee)
     if problem:
@@ -958,10 +954,6 @@ def _suppressed_site(parsed: _Module, call: cst.Call, functions: tuple) -> bool:
     return any(sup.suppresses(line, CODE) for line in lines)
 
 
-def _tf_spelling(parsed: _Module) -> tuple[str | None, bool]:
-    return tf_spelling(parsed.analysis.table)
-
-
 def _site_verdict(site, callee: Callee, conversions: tuple, function: FunctionTraces, module, sources: dict) -> SiteVerdict:
     where = f"{site.file}:{site.line}"
     if site.file not in sources:
@@ -1043,15 +1035,7 @@ def module_for(relpath: str, text: str, tree: cst.Module, analysis: ModuleAnalys
     return _Module(relpath, text, tree, analysis, source_lines(text))
 
 
-def subjects_of(decision: Decision) -> tuple:
-    return decision.subjects
-
-
 __all__ = [
     "CallSitePlan", "Conversion", "Decision", "SiteVerdict", "build_plan", "module_for", "site_edits",
     "wants_files",
 ]
-
-
-def _unused(*_: Any) -> None:  # pragma: no cover
-    qualnames  # noqa: B018 (kept importable for callers of this module)

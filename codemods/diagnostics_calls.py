@@ -69,8 +69,9 @@ numbers are converted to tensors there).  Never edits.
 One problem, one finding: when RTF001 also runs and fixes or explains the same
 parameter as a step count (its loop analysis says whether ``tf.range`` is safe,
 where "pass a tensor" alone could be wrong), or RTF003 reports it from recorded
-traces (``--traces``), this finding is dropped as their duplicate; so it is when
-their finding is suppressed (``# retrace-fix: ignore[RTF001]`` on the loop).
+traces (``--traces``), or RTF005 converts it at the recorded call sites, this
+finding is dropped as their duplicate; so it is when their finding is
+suppressed (``# retrace-fix: ignore[RTF001]`` on the loop).
 ``--select RTF103`` (or ``--ignore RTF001``) always reports it, and
 ``ignore[RTF103]`` never hides RTF001's or RTF003's finding.
 """,
@@ -170,7 +171,8 @@ that reach the call.  Never edits.
 One problem, one finding: with ``--traces``, dtype drift the traces recorded for
 the same parameter is reported once, by the input-signature codemod (RTF003): the
 recorded dtypes are what every caller really passed, those in other modules
-included.  This finding is then dropped as its duplicate, also when RTF003's
+included; RTF005 casts it at the recorded call sites where that keeps the results.
+This finding is then dropped as their duplicate, also when RTF003's
 finding is suppressed (``# retrace-fix: ignore[RTF003]`` on the decorator line).
 ``--select RTF105`` (or ``--ignore RTF003``) always reports it, and
 ``ignore[RTF105]`` never hides RTF003's finding.

@@ -39,7 +39,10 @@ What it does
     One problem, one finding: the call-site diagnostics RTF105 (dtype drift)
     and RTF103 (varying Python values) do not repeat, for the same parameter,
     what this finding reports from the traces (``--select RTF105`` alone
-    still reports it).
+    still reports it).  Where no signature fits but the recorded call sites
+    can pass the varying values as tensors, RTF005 (call-site-tensor) does it,
+    and its finding at the def replaces this diagnostic (``--select RTF003``
+    still shows it).
 
 Why it retraces
     tf.function keys its graph cache on every argument's shape, dtype and

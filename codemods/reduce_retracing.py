@@ -44,6 +44,11 @@ Example
     already given.  When the body reads a static size of a dimension that
     varied (``x.shape[0]``, ``len(x)``, ``x.shape.as_list()``) it is a
     diagnostic instead: on the generalised trace that size is ``None``.
+    Where RTF005 (call-site-tensor) passes the varying Python values as
+    tensors at the call sites, it is added on top when relaxing the converted
+    traces folds more (a float next to a model, three batch sizes per value:
+    6 traces, 3 with the conversion, 2 with both), proven on the converted
+    arguments with relaxed shapes.
 
     Before::
 
