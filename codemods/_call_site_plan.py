@@ -305,6 +305,7 @@ class _Target:
     notes: list  # unsafe reasons
     info: list  # said in the reason, not a risk
     short: str = ""  # "`alpha`: Python float varies"
+    python_type: str = ""  # scalar: int, float, bool
 
 
 def _decide(
@@ -425,7 +426,7 @@ def _decide(
     where = "at its call site" if count == 1 else f"at its {count} call sites"
     expected = f"{before} → {after} traces"
     refused = [s for s in sites if s.status == REFUSED]
-    what_varied = short_list([t.short for t in accepted])
+    what_varied = _what_varied(accepted)
     explained = f"{head} ({joined(changes)})"
     conversion_text = "; ".join(
         f"`{c.param}` becomes {_spelled(c, c.param)} {where}" for c in conversions
@@ -479,6 +480,20 @@ def _decide(
         site_message=site_message, verifiable=proof_status != "traced", before=before, after=after,
         relax=relax, relax_note=relax_note, relax_after=relax_after, subjects=tuple(subjects),
     )
+
+
+def _what_varied(accepted: list[_Target]) -> str:
+    """What varied, for the message: "`a`, `b`: Python floats vary; `x`: dtype varies (float64, float32)"."""
+    parts: list[str] = []
+    by_type: dict[str, list[str]] = {}
+    for target in accepted:
+        if target.conversion.kind == FIX_SCALAR:
+            by_type.setdefault(target.python_type, []).append(target.conversion.param)
+    for type_name, params in by_type.items():
+        names = ", ".join(f"`{p}`" for p in params)
+        parts.append(f"{names}: Python {type_name} varies" if len(params) == 1 else f"{names}: Python {type_name}s vary")
+    parts += [t.short for t in accepted if t.conversion.kind == FIX_CAST]
+    return short_list(parts)
 
 
 def _a(word: str) -> str:
@@ -590,7 +605,8 @@ def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, pro
     for use in uses:
         if use.kind == "cast" and use.dtype and use.dtype != dtype and type_name == "float" and use.dtype == "float64":
             notes.append(f"`{use.text}`: the value arrives as {dtype}, so float64 precision is lost")
-    return _Target(Conversion(param, FIX_SCALAR, dtype), what, notes, info, f"`{param}`: Python {type_name} varies")
+    return _Target(Conversion(param, FIX_SCALAR, dtype), what, notes, info, f"`{param}`: Python {type_name} varies",
+                   type_name)
 
 
 def _cast_target(param: str, dtype: str, summary, node: cst.FunctionDef, parsed: _Module, keras, source) -> _Target | str:

@@ -269,9 +269,14 @@ def layout(
     """The signature the traces allow, before any proof (``unpinnable``: parameters not to pin)."""
     result = Layout()
     traces = list(function.traces)
-    result.distinct, retraced_all = distinct_by_instance(traces, skip_self)
-    _, result.retraced = distinct_by_instance(_steady(traces), skip_self)
-    result.nested_only = retraced_all and not result.retraced
+    result.distinct, _ = distinct_by_instance(traces, skip_self)
+    # retracing is what calls cost at steady state: a trace made while a caller was traced is
+    # redone only when the caller retraces, and one made by get_concrete_function() (an export,
+    # a warm-up) is asked for explicitly, once
+    calls = [t for t in traces if t.via == "call"]
+    _, retraced_with_nested = distinct_by_instance(calls, skip_self)
+    _, result.retraced = distinct_by_instance(_steady(calls), skip_self)
+    result.nested_only = retraced_with_nested and not result.retraced
     if not result.retraced:
         return result
     params = [p for p in params if p.name != skip_self]
