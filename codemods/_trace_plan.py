@@ -112,12 +112,7 @@ def param_infos(node: cst.FunctionDef) -> list[ParamInfo]:
 
 def site_keywords(site: TfFunctionSite) -> dict[str, cst.Arg]:
     """Keyword arguments already given to the ``tf.function(...)`` of this site."""
-    call = site.call
-    if call is None and site.decorator is not None and isinstance(site.decorator.decorator, cst.Call):
-        call = site.decorator.decorator
-    if call is None:
-        return {}
-    return {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+    return site.keywords()
 
 
 def _method_info(node: cst.FunctionDef, site: TfFunctionSite, scope: Scope, infos: list[ParamInfo]) -> tuple[str | None, str | None]:

@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from retrace_fix.codemods import DEFERS_TO, REGISTRY, RULES
-from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
+from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
@@ -96,6 +96,7 @@ class FileJob:
     path: Path  # absolute
     display: str
     relpath: str  # relative to the project root, for trace lookup
+    data: bytes | None = None  # the source, when it is not read from ``path`` (standard input)
     root: str = ""  # the project root (resolved): which traces apply
 
 
@@ -280,7 +281,7 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
 def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result = FileResult(path=job.display)
     try:
-        data = job.path.read_bytes()
+        data = job.data if job.data is not None else job.path.read_bytes()
     except OSError as exc:
         result.error = f"{job.display}:1: cannot read: {exc.strerror or exc}"
         return result
@@ -403,6 +404,9 @@ def _transform(
         edited = edited or any(f.applied for f in codemod.findings)
         findings.extend(reported)
         suppressed.extend(s for s in codemod.suppressed_subjects if options.code_selected(s[0]))
+    analysis = shared_analysis(context)
+    if analysis is not None:
+        result.unsigned_tf_functions = sum(not site.has_input_signature for site in analysis.tf_functions.values())
     # one problem, one finding: drop call-site diagnostics another selected code already covers
     findings = drop_duplicates(findings, suppressed, DEFERS_TO)
     if has_traces:  # which recorded functions this file's defs matched (unmatched ones are reported)

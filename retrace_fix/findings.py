@@ -106,6 +106,9 @@ class FileResult:
     error: str | None = None  # "path:line: reason" style message when the file was skipped
     encoding: str = "utf-8"
     skipped: bool = False  # prefilter decided the file cannot contain a target
+    #: tf.functions found without an ``input_signature``: whether they retrace depends on
+    #: the arguments of a real run, which only recorded traces show (0 when not parsed)
+    unsigned_tf_functions: int = 0
     #: the project root whose traces applied to this file (resolved path; "" when none), and the
     #: file's path relative to it (the name traces give it)
     trace_root: str = ""

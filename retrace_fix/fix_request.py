@@ -9,6 +9,7 @@ to process.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,9 @@ class FixRequest:
     shard: Any = None  # --shard K/N (retrace_fix.shard.Shard): only that slice of the roots
     all_paths: list[str] | None = None  # the whole list of roots when ``paths`` is one shard of it
     branch: str | None = None  # --branch NAME: commit the fixes to a new branch per git repository
+    #: PATH ``-``: the source comes from standard input, named this (``--stdin-filename``; ``-`` without it)
+    stdin_filename: str | None = None
+    show_fixes: bool = False  # --show-fixes: fix mode also lists every fix it applied
 
 
 class UsageProblem(Exception):
@@ -63,7 +67,7 @@ def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
 def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, list[str]]]]:
     """Config, codes and traces: the run's options and its exclude patterns; raises UsageProblem."""
     try:
-        config_path = request.config or find_config(Path.cwd())
+        config_path = request.config or find_config(config_start(request))
         config = load_config(config_path)
     except ConfigError as exc:
         raise UsageProblem(str(exc)) from None
@@ -82,6 +86,15 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
     return options, excludes
+
+
+def config_start(request: FixRequest) -> Path:
+    """Where the search for ``[tool.retrace-fix]`` starts: the current directory, or
+    the directory of the file named by ``--stdin-filename`` (as ruff does: an editor
+    may run the command from anywhere)."""
+    if request.stdin_filename not in (None, "-"):
+        return Path(os.path.abspath(request.stdin_filename)).parent
+    return Path.cwd()
 
 
 def trace_assignment(request: FixRequest, roots: int = 1) -> Any:

@@ -355,6 +355,7 @@ def register(app: Any) -> None:
 
     @app.command(
         "bench",
+        short_help="Run CMD before and after the fixes; compare traces, time, outputs.",
         help="Run CMD before and after the fixes (on copies of the project) and compare traces, time and outputs.",
         context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
     )

@@ -18,10 +18,11 @@ import tempfile
 
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.discovery import find_project_root
+from retrace_fix.patching import RETRACE_DIR
 from retrace_fix.traces.project import project_of
 from retrace_fix.traces.shards import merge_shards, recording_env
 
-DEFAULT_OUTPUT = os.path.join(".retrace", "traces.json")
+DEFAULT_OUTPUT = os.path.join(RETRACE_DIR, "traces.json")  # the directory gets its own .gitignore
 
 _FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)

@@ -38,6 +38,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from retrace_fix.patching import make_parent_dirs
+
 FORMAT = "retrace-fix-traces"
 VERSION = 2
 
@@ -568,7 +570,7 @@ def save_trace_file(trace_set: TraceSet, path: str | os.PathLike) -> None:
     """Write ``trace_set`` to ``path`` atomically (temp file in the same directory + os.replace)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    make_parent_dirs(path)  # a new .retrace/ gets its own .gitignore
     text = dumps(trace_set)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
