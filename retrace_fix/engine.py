@@ -631,15 +631,15 @@ def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions
         for relpath in sorted(wants_files(traces, files)):
             job = files.get(relpath)
             if job is not None:
-                sources[relpath] = _safe_source(job.path)
+                sources[relpath] = _safe_source(job)
         plans[root] = build_plan(sources, traces)
     return replace(options, call_site_plans=plans)
 
 
-def _safe_source(path: Path) -> str | None:
+def _safe_source(job: FileJob) -> str | None:
     """The text of a file LibCST can parse in this process, else None."""
     try:
-        data = path.read_bytes()
+        data = job.data if job.data is not None else job.path.read_bytes()
         text, _ = decode_source(data)
     except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
         return None
