@@ -234,10 +234,18 @@ class _Module:
     tree: cst.Module
     analysis: ModuleAnalysis
     lines: list
+    #: line -> [(call, the defs around it)], built on first use (one walk for every site of the file)
+    _calls: dict | None = None
 
     @property
     def scope(self) -> Scope:
         return Scope(self.analysis.table)
+
+    def calls_on(self, line: int) -> list[tuple[cst.Call, tuple]]:
+        """Every call starting on ``line``, with the defs around it (outermost first)."""
+        if self._calls is None:
+            self._calls = _index_calls(self)
+        return self._calls.get(line, [])
 
 
 def _read(relpath: str, text: str) -> _Module | None:
@@ -766,9 +774,8 @@ class SiteMatch:
     edits: tuple = ()
 
 
-def _calls_on_line(parsed: _Module, line: int) -> list[tuple[cst.Call, tuple]]:
-    """Every call starting on ``line``, with the defs around it (outermost first)."""
-    found: list[tuple[cst.Call, tuple]] = []
+def _index_calls(parsed: _Module) -> dict[int, list[tuple[cst.Call, tuple]]]:
+    found: dict[int, list[tuple[cst.Call, tuple]]] = {}
     analysis = parsed.analysis
 
     class _Calls(cst.CSTVisitor):
@@ -782,8 +789,7 @@ def _calls_on_line(parsed: _Module, line: int) -> list[tuple[cst.Call, tuple]]:
             self.functions.pop()
 
         def visit_Call(self, node: cst.Call) -> None:
-            if analysis.line_of(node) == line:
-                found.append((node, tuple(self.functions)))
+            found.setdefault(analysis.line_of(node), []).append((node, tuple(self.functions)))
 
     parsed.tree.visit(_Calls())
     return found
@@ -822,7 +828,7 @@ def _calls_callee(func: cst.BaseExpression, callee: Callee, parsed: _Module) -> 
 def find_site(parsed: _Module, line: int, column: int | None, callee: Callee) -> tuple[cst.Call | None, tuple, str]:
     """The call of ``callee`` recorded at ``line``/``column`` (UTF-8 bytes), the defs around it, or why none."""
     where = f"{parsed.relpath}:{line}"
-    candidates = _calls_on_line(parsed, line)
+    candidates = parsed.calls_on(line)
     if column is not None:
         char = _char_column(parsed, line, column)
         candidates = [(c, f) for c, f in candidates if parsed.analysis.column_of(c) == char]
