@@ -21,6 +21,7 @@ Never imports TensorFlow.
 
 from __future__ import annotations
 
+from abc import ABC
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -223,8 +224,9 @@ def might_convert(function: FunctionTraces) -> bool:
 # --------------------------------------------------------------------------- reading modules
 
 
-class _Reader(RetraceCodemod):
-    """Only its analysis is used: the trace plans of a module (never transforms anything)."""
+class _Reader(RetraceCodemod, ABC):
+    """Only its analysis is used: the trace plans of a module (never transforms anything; ``ABC`` keeps
+    it out of ``python -m libcst.tool list``)."""
 
 
 @dataclass
