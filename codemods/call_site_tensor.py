@@ -99,6 +99,7 @@ from retrace_fix.codemods._call_site_plan import (
     EDIT,
     CallSitePlan,
     Decision,
+    build_plan,
     module_for,
     site_edits,
 )
@@ -133,6 +134,10 @@ class CallSiteTensorCommand(RetraceCodemod):
         self._tf_name: str | None = None
         plan: CallSitePlan | None = self.settings.call_sites
         relpath = self.settings.relpath
+        if plan is None and self.settings.traces is not None and relpath:
+            # run on its own (``python -m libcst.tool codemod``): this file is the whole run, so its
+            # functions' call sites in other files are named, not rewritten
+            plan = build_plan({relpath: node.code}, self.settings.traces)
         if plan is None or not relpath:
             return False
         defined = plan.defined_in(relpath)
