@@ -327,8 +327,12 @@ def _decide(
     sources: dict,
 ) -> Decision | None:
     source = plan.source
-    if source is None or not plan.retraced or plan.nested_only or plan.already_signed or plan.possible:
-        return None  # traced once / only inside callers / signed / RTF003 writes a signature
+    if source is None or not plan.retraced or plan.nested_only or plan.already_signed:
+        return None  # traced once / only inside callers / signed
+    # a signature RTF003 can write wins, unless it is unproven while the call-site conversion traced
+    fallback = plan.possible
+    if fallback and not (plan.proof == "unproven" and plan.outcomes.call_site.status == "traced"):
+        return None
     if _suppressed_def(parsed, node):
         return None
     outcomes = plan.outcomes
@@ -378,7 +382,9 @@ def _decide(
     head = f"`{name}` traced {before} times"
     converted_params = set(targets)
     no_signature = joined(text for param, text, _ in clauses(plan) if param not in converted_params)
-    if not no_signature:
+    if fallback:
+        no_signature = f"the signature RTF003 would write is {plan.proof_note or 'not proven'}"
+    elif not no_signature:
         drifting = [p for p, (kind, _) in targets.items() if kind == FIX_CAST]
         no_signature = (
             f"{_listed(f'`{p}`' for p in drifting)} arrives in several dtypes, and a signature takes one"
@@ -455,6 +461,8 @@ def _decide(
         reason_parts.append(
             f"reduce_retracing=True then folds the shapes (RTF004): {before} → {relax_after} traces"
         )
+    if fallback and (refused or proof_status != "traced"):
+        return None  # RTF003 offers its (unproven) signature
     if refused:
         reason_parts.append("call sites that cannot be rewritten: " + joined(s.reason for s in refused))
         more = f" (+{len(refused) - 1} more)" if len(refused) > 1 else ""
@@ -475,6 +483,8 @@ def _decide(
         shown = joined(unrecorded[:_NAMED]) + (f" (+{len(unrecorded) - _NAMED} more)" if len(unrecorded) > _NAMED else "")
         unsafe.append(f"calls that were not recorded may still pass Python values and trace on their own: {shown}")
     tier = Tier.UNSAFE if unsafe else Tier.SAFE
+    if fallback and tier is not Tier.SAFE:
+        return None  # no better than RTF003's unproven signature: RTF003 offers that
     if tier is Tier.SAFE:
         reason_parts.append(proof_text)
         reason = "; ".join(reason_parts)

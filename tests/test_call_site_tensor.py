@@ -399,3 +399,32 @@ def test_trace_set_without_call_sites_gives_no_plan(project):
     assert build_plan({"lib/steps.py": STEPS}, traces).decisions == {}
 
 
+
+
+def test_a_proven_conversion_is_preferred_to_an_unproven_signature(tmp_path):
+    """Where RTF003's signature has no proof but the call-site conversion has one, RTF005 fixes it (safe)
+    and RTF003 writes nothing; with both proven, the signature wins and RTF005 says nothing."""
+    steps = "import tensorflow as tf\n\n\n@tf.function\ndef step(x, rate):\n    return x * rate\n"
+    main = "from steps import step\n\n\ndef run(x):\n    for rate in (0.1, 0.2):\n        step(x, rate)\n"
+    files = {"steps.py": steps, "main.py": main}
+    root = make_project(tmp_path / "proj", files)
+    function = {
+        "file": "steps.py", "qualname": "step", "firstlineno": 4, "name": "step", "params": ["x", "rate"],
+        "calls": 2, "traces": [{"args": {"x": X, "rate": rate(v)}, "count": 1, "nested": False, "via": "call"}
+                               for v in (0.1, 0.2)],
+        "call_sites": [site(files, "main.py", 6, "step(", 2)],
+    }
+    data = trace_file([function])
+    (root / "traces.json").write_text(json.dumps(data), encoding="utf-8")
+    with in_dir(root):
+        both_proven = run(sorted(root.glob("*.py")), options(root), jobs=1)
+    assert [f.code for f in both_proven.findings] == ["RTF003"]
+    data["functions"][0]["proofs"] = [p for p in data["functions"][0]["proofs"] if p["fix"] != "input_signature"]
+    (root / "traces.json").write_text(json.dumps(data), encoding="utf-8")
+    with in_dir(root):
+        result = run(sorted(root.glob("*.py")), options(root), jobs=1)
+    assert [(f.code, f.tier) for f in result.findings] == [("RTF005", Tier.SAFE), ("RTF005", Tier.SAFE)]
+    assert fixed(result)["steps.py"] == steps
+    assert "step(x, tf.constant(rate, dtype=tf.float32))" in fixed(result)["main.py"]
+    definition = next(f for f in result.findings if f.path == "steps.py")
+    assert "the signature RTF003 would write is not proven" in definition.reason
