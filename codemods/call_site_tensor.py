@@ -8,10 +8,10 @@ What it does
     ``f(tf.cast(obs, tf.float32))``.  It acts where RTF003 cannot write an
     ``input_signature`` (another parameter is a Keras model, an optimizer, a
     string or an object; a dtype drifts; a value that never varied is needed
-    as a Python value), or can only write one without a proof while the
-    conversion is proven on the live function.  A
-    parameter left at its default at some calls gets the default passed
-    explicitly (``lr=tf.constant(0.1, dtype=tf.float32)``) when it is a literal.
+    as a Python value), or only one without a proof while the conversion has
+    one.  A parameter left at its default at some calls gets the default
+    passed explicitly (``lr=tf.constant(0.1, dtype=tf.float32)``) when it is a
+    literal.
 
     Every recorded call site of the function is rewritten, or none: a call
     that cannot be (the file is not part of the run, the code changed since
