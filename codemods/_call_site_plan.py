@@ -152,6 +152,8 @@ class Decision:
     subjects: tuple = ()
     #: every recorded call site already passes these tensors (fixed since recording): nothing to report
     done: bool = False
+    #: the body draws random numbers or reads a clock while tracing: fewer traces change the results
+    draws: str | None = None
 
     @property
     def fixable(self) -> bool:
@@ -432,7 +434,7 @@ def _decide(
     if done:
         return Decision(function.key, qualname, name, function.file, Tier.SAFE, "", "", conversions, callee, sites,
                         before=before, after=after, relax=relax, relax_note=relax_note, relax_after=relax_after,
-                        done=True)
+                        done=True, draws=source.facts.draws_note())
     if after >= before and not (relax in ("traced", "unproven") and relax_after < before):
         return None  # converting these values would fold nothing on the recorded run
     unrecorded = _unrecorded_calls(function, callee, conversions, sites, parsed, module, node)
@@ -477,6 +479,9 @@ def _decide(
         return Decision(function.key, qualname, name, function.file, Tier.DIAGNOSTIC, message, reason,
                         conversions, callee, sites, subjects=tuple(subjects), before=before, after=after)
     unsafe = list(notes)
+    draws = source.facts.draws_note()
+    if draws:
+        unsafe.append(draws)
     if proof_status != "traced":
         unsafe.insert(0, proof_text)
     if unrecorded:
@@ -498,7 +503,7 @@ def _decide(
     return Decision(
         function.key, qualname, name, function.file, tier, one_line(message), reason, conversions, callee, sites,
         site_message=site_message, verifiable=proof_status != "traced", before=before, after=after,
-        relax=relax, relax_note=relax_note, relax_after=relax_after, subjects=tuple(subjects),
+        relax=relax, relax_note=relax_note, relax_after=relax_after, subjects=tuple(subjects), draws=draws,
     )
 
 

@@ -70,6 +70,29 @@ _NEEDS_PYTHON = {
     "tensorflow.get_static_value",
 }
 _NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
+#: clocks a tf.function body reads while tracing (RTF102), and what to use in graph code instead
+CLOCKS = {
+    "time.time": "tf.timestamp()",
+    "time.time_ns": "tf.timestamp()",
+    "time.perf_counter": "tf.timestamp()",
+    "time.perf_counter_ns": "tf.timestamp()",
+    "time.monotonic": "tf.timestamp()",
+    "time.monotonic_ns": "tf.timestamp()",
+    "time.process_time": "tf.timestamp()",
+    "time.clock": "tf.timestamp()",
+    "datetime.datetime.now": "tf.timestamp()",
+    "datetime.datetime.utcnow": "tf.timestamp()",
+    "datetime.datetime.today": "tf.timestamp()",
+    "datetime.date.today": "tf.timestamp()",
+}
+
+
+def draws_at_trace_time(qualified: str | None) -> bool:
+    """A clock or random draw: its value is frozen into each trace, so a fix that changes how often the
+    function traces changes how often it is drawn, and with it the results."""
+    return bool(qualified) and (qualified in CLOCKS or qualified.startswith(("random.", "numpy.random.")))
+
+
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 #: methods of a ``tf.Variable`` whose first argument is converted to the variable's dtype
 _VARIABLE_METHODS = {"assign", "assign_add", "assign_sub"}
@@ -241,6 +264,10 @@ class _BodyFactsCollector(cst.CSTVisitor):
 
         expr.visit(_Names())
         return found
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if draws_at_trace_time(self.scope.qualify(node.func)):
+            self.facts.trace_draws.append(short(node))
 
     # -- names
     def visit_Name(self, node: cst.Name) -> None:

@@ -320,8 +320,11 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
         self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self._per_call_functions()
+        graph_code = set(self.analysis.tf_functions)
         for callee in self.calls.callables.values():
-            sites = [s for s in self.calls.calls_of(callee)]
+            # a call made inside another tf.function's body traces only while that caller traces
+            # (nested traces): nothing to pay at steady state, nothing to report
+            sites = [s for s in self.calls.calls_of(callee) if not set(s.functions) & graph_code]
             if not sites:
                 continue
             tensor_slots = signature_tensor_params(callee.site, callee.node, self.scope)

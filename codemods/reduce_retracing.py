@@ -194,13 +194,14 @@ class ReduceRetracingCommand(RetraceCodemod):
         if len(message) > MAX_MESSAGE:  # one line: the dimensions that varied are in the reason
             message = f"`{name}` traced {plan.distinct_traces} times {alone}: {why}; add {NEW_KEYWORD}=True"
         message = one_line(message)
-        if relax.status == "traced":
+        draws = plan.source.facts.draws_note() if plan.source is not None else None
+        if relax.status == "traced" and not draws:
             tier = Tier.SAFE
             reason = f"{explained}; proven on the live function: a fresh tf.function traced with the relaxed shapes"
             if not plan.shape_only:
                 reason += " (the values that vary still retrace, each once per shape)"
         else:
-            tier, reason = Tier.UNSAFE, relax.note or "not proven on the live function"
+            tier, reason = Tier.UNSAFE, draws or relax.note or "not proven on the live function"
         if self.report(anchor, message, tier, reason=reason):
             self._edits.add(anchor)
 
@@ -216,14 +217,14 @@ class ReduceRetracingCommand(RetraceCodemod):
             f"`{function.name.value}` traced {decision.before} times, partly on tensor shapes: with {params} passed "
             f"as tensors (RTF005), add {NEW_KEYWORD}=True ({decision.before} → {decision.relax_after} traces)"
         )
-        if decision.relax == "traced":
+        if decision.relax == "traced" and not decision.draws:
             tier = Tier.SAFE
             reason = (
                 f"proven on the live function: a fresh tf.function traced with {params} converted as at the call "
                 "sites and the shapes relaxed as reduce_retracing generalises them"
             )
         else:
-            tier, reason = Tier.UNSAFE, decision.relax_note or "not proven on the live function"
+            tier, reason = Tier.UNSAFE, decision.draws or decision.relax_note or "not proven on the live function"
         if self.report(anchor, message, tier, reason=reason):
             self._edits.add(anchor)
 

@@ -428,3 +428,30 @@ def test_a_proven_conversion_is_preferred_to_an_unproven_signature(tmp_path):
     assert "step(x, tf.constant(rate, dtype=tf.float32))" in fixed(result)["main.py"]
     definition = next(f for f in result.findings if f.path == "steps.py")
     assert "the signature RTF003 would write is not proven" in definition.reason
+
+
+@pytest.mark.parametrize("blocker", ["model, ", ""], ids=["rtf005", "rtf003"])
+def test_a_body_that_draws_at_trace_time_makes_fewer_traces_unsafe(tmp_path, blocker):
+    """`np.random.uniform` in the body runs once per trace (tensorflow/tensorflow#33297): a fix that
+    removes traces removes draws, and the results change.  Unsafe, whichever code fixes it."""
+    steps = ("import numpy as np\nimport tensorflow as tf\n\n\n@tf.function\n"
+             f"def augment({blocker}x, level):\n"
+             "    return x * np.random.uniform(0.5, 1.5) + tf.cast(level, tf.float32)\n")
+    main = f"from steps import augment\n\n\ndef run(model, x):\n    for level in (0, 1, 2):\n        augment({blocker}x, level)\n"
+    files = {"steps.py": steps, "main.py": main}
+    root = make_project(tmp_path / "proj", files)
+    args = ({"model": MODEL} if blocker else {}) | {"x": X}
+    function = {
+        "file": "steps.py", "qualname": "augment", "firstlineno": 5, "name": "augment",
+        "params": [*args, "level"], "calls": 3,
+        "traces": [{"args": {**args, "level": {"kind": "python", "type": "int", "value": v}}, "count": 1,
+                    "nested": False, "via": "call"} for v in (0, 1, 2)],
+        "call_sites": [site(files, "main.py", 6, "augment(", 3)],
+    }
+    (root / "traces.json").write_text(json.dumps(trace_file([function])), encoding="utf-8")
+    with in_dir(root):
+        result = run(sorted(root.glob("*.py")), options(root, select=("RTF003", "RTF005")), jobs=1)
+    assert all(r.fixed == r.original for r in result.files)
+    assert result.findings and {f.tier for f in result.findings} == {Tier.UNSAFE}
+    assert {f.code for f in result.findings} == ({"RTF005"} if blocker else {"RTF003"})
+    assert all("the body draws `np.random.uniform(0.5, 1.5)` while tracing" in f.reason for f in result.findings)

@@ -105,6 +105,17 @@ class BodyFacts:
     uses: dict = field(default_factory=dict)  # param -> [ScalarUse]
     shape_reads: list = field(default_factory=list)  # [ShapeRead]
     reassigned: set = field(default_factory=set)
+    #: clock or random draws in the body (``np.random.uniform(0.5, 1.5)``): one per trace, frozen
+    trace_draws: list = field(default_factory=list)
+
+    def draws_note(self) -> str | None:
+        """Why a fix that removes traces changes the results here (None: it does not)."""
+        if not self.trace_draws:
+            return None
+        return (
+            f"the body draws `{self.trace_draws[0]}` while tracing, once per trace: with fewer traces, fewer "
+            "draws, and other results"
+        )
 
 
 @dataclass
@@ -316,6 +327,9 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             plan.proof = "unproven"
             plan.proof_note = signature.note or "not proven on the live function"
             plan.unsafe_reasons.insert(0, plan.proof_note)
+    note = source.facts.draws_note()
+    if note and not plan.refusals:
+        plan.unsafe_reasons.append(note)
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
     plan.refusals = _unique(plan.refusals)
