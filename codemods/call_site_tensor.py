@@ -84,8 +84,10 @@ Fix safety
     flag:`` becomes a ``tf.cond``: both branches are traced, the results are
     not proven equal), where a cast changes what the body computes (float64
     data used by float ops), where only part of the varying values can be
-    converted, or where calls of the function in the files read were not
-    recorded (they may still pass Python values).  diagnostic when the proof
+    converted (the recording proved them all together), where calls of the function in the files read were not
+    recorded (they may still pass Python values), or where the body reads a
+    clock or draws a random number while tracing (RTF102: one draw per trace,
+    so fewer traces change the results).  diagnostic when the proof
     failed (the error is quoted) or a recorded call site cannot be rewritten
     (named).  Calls from code outside the run keep passing Python values and
     keep working.

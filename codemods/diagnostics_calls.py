@@ -64,7 +64,9 @@ sites (``train(x, 10)``, ``train(x, 20)``), a loop variable
 (``for epoch in range(n): step(x, epoch)``) or a counter (``step += 1``).
 Booleans are not reported (two graphs at most, usually intended).  Parameters
 with a ``tf.TensorSpec`` slot in ``input_signature`` are skipped (Python
-numbers are converted to tensors there).  Never edits.
+numbers are converted to tensors there), and so are calls made inside another
+tf.function's body: those trace only while that caller traces, never at
+steady state (this holds for RTF104, RTF105 and RTF107 too).  Never edits.
 
 One problem, one finding: when RTF001 also runs and fixes or explains the same
 parameter as a step count (its loop analysis says whether ``tf.range`` is safe,
