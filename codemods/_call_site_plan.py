@@ -671,9 +671,10 @@ def _narrower(dtype: str, other: str) -> bool:
 def _tensor_uses(node: cst.FunctionDef, param: str, parsed: _Module, keras: KerasEvidence) -> list[tuple[str, str, str | None]]:
     """Every use of ``param`` in the body: ``("cast", text, dtype)`` for ``tf.cast(param, tf.X)``,
     ``("keras", text, None)`` for the input of a Keras model call, ``("other", text, None)``."""
-    collector = _TensorUses(param, parsed.scope, keras)
+    scope = parsed.scope
+    scope.push_function(node)
+    collector = _TensorUses(param, scope, keras)
     collector.functions.append(node)
-    parsed.scope.push_function(node)
     node.body.visit(collector)
     return collector.uses
 
@@ -685,13 +686,12 @@ class _TensorUses(cst.CSTVisitor):
         self.keras = keras
         self.functions: list[cst.FunctionDef] = []
         self.stack: list[cst.CSTNode] = []
-        self.shadowed = 0
         self.uses: list[tuple[str, str, str | None]] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        self.stack.append(node)  # popped by on_leave, which LibCST calls for a skipped node too
         if isinstance(node, (cst.FunctionDef, cst.Lambda)) and self.param in local_bindings(node):
             return False  # a nested def with its own `param`
-        self.stack.append(node)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -710,9 +710,8 @@ class _TensorUses(cst.CSTVisitor):
             call = self.stack[-3]
             if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
                 if self.scope.qualify(call.func) == "tensorflow.cast":
-                    target = None
-                    if len(call.args) > 1:
-                        target = self.scope.qualify(call.args[1].value)
+                    dtype = next((a.value for a in call.args[1:] if a.keyword is None or a.keyword.value == "dtype"), None)
+                    target = self.scope.qualify(dtype) if dtype is not None else None
                     self.uses.append(("cast", short(call), target.rsplit(".", 1)[-1] if target else None))
                     return
                 if self.keras.receiver_is_model(call.func, self.functions, self.scope, False):

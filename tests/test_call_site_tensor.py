@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import textwrap
 import sys
 from pathlib import Path
 
@@ -455,3 +456,28 @@ def test_a_body_that_draws_at_trace_time_makes_fewer_traces_unsafe(tmp_path, blo
     assert result.findings and {f.tier for f in result.findings} == {Tier.UNSAFE}
     assert {f.code for f in result.findings} == ({"RTF005"} if blocker else {"RTF003"})
     assert all("the body draws `np.random.uniform(0.5, 1.5)` while tracing" in f.reason for f in result.findings)
+
+
+def _drift_tier(body: str) -> Tier:
+    text = f"import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n{textwrap.indent(body, '    ')}\n\n\nf(a)\nf(b)\n"
+    function = {
+        "file": "m.py", "qualname": "f", "firstlineno": 4, "name": "f", "params": ["x"], "calls": 2,
+        "traces": [{"args": {"x": {"kind": "tensor", "shape": [2], "dtype": d}}, "count": 1, "nested": False,
+                    "via": "call"} for d in ("float64", "float32")],
+        "call_sites": [{"file": "m.py", "line": text.splitlines().index(call) + 1, "column": 0, "count": 1}
+                       for call in ("f(a)", "f(b)")],
+    }
+    traces = TraceSet.from_json(trace_file([function]))
+    (decision,) = build_plan({"m.py": text}, traces).decisions.values()
+    return decision.tier
+
+
+def test_a_drifting_dtype_is_cast_safely_only_where_the_body_casts_it_anyway():
+    # the body casts to the same dtype (spelled with dtype=); a nested def's own `x` does not count
+    assert _drift_tier(
+        "def inner(x):\n    return tf.reduce_sum(x)\n"
+        "return inner(tf.ones([2])) + tf.reduce_sum(tf.cast(x, dtype=tf.float32))"
+    ) is Tier.SAFE
+    # the body computes with the float64 values: casting them changes the results
+    assert _drift_tier("return tf.reduce_sum(x)") is Tier.UNSAFE
+    assert _drift_tier("return tf.reduce_sum(tf.cast(x, tf.float64))") is Tier.UNSAFE
