@@ -31,11 +31,12 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable
+from typing import IO, TYPE_CHECKING, Callable, Iterable
 
-from retrace_fix.patches import encode, replace_file
 from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import display_path
+from retrace_fix.patches import encode
+from retrace_fix.writes import WriteRefused, write_file
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.gitsource import is_git_url
 from retrace_fix.roots import contains, plan_roots, root_directory
@@ -327,9 +328,9 @@ class BulkReport:
     def write_markdown(self, path: Path) -> str | None:
         """Write the Markdown summary atomically; an error message instead of raising."""
         try:
-            target = Path(os.path.abspath(path))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(str(target), self.markdown().encode("utf-8"))
+            write_file(os.path.abspath(path), self.markdown().encode("utf-8"), make_parents=True)
+        except WriteRefused as exc:
+            return f"--summary {path}: not written: {exc}"
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
@@ -375,10 +376,12 @@ def finish_report(report: BulkReport | None, request: "FixRequest", err: IO[str]
 # --------------------------------------------------------------------------- --patch-dir
 
 
-def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None) -> int:
+def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None,
+                    extend_json: "Callable[[str], str] | None" = None) -> int:
     """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched.
 
-    ``report`` holds the roots when the caller built them (a run of one task per root).
+    ``report`` holds the roots when the caller built them (a run of one task per root);
+    ``extend_json`` adds to the JSON document (``--verify``'s proof).
     """
     from retrace_fix import output
 
@@ -402,7 +405,10 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
             continue
         target = patch_dir / f"{root.name}.patch"
         try:
-            replace_file(os.path.abspath(target), data)
+            write_file(os.path.abspath(target), data)
+        except WriteRefused as exc:
+            report.write_errors[root.name] = f"{target}: patch not written: {exc}"
+            continue
         except OSError as exc:
             report.write_errors[root.name] = f"{target}: cannot write the patch: {exc.strerror or exc}"
             continue
@@ -410,8 +416,8 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
 
     fmt = request.output_format
     if fmt == "json":
-        text = output.to_json(result, request.mode, include_diff=False)
-        out.write(report.add_to_json(text))
+        text = report.add_to_json(output.to_json(result, request.mode, include_diff=False))
+        out.write(extend_json(text) if extend_json is not None else text)
     else:
         if request.mode == "check":
             output.write_findings(result, out)

@@ -64,6 +64,12 @@ class RunOptions:
     #: RTF005's whole-project decisions, per project root (resolved path -> CallSitePlan), made by
     #: :func:`with_call_site_plans` before the files are processed; None: not made yet
     call_site_plans: Any = None
+    #: a ``--verify`` run: also edit unsafe fixes and the diagnostics a codemod could
+    #: fix but lacks the evidence for (the user's program then proves or refutes them)
+    verify_candidates: bool = False
+    #: only these fixes, ``(relpath, code, line, ordinal)`` (a finding's ``fix_id`` under
+    #: its file's relpath); None: every fix the tiers allow
+    fix_selection: frozenset | None = None
 
     @property
     def wants_call_site_plans(self) -> bool:
@@ -136,6 +142,16 @@ def decode_source(data: bytes) -> tuple[str, str]:
     """(text, encoding) of a file's bytes: PEP 263 cookie or BOM, else UTF-8."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding), encoding
+
+
+def _round_trips(data: bytes, text: str, encoding: str) -> bool:
+    """Whether writing ``text`` back in ``encoding`` would give ``data`` (not so for ``unicode_escape``)."""
+    if encoding in ("utf-8", "utf-8-sig"):
+        return True
+    try:
+        return text.encode(encoding) == data
+    except (UnicodeEncodeError, LookupError):
+        return False
 
 
 def might_contain_target(data: bytes, codemods: list[type[RetraceCodemod]], has_traces: bool) -> bool:
@@ -294,6 +310,12 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     except (SyntaxError, LookupError) as exc:  # a bad or unknown PEP 263 cookie
         result.error = f"{job.display}:1: cannot decode: {exc}"
         return result
+    if not _round_trips(data, text, encoding):
+        result.error = (
+            f"{job.display}:1: its encoding ({encoding}) does not give back the same bytes "
+            "when written; file left unchanged"
+        )
+        return result
     result.original = result.fixed = text
     result.encoding = encoding
     traces = options.traces_for(job.root)
@@ -347,7 +369,7 @@ def _transform(
     """Parse and run ``codemods``; None when the code is nested too deeply for this stack."""
     result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
     try:
-        tree = cst.parse_module(text)
+        tree = parsed = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         result.error = f"{job.display}:{exc.raw_line}:{exc.raw_column + 1}: {PARSE_ERROR_PREFIX}: {exc.message}"
         return result
@@ -368,14 +390,24 @@ def _transform(
         relpath=job.relpath,
         source_text=text,
         call_sites=call_sites,
+        verify_candidates=options.verify_candidates,
+        selected_fixes=_selection_for(options.fix_selection, job.relpath),
     )
+    # fix identities hold lines of the file: a codemod that runs on a tree an earlier one
+    # edited needs the map back (only where identities matter: --verify runs)
+    track_origin = options.verify_candidates or options.fix_selection is not None
     context = CodemodContext(filename=str(job.path))
     findings: list[Finding] = []
     suppressed: list[tuple[str, tuple]] = []  # (code, subject) of findings a comment hid
     edited = False
     line_map: tuple[cst.Module, LineMap] | None = None  # an edited tree's lines -> the file's
     for cls in codemods:
-        codemod = cls(context, settings)
+        if track_origin and edited:
+            if line_map is None or line_map[0] is not tree:
+                line_map = (tree, LineMap(text, tree.code))
+            codemod = cls(context, replace(settings, origin_line=line_map[1].original_line))
+        else:
+            codemod = cls(context, settings)
         before = tree
         try:
             tree = codemod.transform_module(tree)
@@ -420,7 +452,14 @@ def _transform(
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
     try:
-        new_text = tree.code
+        tail = _lost_tail(parsed, text)
+        if tail is None:
+            result.findings = []
+            result.error = (
+                f"{job.display}:1: LibCST does not reproduce this file byte for byte; file left unchanged"
+            )
+            return result
+        new_text = tree.code + tail
         if new_text != text:
             problem = _output_problem(new_text, compiles)
             if problem:
@@ -443,6 +482,28 @@ def _transform(
         return result
     result.fixed = new_text
     return result
+
+
+def _lost_tail(parsed: cst.Module, text: str) -> str | None:
+    """What LibCST's code generation leaves off the end of ``text`` ('' normally); None if more differs.
+
+    LibCST drops one carriage return at the very end of a file (``return x\\r``,
+    ``...\\r\\n\\r``); it is put back after the rewritten code.  Only computed
+    for files that are edited.
+    """
+    code = parsed.code
+    if code == text:
+        return ""
+    if text.startswith(code) and text[len(code):] == "\r":
+        return "\r"
+    return None
+
+
+def _selection_for(selection: frozenset | None, relpath: str) -> frozenset | None:
+    """The fix identities ``(code, line, ordinal)`` of one file in a run's selection."""
+    if selection is None:
+        return None
+    return frozenset(key[1:] for key in selection if key[0] == relpath)
 
 
 def _output_problem(new_text: str, original_compiles: bool) -> str | None:

@@ -227,6 +227,10 @@ class Session:
             )
             if finding.reason and finding.tier is Tier.UNSAFE:
                 self._print(f"    unsafe: {finding.reason}", style="yellow")
+            if finding.verification is not None:  # --verify: what running the program showed
+                check = finding.verification
+                self._print(f"    {check.status} (round {check.round}): {check.proof}",
+                            style="green" if check.verified else "yellow")
         if item.inferred:
             self._print("  (no finding on these lines: part of the fixes above in this file)", style="dim")
         if item.edited:
@@ -450,7 +454,7 @@ class Session:
     def _write(self, file_result: FileResult, hunks: list[Hunk]) -> None:
         import libcst as cst
 
-        from retrace_fix.patching import FileChangedError, atomic_write
+        from retrace_fix.writes import WriteRefused, replace_file
 
         original = file_result.original or ""
         outcome = apply_hunks(original, merge_overlapping(hunks), allow_offset=False)
@@ -469,12 +473,12 @@ class Session:
             return
         encoding = file_result.encoding
         try:
-            atomic_write(
+            replace_file(
                 Path(file_result.path),
                 outcome.text.encode(encoding),
                 expected_old=original.encode(encoding),
             )
-        except FileChangedError as exc:
+        except WriteRefused as exc:
             self.errors.append(f"{file_result.path}:1: {exc}")
             return
         except (OSError, UnicodeEncodeError) as exc:

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, list[str]]] = [
     ("core types and text", [
         "retrace_fix", "retrace_fix.findings", "retrace_fix.rules", "retrace_fix.linemap", "retrace_fix.wording",
-        "retrace_fix.node_text", "retrace_fix.docstring_markdown", "retrace_fix.diffs", "retrace_fix.patching",
+        "retrace_fix.node_text", "retrace_fix.docstring_markdown", "retrace_fix.diffs", "retrace_fix.writes",
+        "retrace_fix.hunk_search",
         "retrace_fix.gitcmd",
     ]),
     ("source analyses", [
@@ -41,6 +42,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.bulk", "retrace_fix.interactive", "retrace_fix.roottask", "retrace_fix.cluster",
         "retrace_fix.shard", "retrace_fix.taskrun", "retrace_fix.branch", "retrace_fix.bench",
         "retrace_fix.stdin_source", "retrace_fix.next_step", "retrace_fix.hunk_edits",
+        "retrace_fix.verify",
     ]),
     ("commands", ["retrace_fix.commands", "retrace_fix.scaffold"]),
     ("command line", ["retrace_fix.cli", "retrace_fix.__main__"]),

@@ -99,3 +99,14 @@ def test_speed_script_prints_ratios(tree: Path, tmp_path: Path):
     assert all(row["exit_codes"] == [2] for row in figures["runs"])  # --diff with one unparsable file
     assert all(row["ratio"] > 0 and row["peak_rss_mib"] > 0 for row in figures["runs"])
     assert "scaling jobs 1 -> 2" in proc.stdout and "target ratio <= 0.5" in proc.stdout
+
+
+def test_apply_speed_script_prints_the_ratio():
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "apply_speed.py"), "--lines", "5000", "--hunks", "10", "--repeat", "1",
+         "--max-ratio", "1000000"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("10 hunks on a 5,000-line file: matching ")
+    assert "matching nowhere" in proc.stdout and "(target: at most 1e+06)" in proc.stdout
