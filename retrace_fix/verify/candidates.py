@@ -74,12 +74,13 @@ class Fixer:
         """Every file's result with the candidates applied (``selected``: only those)."""
         options = dataclasses.replace(self.options, traces=traces, trace_assignment=None, verify_candidates=True,
                                       fix_selection=selected, call_site_plans=None)
-        jobs = {rel: FileJob(path=self.root / rel, display=rel, relpath=rel) for rel in self.rels}
+        wanted = list(self.rels if rels is None else rels)
+        jobs = {rel: FileJob(path=self.root / rel, display=rel, relpath=rel) for rel in [*self.rels, *wanted]}
         jobs = {rel: job for rel, job in jobs.items() if job.path.is_file() and not job.path.is_symlink()}
         # RTF005 decides over the whole project at once (a function's call sites may be in any module)
         options = with_call_site_plans(list(jobs.values()), options)
         results = {}
-        for rel in self.rels if rels is None else rels:
+        for rel in wanted:
             if rel in jobs:
                 results[rel] = process_file(jobs[rel], options)
         return results
