@@ -837,7 +837,10 @@ def run(
                     for child in children:
                         child.terminate()
                     for child in children:
-                        child.join(timeout=2)
+                        child.join(timeout=5)
+                        if child.is_alive():  # SIGTERM not acted on in time (a loaded machine): no worker outlives the run
+                            child.kill()
+                            child.join()
                     raise
         except BrokenProcessPool:
             # A worker died (killed, or a crash no guard foresaw).  Chunks that
