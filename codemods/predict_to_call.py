@@ -76,11 +76,14 @@ Fix safety
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
+from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
 
 RULE = Rule(
@@ -110,6 +113,18 @@ class PredictToCallCommand(RetraceCodemod):
     #: it also reports Keras predict calls outside any tf.function (its unsafe form):
     #: its TRIGGERS alone decide whether a file is worth parsing
     REQUIRES_TF_FUNCTION = False
+
+    @classmethod
+    def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:
+        """A predict call is reported only inside a tf.function or, on a bare name, in a loop:
+        a module needs parsing when it has a predict call in a loop or comprehension, or one
+        in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
+        in_loop, anywhere = _predict_calls(tree)
+        if in_loop:
+            return True
+        if not anywhere or not outline.references_tf_function:
+            return False
+        return any(_predict_calls(node)[1] for node in outline.tf_function_code())
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)
@@ -354,6 +369,26 @@ class PredictToCallCommand(RetraceCodemod):
             comma=cst.MaybeSentinel.DEFAULT if x_is_last else last.comma,
         )
         return node.with_changes(func=receiver, args=[first, training])
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
+    """(a predict call on a bare name inside a loop or comprehension, any predict call) in ``root``."""
+    anywhere = False
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    while stack:
+        node, in_loop = stack.pop()
+        if type(node) is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute and func.attr in PREDICT_METHODS:
+                if in_loop and type(func.value) is ast.Name:
+                    return True, True
+                anywhere = True
+        in_loop = in_loop or isinstance(node, _LOOPS)
+        stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
+    return False, anywhere
 
 
 def _function_bindings(function: cst.FunctionDef) -> dict:
