@@ -3,8 +3,8 @@
 For every TREE given on the command line (a checkout of some repository; never
 commit their code):
 
-1. ``retrace-fix --diff --format json`` on the tree as it is: files, lines, files
-   that do not parse (reported and skipped, not crashes), files that would change,
+1. ``retrace-fix --diff --check-syntax --format json`` on the tree as it is: files,
+   lines, files that do not parse (reported and skipped, not crashes), files that would change,
    fixes and diagnostics by code, time.  A crash is an exit code other than 0/1/2,
    a traceback on stderr, or an ``internal error`` message.
 2. The tree is copied to a temporary directory and fixed in place there
@@ -178,11 +178,13 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     report["files"] = len(listed)
     report["lines"] = sum(p.read_bytes().count(b"\n") for p in listed if p.is_file())
     common = ["--format", "json", "--jobs", str(options.jobs)] + (["--unsafe-fixes"] if options.unsafe_fixes else [])
+    # every file's syntax is checked (by default a file that cannot hold a target is never parsed)
+    checked = ["--check-syntax", *common]
 
     # 1. --diff on the original tree
     before = snapshot(tree)
     start = time.perf_counter()
-    first = run_cli(["--diff", *common, "."], cwd=tree)
+    first = run_cli(["--diff", *checked, "."], cwd=tree)
     report["seconds"] = round(time.perf_counter() - start, 2)
     problems += [f"first run: {s}" for s in crash_signs(first)]
     try:
@@ -209,7 +211,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     # 2. fix a copy in place
     copy = workdir / name
     shutil.copytree(tree, copy, symlinks=True)
-    fixed_run = run_cli([*common, "."], cwd=copy)
+    fixed_run = run_cli([*checked, "."], cwd=copy)
     problems += [f"fix run: {s}" for s in crash_signs(fixed_run)]
     after = snapshot(copy)
     changed_paths = {path for path in set(before) | set(after) if before.get(path) != after.get(path)}
@@ -234,7 +236,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
             problems.append(f"{path}: what was written differs from the --diff output")
 
     # 3. second run on the fixed copy: nothing left to do
-    second = run_cli(["--diff", *common, "."], cwd=copy)
+    second = run_cli(["--diff", *checked, "."], cwd=copy)
     problems += [f"second run: {s}" for s in crash_signs(second)]
     try:
         again = json.loads(second.stdout)

@@ -60,6 +60,9 @@ class RunOptions:
     #: give LibCST only the statements the analyses read when every codemod to run
     #: allows it (retrace_fix.partial_parse; False: always the whole module)
     partial_parse: bool = True
+    #: also check the syntax of files whose bytes cannot hold a target (``--check-syntax``);
+    #: by default they are never parsed, so their syntax errors are not reported
+    check_syntax: bool = False
 
     def code_selected(self, code: str) -> bool:
         code = code.upper()
@@ -222,13 +225,15 @@ def plan_codemods(
 
     The byte prefilter drops codemods whose triggers the bytes lack; CPython's tree then
     drops those that cannot act on it (:meth:`RetraceCodemod.might_apply_to_tree`: a
-    codemod that needs a tf.function, in a module where no name can be one).
+    codemod that needs a tf.function, in a module where no name can be one).  A file
+    whose bytes leave no codemod is not parsed at all, not even by CPython: its syntax
+    is not checked unless ``options.check_syntax`` (``--check-syntax``) asks for it.
     """
     if has_traces or not options.prefilter:
         return codemods, cpython_syntax_problem(text), None
     to_run = [cls for cls in codemods if cls.might_apply(data)]
     if not to_run:
-        return to_run, cpython_syntax_problem(text), None
+        return to_run, cpython_syntax_problem(text) if options.check_syntax else None, None
     problem, python_tree = cpython_check(text, want_tree=True)
     if python_tree is None:
         return to_run, problem, None

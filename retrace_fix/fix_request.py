@@ -24,6 +24,7 @@ class FixRequest:
     mode: str = "fix"  # fix | diff | check | interactive
     traces: list[str] = field(default_factory=list)
     unsafe_fixes: bool | None = None
+    check_syntax: bool | None = None  # --check-syntax: also files that cannot hold a target
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     jobs: int | None = None
@@ -76,11 +77,13 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
         except TraceFileError as exc:
             raise UsageProblem(str(exc)) from None
     unsafe = request.unsafe_fixes if request.unsafe_fixes is not None else config.unsafe_fixes
+    check_syntax = getattr(request, "check_syntax", None)
     options = RunOptions(
         select=tuple(select) if select is not None else None,
         ignore=tuple(ignore),
         unsafe_fixes=unsafe,
         traces=trace_set,
+        check_syntax=check_syntax if check_syntax is not None else config.check_syntax,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
     return options, excludes
