@@ -41,6 +41,12 @@ if TYPE_CHECKING:
 _ANALYSIS_KEY = "retrace_fix.analysis"
 _QUALNAMES_KEY = "retrace_fix.qualnames"
 
+
+def shared_analysis(context: CodemodContext) -> ModuleAnalysis | None:
+    """The :class:`ModuleAnalysis` the codemods of a run shared on ``context`` (None before any ran)."""
+    return context.scratch.get(_ANALYSIS_KEY)
+
+
 def _trigger_found(trigger: "bytes | re.Pattern[bytes]", data: bytes) -> bool:
     if isinstance(trigger, bytes):
         return trigger in data

@@ -16,6 +16,7 @@ Never imports TensorFlow.
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -62,6 +63,11 @@ _NEEDS_PYTHON = {
     "tensorflow.autograph.experimental.set_loop_options",
     "tensorflow.TensorSpec",
     "tensorflow.TensorShape",
+    # `tf.constant(tensor)` raises "Expected any non-tensor type" (tensorflow/tensorflow#... the
+    # issue-12 crash); a Variable's initial value or a Python-side conversion needs the number too
+    "tensorflow.constant",
+    "tensorflow.Variable",
+    "tensorflow.get_static_value",
 }
 _NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
@@ -104,12 +110,7 @@ def param_infos(node: cst.FunctionDef) -> list[ParamInfo]:
 
 def site_keywords(site: TfFunctionSite) -> dict[str, cst.Arg]:
     """Keyword arguments already given to the ``tf.function(...)`` of this site."""
-    call = site.call
-    if call is None and site.decorator is not None and isinstance(site.decorator.decorator, cst.Call):
-        call = site.decorator.decorator
-    if call is None:
-        return {}
-    return {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+    return site.keywords()
 
 
 def _method_info(node: cst.FunctionDef, site: TfFunctionSite, scope: Scope, infos: list[ParamInfo]) -> tuple[str | None, str | None]:
@@ -502,6 +503,14 @@ def traced_functions(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, Functio
     return result
 
 
+def matched_keys(scratch: dict) -> list | None:
+    """The keys of the recorded functions matched in the tree (None: nothing looked them up)."""
+    cache = scratch.get(_TRACED_KEY)
+    if cache is None:
+        return None
+    return sorted({function.key for function in cache[1].values()})
+
+
 def traced_dims(function: FunctionTraces, param: str) -> tuple[frozenset | None, dict] | None:
     """The dimensions of tensor parameter ``param`` that ``reduce_retracing`` turns to ``None``.
 
@@ -656,3 +665,77 @@ def add_keyword(expr: cst.BaseExpression, keyword: str, value: cst.BaseExpressio
         args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         args.append(new_arg)
     return expr.with_changes(args=args)
+
+
+# --------------------------------------------------------------------------- messages
+
+#: one finding, one line: the text line of a trace-driven finding stays about this long
+MAX_MESSAGE = 160
+_LEADING_PARAM = re.compile(r"^`([^`]+)`")
+
+
+def _param_of(text: str) -> str | None:
+    found = _LEADING_PARAM.match(text)
+    return found.group(1) if found else None
+
+
+def clauses(plan: SignaturePlan) -> list[tuple[str | None, str, bool]]:
+    """What keeps ``plan`` from a signature, one clause per parameter: ``(param, text, blocking)``.
+
+    ``blocking``: the clause, not only a variation, keeps the signature from being written.  A
+    blocker replaces the clause saying that the same parameter varied, keeping its values.
+    """
+    order: list[str] = []
+    texts: dict[str, str] = {}
+    params: dict[str, str | None] = {}
+    varied: dict[str, str] = {}
+    blocking: set[str] = set()
+    for text in plan.problems:
+        param = _param_of(text)
+        key = param or text
+        if key not in texts:
+            order.append(key)
+            texts[key], params[key], varied[key] = text, param, text
+    for param, text in plan.blockers:
+        key = param or text
+        if key in blocking:
+            continue
+        blocking.add(key)
+        params[key] = param
+        if key not in texts:
+            order.append(key)
+        elif key in varied and param is not None:
+            problem = varied[key]
+            head = f"`{param}`: "
+            if problem != text and problem.startswith(head) and text.startswith(f"`{param}` "):
+                values = re.sub(r" varies \((.*)\)$", r" \1", problem[len(head):])
+                text = f"`{param}` ({values})" + text[len(param) + 2:]
+        texts[key] = text
+    return [(params[key], texts[key], key in blocking) for key in order]
+
+
+def joined(items) -> str:
+    """Clauses joined with ``; `` (a clause ending with a full stop, like an error message, loses it)."""
+    return "; ".join(item[:-1] if item.endswith(".") and not item.endswith("..") else item for item in items)
+
+
+def short_list(items: list[str], limit: int = 2) -> str:
+    """``a; b (+3 more)``"""
+    shown = "; ".join(items[:limit])
+    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` within ``limit`` characters: first without its parenthesised values (``(Python int
+    1, 2, 3)``, the reason keeps them), then cut at a clause boundary (or a word)."""
+    while len(text) > limit:
+        shorter = re.sub(r" \((?:Python|`)[^()]*(?:\([^()]*\))?[^()]*\)", "", text, count=1)
+        if shorter == text:
+            break
+        text = shorter
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("; ", 0, limit - 1)
+    if cut < limit // 2:
+        cut = text.rfind(" ", 0, limit - 1)
+    return text[:cut].rstrip(" ;,:") + " …"

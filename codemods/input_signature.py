@@ -7,20 +7,29 @@ What it does
     in every spelling (``@tf.function`` becomes ``@tf.function(input_signature=[...])``,
     ``@tf.function(...)`` and ``tf.function(f, ...)`` get the keyword added,
     methods leave ``self`` out).  Per tensor parameter the spec keeps the common
-    rank and dtype and puts ``None`` in every dimension that varied; ragged and
-    sparse tensors get ``tf.RaggedTensorSpec`` / ``tf.SparseTensorSpec``; nested
-    lists, tuples, dicts and namedtuples keep the container type that was
-    recorded.  A Python int/float/bool whose value varied becomes
-    ``tf.TensorSpec(shape=[], dtype=tf.int32 | tf.float32 | tf.bool)`` when the
-    body only uses it as a tensor operand or as the bound of a ``range`` loop
-    that is safe with a tensor bound (RTF001's loop analysis).  Trailing
+    rank and dtype and puts ``None`` in every dimension that varied; a tensor
+    whose *rank* varied gets ``shape=None``; ragged and sparse tensors get
+    ``tf.RaggedTensorSpec`` / ``tf.SparseTensorSpec``; nested lists, tuples,
+    dicts and namedtuples keep the container type that was recorded.  A Python
+    int/float/bool becomes a scalar ``tf.TensorSpec`` of the first dtype that
+    traced on the live function (int: int32, int64, float32; float: float32,
+    float64; bool: bool), when the body only uses it as a tensor operand or as
+    the bound of a ``range`` loop that is safe with a tensor bound (RTF001's
+    loop analysis); a value that never varied is converted too when it has no
+    default to pin, so that it does not block the signature.  Trailing
     parameters with defaults that every call left alone stay pinned defaults.
     ``import tensorflow as tf`` is added when the module has no name for
-    TensorFlow.  Functions that traced once are never touched.
+    TensorFlow.  Functions that traced once are never touched, and neither are
+    functions that retraced only while a calling tf.function was being traced
+    (nested traces cost nothing once the caller's graph exists: fix the caller).
 
-    When no signature is possible it says why, as an RTF003 diagnostic: a dtype
-    that varies ("`x`: dtype varies (int32, float32) — cast at the call site"),
-    a new object per call, a varying string, a ``tf.Variable``, a varying rank,
+    When no signature is possible it says why, as an RTF003 diagnostic of one
+    line naming the parameter that blocks it (the full explanation is the
+    finding's ``reason``, in JSON and SARIF): a dtype that varies ("`x`: dtype
+    varies (int32, float32) — cast at the call site"), a new object per call,
+    a varying string, a ``tf.Variable``, a Python value the body uses as one
+    (``tf.constant(n)``, ``int(n)``, ``n > 0``, ``xs[n]``, ``str(n)``, f-strings,
+    ``np.*(n)``), a proof that failed on the live function (the error quoted),
     ``**kwargs`` used by callers, a keyword-only parameter without a default, a
     ``cls``/non-``self`` first parameter, or a static-shape read of a dimension
     that would become ``None`` (``x.shape[0]``, ``len(x)``,
@@ -65,20 +74,30 @@ Example
     The loop traced ``predict`` three times before, once after.
 
 Fix safety
-    safe when every recorded call fits the signature and the body is unchanged
-    by it: the spec is the most specific common supertype of the recorded
-    traces, the body reads no static size of a dimension that becomes ``None``,
-    and converted Python scalars are only used as a ``range`` bound of a safe
-    loop, in ``tf.range``/``tf.cast``, in arithmetic with a tensor parameter of
-    the same dtype, or as an argument TensorFlow converts to a tensor anyway
-    (not under ``jit_compile``, and no static size computed from it is read).
-    unsafe (``--unsafe-fixes``) when a converted Python scalar meets a value of
-    unknown dtype in arithmetic (``h * factor``): the body then sees a float32
-    or int32 tensor where it saw a Python number.  In every tier, calls with
-    shapes, dtypes or pinned values that were never recorded raise
-    ``TypeError`` instead of retracing — record a representative run (see
-    ``docs/trace-driven-fixes.md``).  ``reduce_retracing`` is ignored once a
-    signature exists.
+    safe only with a proof: at the end of the recording, the recorder built
+    this exact signature and traced a fresh ``tf.function`` around the live
+    Python function with it (``get_concrete_function``: traced, never run; the
+    program's own functions and variables untouched), and it traced.  On top
+    of the proof, the static checks still hold: the spec is the most specific
+    common supertype of the recorded traces, the body reads no static size of
+    a dimension that becomes ``None``, and converted Python scalars are only
+    used as a ``range`` bound of a safe loop, in ``tf.range``/``tf.cast``, in
+    arithmetic, or as an argument TensorFlow converts to a tensor anyway.
+    unsafe (``--unsafe-fixes``) without a proof (a trace file recorded before
+    proofs, a proof that could not run — the instance was gone, the time
+    budget was spent — or code that changed since recording: the reason says
+    "not proven on the live function"), and, even when proven, where a
+    converted number feeds a division (a float64 tensor instead of a Python
+    float), ``jit_compile`` (XLA needs the value at compile time) or a static
+    size computed from it.  diagnostic when the proof failed: the signature
+    raised on the live function (``tf.math.pow(x, k)`` with an int32 ``k``
+    fails, so float32 is tried next; ``tf.constant(k)`` fails for every
+    dtype).  A proof shows the body *traces*; it does not show the results are
+    the same, which is what the static checks (and ``bench``) are for.  In
+    every tier, calls with shapes, dtypes or pinned values that were never
+    recorded raise ``TypeError`` instead of retracing — record a
+    representative run (see ``docs/trace-driven-fixes.md``).
+    ``reduce_retracing`` is ignored once a signature exists.
 """
 
 from __future__ import annotations
@@ -86,12 +105,14 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._trace_plan import add_keyword, call_arg_indent, code_of, plans
+from retrace_fix.codemods._trace_plan import (
+    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list,
+)
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import BUILTIN_NAMES, canonical
-from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names
+from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names, render_spec
 
 RULE = Rule(
     code="RTF003",
@@ -167,7 +188,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     def _handle(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
         if not plan.retraced or plan.already_signed:
-            return
+            return  # traced once, or only while callers were traced (nothing at steady state)
         name = function.name.value
         count = f"`{name}` traced {plan.distinct_traces} times"
         if not plan.possible:
@@ -176,32 +197,49 @@ class InputSignatureCommand(RetraceCodemod):
             explained = {text for texts in plan.loop_blocked.values() for text in texts}
             if all(text in explained for text in [*plan.problems, *plan.details]):
                 return  # a step count blocked by its loop alone: RTF001 explains it at the loop
-            message = f"{count}: " + "; ".join(plan.problems)
-            if plan.details:
-                message += "; no input_signature: " + "; ".join(plan.details)
-            self.report(anchor, message, Tier.DIAGNOSTIC, subjects=self._subjects(function, plan, message))
+            self._refusal(anchor, function, plan, count)
             return
         tf_name, import_needed = self._tf_name()
         if tf_name is None:
-            self.report(anchor, f"{count}: no name for TensorFlow is free in this module to write the signature with", Tier.DIAGNOSTIC)
+            message = f"{count}: no name for TensorFlow is free in this module to write the signature with"
+            self.report(anchor, message, Tier.DIAGNOSTIC, reason=message)
             return
         missing = sorted(n for _, spec in plan.specs for n in namedtuple_names(spec) if not self._module_binds(n))
         if missing:
-            self.report(
-                anchor,
-                f"{count}: its signature needs the namedtuple class `{missing[0]}`, which this module does not define or import",
-                Tier.DIAGNOSTIC,
-            )
+            message = f"{count}: its signature needs the namedtuple class `{missing[0]}`, which this module does not define or import"
+            self.report(anchor, message, Tier.DIAGNOSTIC, reason=message)
             return
-        changes = "; ".join(plan.changes)
+        changes = short_list(plan.changes)
         message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
-        tier = Tier.UNSAFE if plan.unsafe_reasons else Tier.SAFE
-        reason = "; ".join(plan.unsafe_reasons)
+        specs = ", ".join(f"{param}={render_spec(spec, tf_name)}" for param, spec in plan.specs)
+        if plan.unsafe_reasons:
+            tier, reason = Tier.UNSAFE, "; ".join(plan.unsafe_reasons)
+        else:
+            tier = Tier.SAFE
+            reason = (
+                f"proven on the live function: a fresh tf.function around `{name}` traced with "
+                f"input_signature ({specs or 'no parameters'})"
+            )
+            if plan.pinned:
+                reason += f", {', '.join('`' + p + '`' for p in plan.pinned)} pinned to the default"
+            reason += "; calls with other shapes, dtypes or pinned values now raise TypeError instead of retracing"
         if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message)):
             return
         self._edits[anchor] = self._signature_value(plan, tf_name, anchor)
         if import_needed:
             self._import_needed = tf_name
+
+    def _refusal(self, anchor: cst.CSTNode, function: cst.FunctionDef, plan: SignaturePlan, count: str) -> None:
+        """One line naming the parameter that blocks the signature (and what to do); everything in ``reason``."""
+        parts = clauses(plan)
+        lead = next((text for _, text, blocking in parts if blocking), None) or (parts[0][1] if parts else "no input_signature fits")
+        rest = len(parts) - 1
+        message = f"{count}: {lead}" + (f" (+{rest} more)" if rest > 0 else "")
+        reason = f"{count}; no input_signature: " + joined([*(text for _, text, _ in parts), *plan.notes])
+        relax = plan.relax
+        if relax is not None and relax.status in ("traced", "unproven") and plan.shape_varies:
+            reason += "; reduce_retracing=True folds the shape part (RTF004)"
+        self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason, subjects=self._subjects(function, plan, reason))
 
     # ------------------------------------------------------------------ helpers
 

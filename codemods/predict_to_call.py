@@ -111,7 +111,7 @@ class PredictToCallCommand(RetraceCodemod):
     ORDER = 10
     TRIGGERS = (b".predict",)
     #: it also reports Keras predict calls outside any tf.function (its unsafe form):
-    #: its TRIGGERS alone decide whether a file is worth parsing
+    #: its TRIGGERS and might_apply_to_tree decide whether a file is worth parsing
     REQUIRES_TF_FUNCTION = False
 
     @classmethod

@@ -28,13 +28,18 @@ Example
         def step(x):
             return tf.reduce_sum(x)
 
-    Trace-driven (``--traces``): a function whose recorded traces differ only in
-    tensor shapes (same dtypes, same Python values, the same objects), but for
-    which no ``input_signature`` is possible — typically
+    Trace-driven (``--traces``): a function whose recorded traces differ in
+    tensor shapes, but for which no ``input_signature`` is possible — typically
     ``train_step(x, y, model, optimizer, loss_fn)`` called with the same model
-    and optimizer every step — gets ``reduce_retracing=True``.  Never where the
-    function traced once, never where RTF003 can inject a signature (TensorFlow
-    ignores ``reduce_retracing`` once there is one), never where
+    and optimizer every step, a parameter that never varies but is used as a
+    Python value, or a ``MirroredStrategy`` step whose argument is a
+    ``PerReplica`` value — gets ``reduce_retracing=True``; the finding names the
+    parameter that blocks the signature.  It is also the partial fix when
+    Python values vary too (the shape part): offered when some values recur
+    with several shapes, so that relaxing folds traces.  Never where the
+    function traced once (or only inside a caller's trace), never where RTF003
+    can inject a signature (TensorFlow ignores ``reduce_retracing`` once there
+    is one), never where
     ``reduce_retracing``/``experimental_relax_shapes``/``input_signature`` is
     already given.  When the body reads a static size of a dimension that
     varied (``x.shape[0]``, ``len(x)``, ``x.shape.as_list()``) it is a
@@ -72,11 +77,18 @@ Fix safety
     other.  When both keywords are already present the site is reported as a
     diagnostic and left alone (TensorFlow would reject or ignore one of them).
 
-    The trace-driven ``reduce_retracing=True`` is safe: the first trace stays
-    exact, later shapes reuse a trace whose varying dimensions are ``None``, and
-    every call still gets a graph (nothing is rejected).  The body was checked
-    for static-shape reads of those dimensions; the objects and Python values
-    that were recorded constant still key the cache as before.
+    The trace-driven ``reduce_retracing=True`` is safe with a proof: at the
+    end of the recording, a fresh ``tf.function`` around the live function
+    traced with the relaxed shapes (``None`` where a dimension varied, the
+    other arguments as recorded), and the body has no static-shape read of
+    those dimensions.  Then the first trace stays exact, later shapes reuse
+    the relaxed trace, and every call still gets a graph (nothing is
+    rejected); the objects and Python values still key the cache as before.
+    unsafe (``--unsafe-fixes``) without a proof: a trace file recorded before
+    proofs, an argument object or instance no longer alive at the end of the
+    program, the time budget spent (the reason says which).  diagnostic when
+    the proof failed (the relaxed trace raised, for instance a helper that
+    reads a static dimension): the error is quoted.
 """
 
 from __future__ import annotations
@@ -84,7 +96,9 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._trace_plan import add_keyword, plans, site_keywords
+from retrace_fix.codemods._trace_plan import (
+    MAX_MESSAGE, add_keyword, clauses, joined, one_line, plans, short_list, site_keywords,
+)
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
@@ -138,24 +152,48 @@ class ReduceRetracingCommand(RetraceCodemod):
         return True
 
     def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
-        if not plan.shape_only or not plan.shape_varies or plan.already_signed or plan.possible:
-            return  # traced once / not only shapes (RTF003 says why) / RTF003 injects a signature
+        if not plan.retraced or plan.already_signed or plan.possible:
+            return  # traced once / only nested / RTF003 injects a signature
+        relax = plan.relax
+        if relax is None or relax.status == "none" or not plan.shape_varies:
+            return  # no group of traces differs in shapes alone: reduce_retracing would fold nothing
+        if not plan.shape_only and relax.candidate is not None and relax.candidate.saves == 0:
+            return  # the values that vary dominate: on the recorded run relaxing would have saved nothing
         keywords = site_keywords(site)
         if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(keywords):
             return
         name = function.name.value
-        changes = "; ".join(plan.changes) or "shapes vary"
-        head = f"`{name}` traced {plan.distinct_traces} times on tensor shapes alone ({changes})"
+        changes = short_list(plan.changes) or "shapes vary"
+        alone = "on tensor shapes alone" if plan.shape_only else "partly on tensor shapes"
+        head = f"`{name}` traced {plan.distinct_traces} times {alone} ({changes})"
+        parts = clauses(plan)
+        explained = f"{head}; no input_signature: " + joined([*(text for _, text, _ in parts), *plan.notes])
         if plan.static_blockers:
-            self.report(
-                anchor,
-                f"{head}, but " + "; ".join(plan.static_blockers)
-                + f"; after that, {NEW_KEYWORD}=True or an input_signature removes the retraces",
-                Tier.DIAGNOSTIC,
-            )
+            message = f"`{name}` traced {plan.distinct_traces} times {alone}, but {plan.static_blockers[0]}"
+            reason = f"{explained}; after that, {NEW_KEYWORD}=True or an input_signature removes the retraces"
+            self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason)
             return
-        why = plan.refusals[0] if plan.refusals else "no input_signature is possible"
-        if self.report(anchor, f"{head} and no input_signature fits ({why}): add {NEW_KEYWORD}=True", Tier.SAFE):
+        blockers = [(param, text) for param, text, blocking in parts if blocking]
+        who = blockers[0][0] if blockers else None
+        why = f"`{who}` blocks an input_signature" if who else "no input_signature fits"
+        if who is not None and plan.outcomes is not None and getattr(plan.outcomes.layout.summaries.get(who), "kind", None) == "per_replica":
+            why = f"`{who}` is a PerReplica value (no input_signature can name it)"
+        if relax.status == "failed":
+            message = f"{head}, but with relaxed shapes tracing fails: {relax.error}"
+            self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=f"{explained}; {NEW_KEYWORD}=True was tried on the live function and failed: {relax.error}")
+            return
+        message = f"{head}: {why}; add {NEW_KEYWORD}=True"
+        if len(message) > MAX_MESSAGE:  # one line: the dimensions that varied are in the reason
+            message = f"`{name}` traced {plan.distinct_traces} times {alone}: {why}; add {NEW_KEYWORD}=True"
+        message = one_line(message)
+        if relax.status == "traced":
+            tier = Tier.SAFE
+            reason = f"{explained}; proven on the live function: a fresh tf.function traced with the relaxed shapes"
+            if not plan.shape_only:
+                reason += " (the values that vary still retrace, each once per shape)"
+        else:
+            tier, reason = Tier.UNSAFE, relax.note or "not proven on the live function"
+        if self.report(anchor, message, tier, reason=reason):
             self._edits.add(anchor)
 
     def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:

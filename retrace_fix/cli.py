@@ -38,7 +38,6 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 app = typer.Typer(
     name="retrace-fix",
     add_completion=False,
-    no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -53,6 +52,30 @@ class OutputFormat(str, enum.Enum):
     sarif = "sarif"
 
 
+class ReportFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+#: what ``retrace-fix`` alone prints (on stderr, exit 2) instead of an error and the whole help
+USAGE_LINE = "usage: retrace-fix [--diff|--check|-i] [OPTIONS] PATH... (or a COMMAND; see retrace-fix --help)"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"retrace-fix {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Show the version and exit.", is_eager=True, callback=_show_version,
+    ),
+) -> None:
+    """The options before a command (the app's help text is given to typer.Typer above)."""
+
+
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"retrace-fix: error: {message}", err=True)
     return typer.Exit(EXIT_ERROR)
@@ -65,26 +88,36 @@ def _split_codes(values: Optional[List[str]]) -> list[str]:
     return codes
 
 
-@app.command("fix", help="Fix PATHs in place (the default command; also --diff, --check, -i).")
+@app.command(
+    "fix",
+    short_help="Fix PATHs in place (the default command; also --diff, --check, -i).",
+    help="Fix PATHs in place (the default command; also --diff, --check, -i). "
+    "PATH `-` reads the source from standard input (name it with --stdin-filename).",
+)
 def fix_command(
-    paths: List[str] = typer.Argument(None, help="files or directories", show_default=False),
+    paths: List[str] = typer.Argument(None, metavar="PATH", help="files or directories; `-` reads standard input", show_default=False),
     diff: bool = typer.Option(False, "--diff", help="print a unified diff, write nothing (exit 1 if there is one)"),
     check: bool = typer.Option(False, "--check", help="list findings, write nothing (exit 1 if any)"),
     interactive: bool = typer.Option(False, "-i", "--interactive", help="show each hunk and ask before applying it"),
-    traces: Optional[List[str]] = typer.Option(None, "--traces", help="recorded trace file (repeatable; merged)"),
+    traces: Optional[List[str]] = typer.Option(
+        None, "--traces", metavar="FILE",
+        help="recorded trace file, or ROOT=FILE for one root (repeatable; merged); applies only to the project it was recorded in",
+    ),
     unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="also apply fixes of the unsafe tier"),
     check_syntax: Optional[bool] = typer.Option(None, "--check-syntax/--no-check-syntax", help="also report syntax errors in files that cannot hold a target (never parsed otherwise)"),
-    select: Optional[List[str]] = typer.Option(None, "--select", help="only these codes (comma list, prefixes allowed)"),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="all but these codes"),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="worker processes (default: CPU count)"),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="extra gitignore-style exclude pattern (repeatable)"),
+    select: Optional[List[str]] = typer.Option(None, "--select", metavar="CODES", help="only these codes (comma list, prefixes allowed)"),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", metavar="CODES", help="all but these codes"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, metavar="N", help="worker processes (default: CPU count)"),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", metavar="GLOB", help="extra gitignore-style exclude pattern (repeatable)"),
     output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="findings output format"),
-    patch_dir: Optional[Path] = typer.Option(None, "--patch-dir", help="write one .patch per repository root instead of touching files"),
-    config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="no summary line"),
-    repos: Optional[str] = typer.Option(None, "--repos", help="file listing more roots, one per line: paths or git URLs with an optional @REV (# comments; '-' = stdin)"),
-    summary: Optional[Path] = typer.Option(None, "--summary", help="write a per-root Markdown summary to FILE.md"),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs retrace-fix[dask]"),
+    patch_dir: Optional[Path] = typer.Option(None, "--patch-dir", metavar="DIR", help="write one .patch per repository root instead of touching files"),
+    config: Optional[Path] = typer.Option(None, "--config", metavar="FILE", help="pyproject.toml to read [tool.retrace-fix] from"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no summary line, no hint"),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", metavar="NAME", help="the file name of the source read from standard input (PATH `-`): it decides config, excludes and traces, and names it in the output"),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="fix mode: also list every fix applied (path:line:col: CODE [*] ...)"),
+    repos: Optional[str] = typer.Option(None, "--repos", metavar="FILE", help="file listing more roots, one per line: paths or git URLs with an optional @REV (# comments; '-' = stdin)"),
+    summary: Optional[Path] = typer.Option(None, "--summary", metavar="FILE.md", help="write a per-root Markdown summary to FILE.md"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs the distributed package (the [dask] extra)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="only the K-th of N slices of the roots (CI matrices)"),
     branch: Optional[str] = typer.Option(None, "--branch", metavar="NAME", help="commit the fixes to a new branch NAME in each changed git repository; files and the current branch are left alone"),
 ) -> None:
@@ -101,11 +134,25 @@ def fix_command(
             raise _fail(str(exc))
         if not repo_roots and not paths:
             raise _fail(f"--repos {repos}: lists no roots")
+    if stdin_filename is not None and not paths and not repo_roots:
+        paths = ["-"]  # as ruff does: --stdin-filename alone reads standard input
     if not paths and not repo_roots:
         raise _fail("no paths given (try `retrace-fix --diff .`)")
     modes = [name for name, on in (("--diff", diff), ("--check", check), ("--interactive", interactive)) if on]
     if len(modes) > 1:
         raise _fail(f"{modes[0]} and {modes[1]} cannot be combined")
+    reads_stdin = "-" in (paths or [])
+    if reads_stdin or stdin_filename is not None:
+        problem = _stdin_problem(list(paths or []), stdin_filename, modes, output_format.value, {
+            "--patch-dir": patch_dir, "--repos": repos, "--summary": summary, "--scheduler": scheduler,
+            "--shard": shard, "--branch": branch,
+        })
+        if problem:
+            raise _fail(problem)
+    if show_fixes and modes:
+        raise _fail(f"--show-fixes lists the fixes a fix run applies; {modes[0]} applies none")
+    if show_fixes and patch_dir is not None:
+        raise _fail("--show-fixes lists the fixes a fix run applies; --patch-dir applies none")
     if branch is not None:
         from retrace_fix.branch import check_branch_name
 
@@ -142,19 +189,43 @@ def fix_command(
         scheduler=scheduler,
         shard=shard_slice,
         branch=branch,
+        stdin_filename=(stdin_filename or "-") if reads_stdin else None,
+        show_fixes=show_fixes,
     )
     raise typer.Exit(run_fix_command(request))
 
 
-@app.command("codemods", help="List the codemods and diagnostics: code, tier, summary.")
+def _stdin_problem(paths: list[str], stdin_filename: str | None, modes: list[str], output_format: str,
+                   bulk: dict[str, object]) -> str | None:
+    """Why a run that reads its source from standard input cannot go ahead (None: it can)."""
+    if paths != ["-"]:
+        if "-" in paths:
+            return "`-` (standard input) cannot be combined with other paths"
+        return "--stdin-filename names the source read from standard input: give `-` as the only PATH"
+    if stdin_filename is not None and not stdin_filename.strip():
+        return "--stdin-filename needs a file name"
+    if "--interactive" in modes:
+        return "--interactive reads its answers from standard input; it cannot read the source from there too"
+    given = [name for name, value in bulk.items() if value is not None]
+    if given:
+        return f"{given[0]} cannot be combined with `-` (standard input)"
+    if not modes and output_format != "text":
+        return f"--format {output_format} with `-` needs --diff or --check (fixing writes the source to standard output)"
+    return None
+
+
+@app.command("codemods", short_help="List the codemods and diagnostics: code, tier, summary.",
+             help="List the codemods and diagnostics: code, tier, summary.")
 def codemods_command() -> None:
     from retrace_fix.commands.explain import list_codes
 
     raise typer.Exit(list_codes())
 
 
-@app.command("explain", help="Print the documentation of a codemod or diagnostic code.")
-def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None:
+@app.command("explain", short_help="Print the documentation of a codemod or diagnostic code.",
+             help="Print the documentation of a codemod or diagnostic code: rendered on a terminal, "
+             "plain text when piped.")
+def explain_command(code: str = typer.Argument(..., metavar="CODE", help="e.g. RTF002")) -> None:
     from retrace_fix.commands.explain import explain
 
     raise typer.Exit(explain(code))
@@ -162,12 +233,16 @@ def explain_command(code: str = typer.Argument(..., help="e.g. RTF002")) -> None
 
 @app.command(
     "record",
-    help="Run CMD with the trace recorder and write every tf.function trace to FILE.",
+    short_help="Run CMD with the trace recorder; write every tf.function trace to FILE.",
+    help=(
+        "Run CMD with the trace recorder and write every tf.function trace to FILE; at the end, prove the "
+        "candidate fixes on the live functions ($RETRACE_FIX_PROOF_SECONDS, default 60; 0: no proofs)."
+    ),
     context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
 )
 def record_command(
-    command: List[str] = typer.Argument(None, help="the command to run, after --"),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="trace file (default .retrace/traces.json)"),
+    command: List[str] = typer.Argument(None, metavar="CMD", help="the command to run, after --"),
+    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE", help="trace file (default .retrace/traces.json)"),
 ) -> None:
     from retrace_fix.commands.record import run_record
 
@@ -176,11 +251,12 @@ def record_command(
     raise typer.Exit(run_record(list(command), output))
 
 
-@app.command("report", help="Per function: calls, traces, and which argument caused each retrace.")
+@app.command("report", short_help="Per function: calls, traces, and which argument caused each retrace.",
+             help="Per function: calls, traces, and which argument caused each retrace.")
 def report_command(
-    trace_files: List[str] = typer.Argument(..., help="trace files (merged)"),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="also write a PNG chart (needs matplotlib)"),
+    trace_files: List[str] = typer.Argument(..., metavar="TRACES", help="trace files (merged)"),
+    output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="report format"),
+    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png", help="also write a PNG chart (needs matplotlib)"),
 ) -> None:
     from retrace_fix.commands.report import run_report
 
@@ -211,6 +287,9 @@ def main(argv: list[str] | None = None) -> None:
         except (AttributeError, ValueError, OSError):
             pass
     args = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
+    if not args:  # a short usage line, not an error and the whole help
+        typer.echo(USAGE_LINE, err=True)
+        sys.exit(EXIT_ERROR)
     if args == ["--version"]:
         typer.echo(f"retrace-fix {__version__}")
         sys.exit(EXIT_OK)

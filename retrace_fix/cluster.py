@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 
-EXTRA_HINT = "pip install 'retrace-fix[dask]'"
+EXTRA_HINT = "pip install distributed, or retrace-fix's [dask] extra"
 CONNECT_TIMEOUT = "20s"
 _RUNS = itertools.count()
 

@@ -204,6 +204,30 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
     return result
 
 
+def is_excluded(path: Path, excludes: list[tuple[Path, list[str]]]) -> bool:
+    """Would walking the tree skip the file ``path`` (it need not exist)?
+
+    The same rules as a walk: the usual tool/VCS/virtualenv directories, every
+    ``.gitignore`` from the repository root down, and the exclude patterns.  A
+    walk starts at the repository root holding ``path``, else at the current
+    directory when ``path`` is below it, else at ``path``'s directory.
+    """
+    rules = _IgnoreRules(excludes)
+    path = Path(os.path.abspath(path))
+    repo_root = _repo_root(path.parent)
+    top = repo_root or Path.cwd()
+    try:
+        below = path.parent.relative_to(top).parts
+    except ValueError:
+        top, below = path.parent, ()
+    current = top
+    for name in below:
+        parent, current = current, current / name
+        if name in DEFAULT_EXCLUDED_DIRS or rules.ignored(current, True, _gitignore_chain(parent, repo_root)):
+            return True
+    return rules.ignored(path, False, _gitignore_chain(path.parent, repo_root))
+
+
 def _walk_error(result: Discovered):
     def onerror(error: OSError) -> None:
         result.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")

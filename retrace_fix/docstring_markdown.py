@@ -184,4 +184,47 @@ def doc_to_markdown(doc: str, heading_level: int = 1, title: str | None = None) 
     return "\n".join(out) + "\n"
 
 
-__all__ = ["doc_to_markdown", "literal_blocks", "split_sections"]
+def _plain_code(match: re.Match) -> str:
+    content = match.group(1)
+    return content if "`" in content else f"`{content}`"  # code that quotes code reads best bare
+
+
+def doc_to_text(doc: str) -> str:
+    """The documentation of one code as plain text (what ``explain`` prints into a pipe).
+
+    The page keeps its shape; inline code loses one of its two backticks
+    (````x```` → `` `x` ``, Sphinx roles likewise; code that holds backticks
+    itself loses both) and a paragraph ending in
+    ``::`` ends in ``:``.  Literal blocks are left exactly as written.
+    """
+    out: list[str] = []
+    prose: list[str] = []
+    literal_indent: int | None = None  # indentation of the paragraph that opened a literal block
+
+    def flush() -> None:
+        if prose:
+            text = _ROLE.sub(r"``\1``", "\n".join(prose))
+            out.extend(_INLINE.sub(_plain_code, text).split("\n"))
+            prose.clear()
+
+    for line in doc.strip("\n").splitlines():
+        if literal_indent is not None:
+            if not line.strip() or _indent_of(line) > literal_indent:
+                out.append(line.rstrip())
+                continue
+            literal_indent = None
+        if line.rstrip().endswith("::"):
+            literal_indent = _indent_of(line)
+            lead = line.rstrip()[:-2].rstrip()
+            if lead:
+                prose.append(lead + ":")
+            flush()
+            continue
+        prose.append(line.rstrip())
+    flush()
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["doc_to_markdown", "doc_to_text", "literal_blocks", "split_sections"]

@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from retrace_fix.codemods import DEFERS_TO, REGISTRY, RULES
-from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
+from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
 from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
@@ -54,6 +54,9 @@ class RunOptions:
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     traces: Any = None  # retrace_fix.traces.model.TraceSet
+    #: which trace files apply to which project root (retrace_fix.traces.project.TraceAssignment);
+    #: None: ``traces`` applies to every file
+    trace_assignment: Any = None
     #: skip files whose bytes cannot hold a target before parsing them (False: parse
     #: every file; the corpus check uses it to prove the prefilter loses nothing)
     prefilter: bool = True
@@ -63,6 +66,16 @@ class RunOptions:
     #: also check the syntax of files whose bytes cannot hold a target (``--check-syntax``);
     #: by default they are never parsed, so their syntax errors are not reported
     check_syntax: bool = False
+
+    @property
+    def has_traces(self) -> bool:
+        return self.traces is not None or (self.trace_assignment is not None and self.trace_assignment.active)
+
+    def traces_for(self, root: str) -> Any:
+        """The TraceSet that applies to the files of project root ``root`` (None: no traces)."""
+        if self.trace_assignment is None:
+            return self.traces
+        return self.trace_assignment.for_root(root).trace_set
 
     def code_selected(self, code: str) -> bool:
         code = code.upper()
@@ -76,6 +89,8 @@ class FileJob:
     path: Path  # absolute
     display: str
     relpath: str  # relative to the project root, for trace lookup
+    data: bytes | None = None  # the source, when it is not read from ``path`` (standard input)
+    root: str = ""  # the project root (resolved): which traces apply
 
 
 @dataclass
@@ -96,7 +111,7 @@ def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
     for cls in REGISTRY:
         if not any(options.code_selected(c) for c in cls.codes()):
             continue
-        if cls.NEEDS_TRACES and options.traces is None:
+        if cls.NEEDS_TRACES and not options.has_traces:
             continue
         chosen.append(cls)
     return chosen
@@ -243,9 +258,20 @@ def plan_codemods(
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
     """Run the selected codemods over one file; never raises."""
+    result = _process_file(job, options)
+    if options.trace_assignment is not None:  # which root's traces this file was checked against
+        result.trace_root, result.trace_relpath = job.root, job.relpath
+        if result.trace_hits is None and not result.error and any(cls.NEEDS_TRACES for cls in selected_codemods(options)):
+            traces = options.traces_for(job.root)
+            if traces is not None and not _traces_mention(traces, job.relpath):
+                result.trace_hits = []  # looked at by the trace-driven codemods: no recorded function here
+    return result
+
+
+def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result = FileResult(path=job.display)
     try:
-        data = job.path.read_bytes()
+        data = job.data if job.data is not None else job.path.read_bytes()
     except OSError as exc:
         result.error = f"{job.display}:1: cannot read: {exc.strerror or exc}"
         return result
@@ -260,7 +286,8 @@ def process_file(job: FileJob, options: RunOptions) -> FileResult:
         return result
     result.original = result.fixed = text
     result.encoding = encoding
-    has_traces = options.traces is not None and _traces_mention(options.traces, job.relpath)
+    traces = options.traces_for(job.root)
+    has_traces = traces is not None and _traces_mention(traces, job.relpath)
     to_run, problem, outline = plan_codemods(data, text, selected_codemods(options), options, has_traces)
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
@@ -359,7 +386,7 @@ def _transform_text(
         return result
     settings = CodemodSettings(
         unsafe_fixes=options.unsafe_fixes,
-        traces=options.traces if has_traces else None,
+        traces=options.traces_for(job.root) if has_traces else None,
         relpath=job.relpath,
         source_text=text,
     )
@@ -400,8 +427,18 @@ def _transform_text(
             return _WHOLE_MODULE
         findings.extend(reported)
         suppressed.extend(s for s in codemod.suppressed_subjects if options.code_selected(s[0]))
+    analysis = shared_analysis(context)
+    if analysis is not None:
+        result.unsigned_tf_functions = sum(not site.has_input_signature for site in analysis.tf_functions.values())
     # one problem, one finding: drop call-site diagnostics another selected code already covers
     findings = drop_duplicates(findings, suppressed, DEFERS_TO)
+    if has_traces:  # which recorded functions this file's defs matched (unmatched ones are reported)
+        from retrace_fix.codemods._trace_plan import matched_keys
+
+        hits = matched_keys(context.scratch)
+        if hits is None and any(cls.NEEDS_TRACES for cls in codemods):
+            hits = []  # a trace-driven codemod ran and found no tf.function to match
+        result.trace_hits = hits
     result.findings = sorted((f.with_path(job.display) for f in findings), key=Finding.sort_key)
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
@@ -669,7 +706,7 @@ def make_jobs(files: list[Path]) -> list[FileJob]:
             rel = Path(os.path.realpath(path)).relative_to(root).as_posix()
         except ValueError:
             rel = display_path(path, cwd)
-        jobs.append(FileJob(path=path, display=display_path(path, cwd), relpath=rel))
+        jobs.append(FileJob(path=path, display=display_path(path, cwd), relpath=rel, root=str(root)))
     return jobs
 
 

@@ -34,7 +34,10 @@ class Finding:
     column: int = 0
     path: str = ""
     applied: bool = False
-    reason: str = ""  # for unsafe fixes: why the fix may change behaviour
+    #: the full explanation: for an unsafe fix, why it may change behaviour (printed with the
+    #: finding); for trace-driven findings of any tier, also what was proven or what blocks the
+    #: fix (JSON, SARIF; the text line stays one short line)
+    reason: str = ""
     #: what the finding is about, ``(kind, function qualname, parameter)``: the engine
     #: keeps one finding per problem (see :func:`drop_duplicates`); never printed
     subjects: tuple = field(default=(), compare=False, repr=False)
@@ -103,6 +106,16 @@ class FileResult:
     error: str | None = None  # "path:line: reason" style message when the file was skipped
     encoding: str = "utf-8"
     skipped: bool = False  # prefilter decided the file cannot contain a target
+    #: tf.functions found without an ``input_signature``: whether they retrace depends on
+    #: the arguments of a real run, which only recorded traces show (0 when not parsed)
+    unsigned_tf_functions: int = 0
+    #: the project root whose traces applied to this file (resolved path; "" when none), and the
+    #: file's path relative to it (the name traces give it)
+    trace_root: str = ""
+    trace_relpath: str = ""
+    #: ``(file, qualname, firstlineno)`` of the recorded functions matched to a ``def`` of this
+    #: file (None: no trace-driven codemod looked at it)
+    trace_hits: list | None = None
 
     @property
     def changed(self) -> bool:

@@ -9,12 +9,13 @@ to process.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from retrace_fix.config import ConfigError, find_config, load_config
-from retrace_fix.discovery import DiscoveryError, discover, discover_roots
+from retrace_fix.discovery import DiscoveryError, discover, discover_roots, find_project_root
 from retrace_fix.engine import RunOptions, unknown_codes
 
 
@@ -39,6 +40,9 @@ class FixRequest:
     shard: Any = None  # --shard K/N (retrace_fix.shard.Shard): only that slice of the roots
     all_paths: list[str] | None = None  # the whole list of roots when ``paths`` is one shard of it
     branch: str | None = None  # --branch NAME: commit the fixes to a new branch per git repository
+    #: PATH ``-``: the source comes from standard input, named this (``--stdin-filename``; ``-`` without it)
+    stdin_filename: str | None = None
+    show_fixes: bool = False  # --show-fixes: fix mode also lists every fix it applied
 
 
 class UsageProblem(Exception):
@@ -53,13 +57,18 @@ def prepare(request: FixRequest) -> tuple[RunOptions, list[Path], list[str]]:
         found = discover_roots(request.paths, excludes) if is_bulk(request) else discover(request.paths, excludes)
     except DiscoveryError as exc:
         raise UsageProblem(str(exc)) from None
+    assignment = options.trace_assignment
+    if assignment is not None and not assignment.several_roots and request.traces:
+        roots = {find_project_root(directory) for directory in {path.parent for path in found.files}}
+        if len(roots) > 1:  # one path holding several repositories: traces apply to theirs only
+            options = replace(options, trace_assignment=trace_assignment(request, len(roots)))
     return options, found.files, found.problems
 
 
 def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, list[str]]]]:
     """Config, codes and traces: the run's options and its exclude patterns; raises UsageProblem."""
     try:
-        config_path = request.config or find_config(Path.cwd())
+        config_path = request.config or find_config(config_start(request))
         config = load_config(config_path)
     except ConfigError as exc:
         raise UsageProblem(str(exc)) from None
@@ -68,25 +77,48 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
     bad = unknown_codes([*(select or []), *ignore])
     if bad:
         raise UsageProblem(f"unknown code `{bad[0]}` (see `retrace-fix codemods`)")
-    trace_set = None
-    if request.traces:
-        from retrace_fix.traces.model import TraceFileError, load_trace_files
-
-        try:
-            trace_set = load_trace_files(request.traces)
-        except TraceFileError as exc:
-            raise UsageProblem(str(exc)) from None
+    assignment = trace_assignment(request)
     unsafe = request.unsafe_fixes if request.unsafe_fixes is not None else config.unsafe_fixes
     check_syntax = getattr(request, "check_syntax", None)
     options = RunOptions(
         select=tuple(select) if select is not None else None,
         ignore=tuple(ignore),
         unsafe_fixes=unsafe,
-        traces=trace_set,
+        trace_assignment=assignment,
         check_syntax=check_syntax if check_syntax is not None else config.check_syntax,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
     return options, excludes
+
+
+def config_start(request: FixRequest) -> Path:
+    """Where the search for ``[tool.retrace-fix]`` starts: the current directory, or
+    the directory of the file named by ``--stdin-filename`` (as ruff does: an editor
+    may run the command from anywhere)."""
+    if request.stdin_filename not in (None, "-"):
+        return Path(os.path.abspath(request.stdin_filename)).parent
+    return Path.cwd()
+
+
+def trace_assignment(request: FixRequest, roots: int = 1) -> Any:
+    """Which trace files apply to which root (``--traces FILE`` / ``ROOT=FILE``; in a run over several
+    roots, each root's own ``.retrace/traces.json``); None when there are none to look for.
+
+    ``roots``: how many project roots the files found belong to (one path may hold several
+    repositories): over several, a plain trace file applies only to the root it belongs to.
+    """
+    bulk = len(request.all_paths if request.all_paths is not None else request.paths) > 1 or bool(request.repos)
+    several = bulk or roots > 1
+    if not request.traces and not bulk:
+        return None
+    from retrace_fix.traces.model import TraceFileError
+    from retrace_fix.traces.project import TraceAssignment, load_sources
+
+    try:
+        sources = load_sources(request.traces)
+    except TraceFileError as exc:
+        raise UsageProblem(str(exc)) from None
+    return TraceAssignment(sources=tuple(sources), several_roots=several, own_files=bulk)
 
 
 def is_bulk(request: FixRequest) -> bool:

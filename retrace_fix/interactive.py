@@ -3,25 +3,41 @@
 For every hunk of every changed file (files in path order, hunks top to bottom)
 the session shows the file, the code(s), tier and message of the findings on
 the hunk's lines (and, for an unsafe fix, why it is unsafe), then the hunk —
-coloured on a terminal — and asks::
+coloured on a terminal — and asks, with the keys of ``git add -p``::
 
-    Apply this hunk [Y,n,a,d,A,q,?]?
+    Apply this hunk [Y,n,a,d,A,q,j,J,g,s,e,?]?
 
 =====  =====================================================================
 y      apply this hunk
 n      do not apply this hunk
-a      apply this hunk and every remaining hunk of this file
-d      do not apply this hunk nor any remaining hunk of this file
+a      apply this hunk and every later undecided hunk of this file
+d      do not apply this hunk nor any later undecided hunk of this file
 A      apply this hunk and every remaining hunk of the same codemod(s), in
        every file (any tier)
-q      quit: do not apply this hunk nor any later one; what was accepted so
-       far (this file included) is written
+q      quit: do not apply this hunk nor any undecided one; what was accepted
+       so far (this file included) is written
+k, K   leave this hunk undecided, see the previous undecided hunk / the
+       previous hunk
+j, J   leave this hunk undecided, see the next undecided hunk / the next hunk
+g      go to a hunk: ``g`` lists this file's hunks and asks for a number
+       (``g3`` goes straight to hunk 3)
+s      split this hunk into smaller ones, one per run of changed lines (each
+       piece is then undecided)
+e      edit this hunk in ``$VISUAL``/``$EDITOR``; the edited hunk must still
+       apply to the file and leave it parseable, else you may edit again
 ?      help
 =====  =====================================================================
 
+Only the keys that can do something are offered (``j`` when an undecided
+hunk follows, ``s`` when the hunk can be split, ...).  As in ``git add -p``,
+moving and jumping stay within one file, and after a decision the walk goes
+on to the next undecided hunk (wrapping to an earlier one left undecided);
+the file is done when every hunk is decided.
+
 Enter picks the default, shown in upper case: **y** for a safe fix, **n** for
 an unsafe one (a hunk holding any unsafe fix counts as unsafe).  ``Y``, ``N``,
-``D`` and ``Q`` mean the same as their lower-case keys; ``a`` and ``A`` differ.
+``D`` and ``Q`` mean the same as their lower-case keys; ``a``/``A``,
+``j``/``J`` and ``k``/``K`` differ.
 
 Answers are read line by line from standard input, which need not be a
 terminal, so sessions can be scripted (``printf 'y\\nn\\n' | retrace-fix -i
@@ -43,7 +59,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.patches import Hunk, apply_hunks, parse_patch
+from retrace_fix.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
+from retrace_fix.patches import Hunk, apply_hunks, decode, encode, parse_patch
 from retrace_fix.diffs import unified_diff
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
@@ -54,15 +71,32 @@ if TYPE_CHECKING:  # pragma: no cover
 
 EXIT_OK, EXIT_ERROR = 0, 2
 
-KEYS = "ynadAq?"
+#: every key, in the order the prompt offers them (git's order)
+KEYS = "ynadAqkKjJgse?"
 HELP = {
     "y": "apply this hunk",
     "n": "do not apply this hunk",
-    "a": "apply this hunk and all remaining hunks in this file",
-    "d": "do not apply this hunk nor any remaining hunk in this file",
+    "a": "apply this hunk and all later hunks in this file",
+    "d": "do not apply this hunk nor any later hunk in this file",
     "A": "apply this hunk and every remaining hunk of this codemod, in every file",
-    "q": "quit; do not apply this hunk nor any remaining one (accepted hunks are written)",
+    "q": "quit; do not apply this hunk nor any undecided one (accepted hunks are written)",
+    "k": "leave this hunk undecided, see previous undecided hunk",
+    "K": "leave this hunk undecided, see previous hunk",
+    "j": "leave this hunk undecided, see next undecided hunk",
+    "J": "leave this hunk undecided, see next hunk",
+    "g": "select a hunk to go to",
+    "s": "split the current hunk into smaller hunks",
+    "e": "manually edit the current hunk",
     "?": "print help",
+}
+#: what git says when a key cannot do anything here
+UNAVAILABLE = {
+    "k": "No previous undecided hunk",
+    "K": "No previous hunk",
+    "j": "No next undecided hunk",
+    "J": "No next hunk",
+    "g": "No other hunks to go to",
+    "s": "Sorry, cannot split this hunk",
 }
 _ALIASES = {"Y": "y", "N": "n", "D": "d", "Q": "q", "yes": "y", "no": "n", "quit": "q", "h": "?", "help": "?"}
 
@@ -78,6 +112,7 @@ class HunkItem:
     findings: list[Finding] = field(default_factory=list)
     codemods: frozenset[str] = frozenset()  # codemod names, for 'A'
     inferred: bool = False  # no finding on its lines: attributed to the file's fixes
+    edited: bool = False  # changed by hand with 'e'
 
     @property
     def unsafe(self) -> bool:
@@ -115,6 +150,25 @@ def file_hunks(file_result: FileResult) -> list[HunkItem]:
             item.codemods = every
             item.findings = [f for f in applied]
     return items
+
+
+def split_item(item: HunkItem) -> list[HunkItem]:
+    """The hunk of ``item`` split at its unchanged lines, each piece with the findings on its lines."""
+    pieces = [HunkItem(item.file, hunk, 0, 0) for hunk in split_hunk(item.hunk)]
+    if len(pieces) < 2:
+        return [item]
+    if not item.inferred:
+        for finding in item.findings:
+            _owner(pieces, finding.line).findings.append(finding)
+    for piece in pieces:
+        piece.edited = item.edited
+        if piece.findings:
+            piece.codemods = frozenset(_codemod_name(f.code) for f in piece.findings)
+        else:  # nothing reported on its own lines: it belongs to the fixes of the hunk it came from
+            piece.inferred = True
+            piece.codemods = item.codemods
+            piece.findings = list(item.findings)
+    return pieces
 
 
 def _owner(items: list[HunkItem], line: int) -> HunkItem:
@@ -161,19 +215,22 @@ class Session:
             self.out.write(text + end)
         self.out.flush()
 
-    def _show(self, item: HunkItem) -> None:
+    def _show(self, item: HunkItem, decision: str | None = None) -> None:
         path = item.file.path
+        marked = {"y": ", marked: apply", "n": ", marked: skip"}.get(decision or "", "")
         self._print()
-        self._print(f"{path}  (hunk {item.index} of {item.total})", style="bold")
+        self._print(f"{path}  (hunk {item.index} of {item.total}{marked})", style="bold")
         for finding in item.findings:
             self._print(
                 f"  {finding.code} [{finding.tier.value}] line {finding.line}: {finding.message}",
                 style="yellow" if finding.tier is Tier.UNSAFE else "",
             )
-            if finding.reason:
+            if finding.reason and finding.tier is Tier.UNSAFE:
                 self._print(f"    unsafe: {finding.reason}", style="yellow")
         if item.inferred:
             self._print("  (no finding on these lines: part of the fixes above in this file)", style="dim")
+        if item.edited:
+            self._print("  (edited by hand)", style="dim")
         self._print(f"--- a/{path}", style="bold red")
         self._print(f"+++ b/{path}", style="bold green")
         for line in item.hunk.text().splitlines():
@@ -181,35 +238,49 @@ class Session:
                 "red" if line.startswith("-") else "")
             self._print(line, style=style)
 
-    def _help(self) -> None:
-        for key in KEYS:
+    def _help(self, keys: str = KEYS) -> None:
+        for key in keys:
             self._print(f"{key} - {HELP[key]}", style="red")
 
     # ------------------------------------------------------------------ input
 
-    def ask(self, item: HunkItem) -> str:
-        default = item.default
-        choices = ",".join(k.upper() if k == default else k for k in KEYS)
-        while True:
-            self._print(f"Apply this hunk [{choices}]? ", style="bold blue", end="")
-            line = self.stdin.readline()
-            if not line:  # end of input: quit
-                if self.echo:
-                    self._print("q (end of input)")
-                return "q"
-            answer = line.strip()
+    def _read(self, prompt: str, at_end: str = "(end of input)") -> str | None:
+        """One answer (stripped); None at the end of input (echoed as ``at_end``)."""
+        self._print(prompt, style="bold blue", end="")
+        line = self.stdin.readline()
+        if not line:
             if self.echo:
-                self._print(answer)
+                self._print(at_end)
+            return None
+        answer = line.strip()
+        if self.echo:
+            self._print(answer)
+        return answer
+
+    def ask(self, item: HunkItem, keys: str = "ynadAq?") -> tuple[str, str]:
+        """The user's key for ``item`` among ``keys`` (and what followed ``g``, as in ``g3``)."""
+        default = item.default
+        choices = ",".join(k.upper() if k == default else k for k in keys)
+        while True:
+            answer = self._read(f"Apply this hunk [{choices}]? ", at_end="q (end of input)")
+            if answer is None:  # end of input: quit
+                return "q", ""
             if not answer:
-                return default
+                return default, ""
             answer = _ALIASES.get(answer, answer)
+            key, rest = answer[:1], answer[1:].strip()
+            if key == "g" and rest:
+                answer = "g"
             if answer == "?":
-                self._help()
+                self._help(keys)
                 continue
-            if answer in KEYS:
-                return answer
+            if answer in keys:
+                return answer, rest
+            if answer in UNAVAILABLE:
+                self._print(UNAVAILABLE[answer], style="red")
+                continue
             self._print(f"unknown answer {answer!r}", style="red")
-            self._help()
+            self._help(keys)
 
     # ------------------------------------------------------------------ the walk
 
@@ -238,32 +309,143 @@ class Session:
         return EXIT_ERROR if (self.result.errors or self.errors) else EXIT_OK
 
     def _walk_file(self, file_result: FileResult, items: list[HunkItem]) -> bool:
-        """Decide every hunk of one file, write the accepted ones; True when the user quit."""
-        accepted: list[Hunk] = []
-        rest_of_file: str | None = None  # 'a' or 'd'
+        """Decide every hunk of one file, write the accepted ones; True when the user quit.
+
+        ``position`` is the hunk shown next: after a decision the next undecided one
+        (wrapping to the top, as ``git add -p`` does); after j/k/J/K/g the one moved
+        to, decided or not; None once every hunk is decided.
+        """
+        decisions: list[str | None] = [None] * len(items)  # 'y', 'n', or None (undecided)
         quit_now = False
-        for item in items:
-            if rest_of_file == "d":
-                continue
-            if rest_of_file == "a" or (item.codemods and item.codemods <= self.accept_codemods):
-                why = "rest of this file" if rest_of_file == "a" else "every " + ", ".join(sorted(item.codemods)) + " hunk"
+
+        def undecided(indexes) -> int | None:
+            return next((i for i in indexes if decisions[i] is None), None)
+
+        def onwards(index: int) -> int | None:  # the next undecided hunk after ``index``, else from the top
+            found = undecided(range(index + 1, len(items)))
+            return found if found is not None else undecided(range(index + 1))
+
+        position = undecided(range(len(items)))
+        while position is not None:
+            item = items[position]
+            if decisions[position] is None and item.codemods and item.codemods <= self.accept_codemods:
+                why = "every " + ", ".join(sorted(item.codemods)) + " hunk"
                 self._print(f"{file_result.path}  (hunk {item.index} of {item.total}): accepted ({why})", style="dim")
-                accepted.append(item.hunk)
+                decisions[position] = "y"
+                position = onwards(position)
                 continue
-            self._show(item)
-            answer = self.ask(item)
+            self._show(item, decisions[position])
+            previous = undecided(range(position - 1, -1, -1))
+            following = undecided(range(position + 1, len(items)))
+            keys = "ynadAq" + "".join(key for key, on in (
+                ("k", previous is not None), ("K", position > 0),
+                ("j", following is not None), ("J", position + 1 < len(items)),
+                ("g", len(items) > 1), ("s", can_split(item.hunk)), ("e", True),
+            ) if on) + "?"
+            answer, argument = self.ask(item, keys)
             if answer == "q":
                 quit_now = True
                 break
-            if answer in ("y", "a", "A"):
-                accepted.append(item.hunk)
-            if answer in ("a", "d"):
-                rest_of_file = answer
-            if answer == "A":
-                self.accept_codemods |= set(item.codemods)
+            if answer in ("y", "n", "a", "d", "A"):
+                decisions[position] = "n" if answer in ("n", "d") else "y"
+                if answer in ("a", "d"):
+                    verdict = "accepted" if answer == "a" else "skipped"
+                    for later in range(position + 1, len(items)):
+                        if decisions[later] is None:
+                            decisions[later] = decisions[position]
+                            self._print(f"{file_result.path}  (hunk {later + 1} of {len(items)}): "
+                                        f"{verdict} (rest of this file)", style="dim")
+                if answer == "A":
+                    self.accept_codemods |= set(item.codemods)
+                position = onwards(position)
+            elif answer in ("j", "k"):
+                position = following if answer == "j" else previous
+            elif answer in ("J", "K"):
+                position += 1 if answer == "J" else -1
+            elif answer == "g":
+                position = self._go_to(items, decisions, position, argument)
+            elif answer == "s":
+                pieces = split_item(item)
+                items[position:position + 1] = pieces
+                decisions[position:position + 1] = [None] * len(pieces)
+                self.total += len(pieces) - 1
+                for number, each in enumerate(items, 1):
+                    each.index, each.total = number, len(items)
+                self._print(f"Split into {len(pieces)} hunks.", style="bold")
+            elif answer == "e":
+                edited = self._edit(item)
+                if edited is not None:  # marked to be applied, as git marks an edited hunk
+                    item.hunk, item.edited = edited, True
+                    decisions[position] = "y"
+                    position = onwards(position)
+        accepted = [item.hunk for item, decision in zip(items, decisions) if decision == "y"]
         if accepted:
             self._write(file_result, accepted)
         return quit_now
+
+    def _go_to(self, items: list[HunkItem], decisions: list[str | None], position: int, argument: str) -> int:
+        """The hunk ``g`` picks: ``argument`` (``g3``), else one chosen from the list."""
+        if not argument:
+            for number, (item, decision) in enumerate(zip(items, decisions), 1):
+                mark = {"y": "+", "n": "-"}.get(decision or "", " ")
+                changed = next((kind + text for kind, text in item.hunk.ops if kind != " "), "")
+                self._print(f"{mark}{number:>3}: {item.hunk.header.strip()}  {changed.rstrip()}")
+            argument = self._read("go to which hunk? ") or ""
+        if not argument.isdigit():
+            if argument:
+                self._print(f"Invalid number: {argument!r}", style="red")
+            return position
+        number = int(argument)
+        if not 1 <= number <= len(items):
+            self._print(f"Sorry, only {plural(len(items), 'hunk')} available.", style="red")
+            return position
+        return number - 1
+
+    def _edit(self, item: HunkItem) -> Hunk | None:
+        """The hunk as edited in the user's editor, checked; None when the edit is given up."""
+        import libcst as cst
+
+        original = item.file.original or ""
+        text = edit_buffer(item.hunk)
+        while True:
+            edited_text = self._run_editor(text)
+            if edited_text is None:
+                return None
+            try:
+                hunk = parse_edited(edited_text, item.hunk)
+            except EditError as exc:
+                problem = str(exc)
+            else:
+                if hunk is None:
+                    self._print("Every line of the hunk was removed: edit aborted, the hunk is left as it was.")
+                    return None
+                outcome = apply_hunks(original, [hunk], allow_offset=False)
+                problem = ""
+                if not outcome.ok or outcome.text is None:
+                    problem = "its ' ' and '-' lines are no longer the file's lines at this place"
+                else:
+                    try:
+                        cst.parse_module(outcome.text)
+                    except cst.ParserSyntaxError as exc:
+                        problem = f"the file would not parse: {exc.message.strip()} (line {exc.raw_line})"
+                if not problem:
+                    return hunk
+            self._print(f"Your edited hunk does not apply: {problem}.", style="red")
+            again = self._read('Edit again (saying "no" discards!) [y/n]? ')
+            if not again or not again.lower().startswith("y"):
+                return None
+            text = edited_text
+
+    def _run_editor(self, text: str) -> str | None:
+        """``text`` after the user's editor ($VISUAL, $EDITOR, else a default); None when it failed."""
+        import click
+
+        try:
+            edited = click.edit(encode(text), require_save=False, extension=".diff")
+        except click.ClickException as exc:
+            self._print(f"There was a problem with the editor: {exc.format_message()}", style="red")
+            return None
+        return decode(edited) if edited is not None else text
 
     def _write(self, file_result: FileResult, hunks: list[Hunk]) -> None:
         import libcst as cst
@@ -271,7 +453,7 @@ class Session:
         from retrace_fix.patching import FileChangedError, atomic_write
 
         original = file_result.original or ""
-        outcome = apply_hunks(original, hunks, allow_offset=False)
+        outcome = apply_hunks(original, merge_overlapping(hunks), allow_offset=False)
         if not outcome.ok or outcome.text is None:  # pragma: no cover - our hunks come from this text
             self.errors.append(f"{file_result.path}:1: the accepted hunks do not apply; file left untouched")
             return
@@ -316,4 +498,4 @@ def run_interactive(request: "FixRequest", result: "RunResult") -> int:
     return Session(request, result).run()
 
 
-__all__ = ["HunkItem", "Session", "file_hunks", "run_interactive"]
+__all__ = ["HunkItem", "Session", "file_hunks", "run_interactive", "split_item"]

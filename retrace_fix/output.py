@@ -22,10 +22,14 @@ def file_diff(result: FileResult) -> str:
 
 
 def finding_line(finding: Finding) -> str:
-    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies)."""
+    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies).
+
+    An unsafe fix's ``reason`` follows in parentheses; the ``reason`` of other findings (the
+    full explanation) is left to JSON, SARIF and ``explain``: one finding, one line.
+    """
     mark = " [*]" if finding.applied else ""
     text = f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
-    if finding.reason:
+    if finding.reason and finding.tier is Tier.UNSAFE:
         text += f" (unsafe: {finding.reason})"
     return text
 

@@ -759,6 +759,7 @@ def register(app) -> None:
 
     @app.command(
         "apply",
+        short_help="Apply saved patches under a root; conflicts go to FILE.rej.",
         help="Apply saved patches (e.g. from --patch-dir) under --root. Each file's hunks apply "
         "all or nothing; a file whose hunks do not match is left untouched and its hunks go to "
         "FILE.rej. Paths outside the root are refused. Exit 0 applied, 1 some rejected, 2 errors.",

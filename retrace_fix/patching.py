@@ -1,4 +1,4 @@
-"""Atomic writes.  (Diffs: :mod:`retrace_fix.diffs`.)"""
+"""Atomic writes, and the directories they need.  (Diffs: :mod:`retrace_fix.diffs`.)"""
 
 from __future__ import annotations
 
@@ -52,3 +52,33 @@ def atomic_write(path: Path, data: bytes, expected_old: bytes | None = None) -> 
 
 class FileChangedError(Exception):
     """Writing is refused: the file changed on disk since it was read, or it is read-only."""
+
+
+#: the directory retrace-fix keeps its own files in (``record`` writes ``.retrace/traces.json``)
+RETRACE_DIR = ".retrace"
+#: what a ``.retrace`` directory retrace-fix creates holds, so that git ignores it (as ruff's cache does)
+RETRACE_DIR_GITIGNORE = "# Automatically created by retrace-fix.\n*\n"
+
+
+def make_parent_dirs(path: str | os.PathLike) -> None:
+    """Create the missing directories above ``path``.
+
+    A ``.retrace`` directory created here gets a ``.gitignore`` that ignores
+    everything in it, itself included, so recorded traces never end up in a
+    commit by accident.  A ``.retrace`` directory that already existed is left
+    as it is (its owner may keep its files in git on purpose).
+    """
+    directory = Path(os.path.abspath(path)).parent
+    missing = []
+    current = directory
+    while not current.exists() and current.parent != current:
+        missing.append(current)
+        current = current.parent
+    os.makedirs(directory, exist_ok=True)
+    for created in missing:
+        if created.name == RETRACE_DIR:
+            try:
+                with open(created / ".gitignore", "x", encoding="utf-8") as handle:
+                    handle.write(RETRACE_DIR_GITIGNORE)
+            except OSError:  # another process made it first, or it cannot be written: never fail a save for it
+                pass

@@ -214,7 +214,8 @@ def sentence(text: str) -> str:
 def _message(finding: Finding) -> str:
     text = sentence(finding.message)
     if finding.reason:
-        text += f" Unsafe fix: {sentence(finding.reason)}"
+        label = "Unsafe fix" if finding.tier is Tier.UNSAFE else "Why"
+        text += f" {label}: {sentence(finding.reason)}"
     if finding.tier is Tier.UNSAFE and not finding.applied:
         text += " The fix is applied with --unsafe-fixes."
     return text
@@ -252,7 +253,9 @@ def _file_results(file_result: FileResult, rule_index: dict[str, int]) -> list[d
         if finding.code in rule_index:
             result["ruleIndex"] = rule_index[finding.code]
         if finding.reason:
-            result["properties"]["unsafeReason"] = finding.reason
+            result["properties"]["reason"] = finding.reason
+            if finding.tier is Tier.UNSAFE:
+                result["properties"]["unsafeReason"] = finding.reason
         blocks = owned.get(i)
         if blocks:
             result["fixes"] = [

@@ -132,6 +132,20 @@ class TfFunctionSite:
     call: cst.Call | None = None  # the tf.function(...) call that carries keyword options
     class_name: str | None = None  # set for methods
 
+    def keywords(self) -> dict[str, cst.Arg]:
+        """Keyword arguments already given to the ``tf.function(...)`` of this site."""
+        call = self.call
+        if call is None and self.decorator is not None and isinstance(self.decorator.decorator, cst.Call):
+            call = self.decorator.decorator
+        if call is None:
+            return {}
+        return {arg.keyword.value: arg for arg in call.args if arg.keyword is not None}
+
+    @property
+    def has_input_signature(self) -> bool:
+        """Given an ``input_signature``: it cannot retrace on shapes or dtypes, and traces judge nothing."""
+        return "input_signature" in self.keywords()
+
 
 class _TfFunctionFinder:
     """Collects decorated tf.functions and the ``tf.function(f)`` call forms.

@@ -5,7 +5,8 @@ Each case holds
 * ``input.py`` — the code before;
 * ``expected.py`` — the code after (equal to ``input.py`` when it must not change);
 * ``findings.txt`` — every finding, one per line: ``LINE:COL: CODE[ [*]] [tier] message``
-  (``[*]`` = the fix was applied);
+  (``[*]`` = the fix was applied), followed by ``    reason: ...`` when it has a reason
+  (the full explanation: why unsafe, what was proven, what blocks);
 * optional ``case.toml`` — ``unsafe-fixes = true``, ``select = [...]`` (default:
   the codes of the codemod the directory is named after);
 * optional ``traces.json`` — recorded traces, keyed by file ``input.py``;
@@ -99,8 +100,12 @@ def discover_cases() -> list[GoldenCase]:
 
 
 def render_findings(findings: list[Finding]) -> str:
+    """One line per finding; its ``reason`` (the full explanation), when it has one, on the next
+    line, indented: ``    reason: ...``."""
     lines = []
     for f in findings:
         mark = " [*]" if f.applied else ""
         lines.append(f"{f.line}:{f.column + 1}: {f.code}{mark} [{f.tier.value}] {f.message}")
+        if f.reason:
+            lines.append(f"    reason: {f.reason}")
     return "".join(line + "\n" for line in lines)

@@ -437,3 +437,32 @@ def test_run_all_checks_results_against_expectations():
     failing = {"run_details": [{"side": "before", "ok": False}, {"side": "after", "ok": True}],
                "traces": {"before": None, "after": 3}, "fixes": {"by_code": {"RTF002": 1}}, "exit_code": 0}
     assert run_all.check(failing, {"before_fails": True, "traces_after": 3, "fixes": ["RTF002"]}) == []
+
+
+def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_path: Path):
+    """The recorder proves candidate fixes in threading's exit hook (registered by its sitecustomize,
+    before the probe's shim): that second is not the program's time."""
+    script = textwrap.dedent(
+        f"""\
+        import sys, threading, time
+        sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        threading._register_atexit(lambda: time.sleep(1.0))  # the recorder's proofs, registered first
+        from retrace_fix.bench import probe
+        assert probe.install()
+        """
+    )
+    env = dict(os.environ, RETRACE_FIX_BENCH_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
+    (timing,) = [json.loads(p.read_text()) for p in tmp_path.glob("timing-*.json")]
+    assert timing["program_s"] < 0.5
+
+
+def test_only_the_recording_run_proves(tmp_path: Path, monkeypatch):
+    from retrace_fix.bench.runs import child_env
+    from retrace_fix.traces.prover import ENV_PROOF_SECONDS
+
+    monkeypatch.delenv(ENV_PROOF_SECONDS, raising=False)
+    assert child_env(tmp_path, tmp_path, tmp_path, tmp_path)[ENV_PROOF_SECONDS] == "0"
+    assert ENV_PROOF_SECONDS not in child_env(tmp_path, tmp_path, tmp_path, tmp_path, prove=True)
+    monkeypatch.setenv(ENV_PROOF_SECONDS, "5")  # the user's budget reaches the recording run
+    assert child_env(tmp_path, tmp_path, tmp_path, tmp_path, prove=True)[ENV_PROOF_SECONDS] == "5"

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tracefiles import with_proofs
+
 pytestmark = pytest.mark.tf
 
 pytest.importorskip("numpy")
@@ -102,11 +104,11 @@ def _trace_file(path: Path) -> Path:
         {"args": {"x": {"kind": "tensor", "shape": [n, 4], "dtype": "float32"}}, "count": 1, "nested": False, "via": "call"}
         for n in (2, 3, 5, 7)
     ]
-    path.write_text(json.dumps({
+    path.write_text(json.dumps(with_proofs({
         "format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0",
         "functions": [{"file": "prog.py", "qualname": "energy", "firstlineno": 4, "name": "energy", "params": ["x"],
                        "calls": 6, "reduce_retracing": False, "has_input_signature": False, "traces": traces}],
-    }))
+    })))  # with the proofs the end of the recording stores
     return path
 
 

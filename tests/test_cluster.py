@@ -400,7 +400,7 @@ def test_scheduler_without_dask_names_the_extra(in_corpus, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     code, out, err = run(["--diff", "--scheduler", "local", "work/gamma"], capsys)
     assert code == 2 and out == ""
-    assert err == "retrace-fix: error: --scheduler needs Dask's distributed package (pip install 'retrace-fix[dask]')\n"
+    assert err == "retrace-fix: error: --scheduler needs Dask's distributed package (pip install distributed, or retrace-fix's [dask] extra)\n"
 
 
 def test_unreachable_scheduler_is_one_line(in_corpus, capsys, monkeypatch):

@@ -21,7 +21,8 @@ from retrace_fix.traces.generalize import (
     render_spec,
     summarize,
 )
-from retrace_fix.traces.model import FunctionTraces, Trace
+from retrace_fix.traces.candidates import plan_candidates
+from retrace_fix.traces.model import FunctionTraces, Proof, Trace
 
 
 def tensor(shape, dtype="float32"):
@@ -48,6 +49,19 @@ def source(*params, facts=None, **kwargs):
     return SourceInfo(params=infos, facts=facts or BodyFacts(), **kwargs)
 
 
+def proved(fn, src, result="traced"):
+    """``fn`` with a proof of ``result`` for every candidate the search asks about (as a recording
+    whose every trial traced -- or failed -- would store)."""
+
+    def oracle(candidate):
+        proof = Proof(candidate.fix, result, error=None if result == "traced" else "TypeError: boom")
+        fn.add_proof(candidate.key, proof)
+        return proof
+
+    plan_candidates(fn, src.params, src.skip_self, oracle)
+    return fn
+
+
 # --------------------------------------------------------------------------- summarize
 
 
@@ -72,11 +86,11 @@ def test_dtype_drift_is_a_problem_not_a_shape_change():
     assert summary.problems == ["`x`: dtype varies (int32, float32) — cast at the call site"]
 
 
-def test_rank_change_blocks_a_signature_but_is_shape_only():
+def test_rank_change_gives_an_unknown_rank_spec():
     summary = summarize([tensor([3]), tensor([3, 4])], "x")
-    assert summary.spec is None and not summary.problems
-    assert "rank varies (1, 2)" in summary.blockers[0]
-    assert summary.varying_dims is None
+    assert summary.spec == TensorSpecInfo("tensor", None, "float32")
+    assert not summary.problems and not summary.blockers
+    assert summary.varying_dims is None and summary.rank_varies
 
 
 def test_nested_containers_keep_their_type():
@@ -148,58 +162,105 @@ def test_existing_signature_is_left_alone():
 def test_trailing_defaults_that_never_changed_are_pinned():
     fn = function({"x": tensor([2]), "scale": py(2.0), "training": py(False)},
                   {"x": tensor([3]), "scale": py(2.0), "training": py(False)})
-    plan = plan_signature(fn, source("x", ParamInfo("scale", has_default=True, default=2.0),
-                                     ParamInfo("training", has_default=True, default=False)))
-    assert plan.possible and plan.tier == "safe"
+    src = source("x", ParamInfo("scale", has_default=True, default=2.0), ParamInfo("training", has_default=True, default=False))
+    plan = plan_signature(fn, src)
+    assert plan.possible and plan.tier == "unsafe" and plan.proof == "unproven"  # no proof in the traces
+    assert plan.unsafe_reasons[0].startswith("not proven on the live function (re-record with retrace-fix >= ")
+    plan = plan_signature(proved(fn, src), src)
+    assert plan.possible and plan.tier == "safe" and plan.proof == "proven"
     assert [name for name, _ in plan.specs] == ["x"] and plan.pinned == ["scale", "training"]
 
 
 def test_a_constant_that_is_not_the_default_becomes_a_scalar_spec_when_safe():
     facts = BodyFacts(uses={"offset": [ScalarUse("binop", "x + offset", other="x")]})
     fn = function({"x": tensor([2]), "offset": py(3.0)}, {"x": tensor([3]), "offset": py(3.0)})
-    plan = plan_signature(fn, source("x", ParamInfo("offset", has_default=True, default=1.0), facts=facts))
+    src = source("x", ParamInfo("offset", has_default=True, default=1.0), facts=facts)
+    plan = plan_signature(proved(fn, src), src)
     assert plan.conversions == {"offset": "float32"} and plan.tier == "safe"
     unsafe = BodyFacts(uses={"offset": [ScalarUse("binop", "h + offset")]})
-    refused = plan_signature(fn, source("x", ParamInfo("offset", has_default=True, default=1.0), facts=unsafe))
+    unproven = function({"x": tensor([2]), "offset": py(3.0)}, {"x": tensor([3]), "offset": py(3.0)})
+    refused = plan_signature(unproven, source("x", ParamInfo("offset", has_default=True, default=1.0), facts=unsafe))
     assert not refused.possible and refused.shape_only  # a constant is only converted when provably safe
+    assert refused.blockers[0][0] == "offset"  # ... and the message names it
+    src = source("x", ParamInfo("offset", has_default=True, default=1.0), facts=unsafe)
+    assert plan_signature(proved(unproven, src), src).tier == "safe"  # the proof settles `h`'s dtype
 
 
 @pytest.mark.parametrize(
-    "uses, status",
+    "uses, proven, unproven",
     [
-        ([ScalarUse("range", "for i in range(n)")], "safe"),
-        ([ScalarUse("tf_range", "tf.range(n)"), ScalarUse("cast", "tf.cast(n, tf.float32)")], "safe"),
-        ([ScalarUse("binop", "k * n", other="k")], "safe"),  # k: int32 tensor parameter
-        ([ScalarUse("binop", "x * n", other="x")], "unsafe"),  # x: float32
-        ([ScalarUse("tf_arg", "tf.tile(x, [n, 1])")], "safe"),  # TF converts it anyway
-        ([ScalarUse("tf_arg", "tf.split(x, n)", needs_python=True)], "blocked"),
-        ([ScalarUse("binop", "h * n")], "unsafe"),  # h: a local of unknown dtype
-        ([ScalarUse("range", "for i in range(n)", blockers=("`outs.append(i)` mutates a list",))], "blocked"),
-        ([ScalarUse("other", "n > 0")], "blocked"),
+        ([ScalarUse("range", "for i in range(n)")], "safe", "unsafe"),
+        ([ScalarUse("tf_range", "tf.range(n)"), ScalarUse("cast", "tf.cast(n, tf.float32)")], "safe", "unsafe"),
+        ([ScalarUse("binop", "k * n", other="k")], "safe", "unsafe"),  # k: int32 tensor parameter
+        # x: float32; the proof settles the dtype (a mismatch fails the trace)
+        ([ScalarUse("binop", "x * n", other="x")], "safe", "unsafe"),
+        ([ScalarUse("tf_arg", "tf.tile(x, [n, 1])")], "safe", "unsafe"),  # TF converts it anyway
+        ([ScalarUse("tf_arg", "tf.split(x, n)", needs_python=True)], "blocked", "blocked"),
+        ([ScalarUse("binop", "h * n")], "safe", "unsafe"),  # h: a local of unknown dtype
+        ([ScalarUse("binop", "n / 2", float_op=True)], "unsafe", "unsafe"),  # a float64 tensor, traced or not
+        ([ScalarUse("range", "for i in range(n)", blockers=("`outs.append(i)` mutates a list",))], "blocked", "blocked"),
+        ([ScalarUse("other", "n > 0")], "blocked", "blocked"),
     ],
 )
-def test_varying_python_int_conversion(uses, status):
+def test_varying_python_int_conversion(uses, proven, unproven):
     facts = BodyFacts(uses={"n": uses})
     fn = function({"x": tensor([3]), "k": tensor([], "int32"), "n": py(10)},
                   {"x": tensor([3]), "k": tensor([], "int32"), "n": py(20)})
-    plan = plan_signature(fn, source("x", "k", "n", facts=facts))
-    assert not plan.shape_only  # a varying Python value: reduce_retracing cannot help
-    if status == "blocked":
-        assert not plan.possible
-        assert any("`n` cannot become a tensor" in r for r in plan.refusals)
-    else:
-        assert plan.possible and plan.conversions == {"n": "int32"}
-        assert plan.tier == status
-        assert plan.specs[-1] == ("n", TensorSpecInfo("tensor", (), "int32"))
+    src = source("x", "k", "n", facts=facts)
+    for status, plan in ((unproven, plan_signature(fn, src)), (proven, plan_signature(proved(fn, src), src))):
+        assert not plan.shape_only  # a varying Python value: reduce_retracing cannot help
+        if status == "blocked":
+            assert not plan.possible
+            assert any("`n` cannot become a tensor" in r for r in plan.refusals)
+        else:
+            assert plan.possible and plan.conversions == {"n": "int32"}
+            assert plan.tier == status, plan.unsafe_reasons
+            assert plan.specs[-1] == ("n", TensorSpecInfo("tensor", (), "int32"))
+
+
+def test_the_first_dtype_of_the_ladder_that_traces_is_proposed():
+    """`tf.math.pow(x, k)` with a float32 `x`: int32 and int64 fail, float32 traces."""
+    fn = function({"x": tensor([2]), "k": py(1)}, {"x": tensor([2]), "k": py(2)})
+    src = source("x", "k", facts=BodyFacts(uses={"k": [ScalarUse("tf_arg", "tf.math.pow(x, k)")]}))
+    error = "TypeError: Input 'y' of 'Pow' Op has type {} that does not match type float32 of argument 'x'."
+
+    def oracle(candidate):
+        dtype = candidate.converts.get("k")
+        if dtype == "float32":
+            proof = Proof(candidate.fix, "traced")
+        else:
+            proof = Proof(candidate.fix, "failed", error=error.format(dtype))
+        fn.add_proof(candidate.key, proof)
+        return proof
+
+    plan_candidates(fn, src.params, None, oracle)
+    plan = plan_signature(fn, src)
+    assert plan.possible and plan.tier == "safe" and plan.conversions == {"k": "float32"}
+    assert plan.specs == [("x", TensorSpecInfo("tensor", (2,), "float32")), ("k", TensorSpecInfo("tensor", (), "float32"))]
+
+
+def test_a_failed_proof_refuses_and_names_the_parameter():
+    """`tf.constant(k)`: every dtype fails, and so does the probe of `k` alone."""
+    fn = function({"x": tensor([2]), "k": py(1)}, {"x": tensor([2]), "k": py(2)})
+    src = source("x", "k", facts=BodyFacts(uses={"k": [ScalarUse("tf_arg", "tf.constant(k)")]}))
+    plan = plan_signature(proved(fn, src, "failed"), src)
+    assert not plan.possible and plan.proof == "failed"
+    assert plan.refusals == ["`k` cannot become a tensor: TypeError: boom"]
+    assert plan.blockers == [("k", plan.refusals[0])]
+    assert plan.notes[0].startswith("`k` was trial-traced on the live function as a scalar tensor of int32, int64, float32")
 
 
 def test_a_tensorflow_argument_is_unsafe_under_xla_or_with_static_reads():
     fn = function({"x": tensor([3]), "n": py(1)}, {"x": tensor([3]), "n": py(2)})
     tile = [ScalarUse("tf_arg", "tf.tile(x, [n])")]
-    jit = plan_signature(fn, source("x", "n", facts=BodyFacts(uses={"n": tile}), jit_compile=True))
+    src = source("x", "n", facts=BodyFacts(uses={"n": tile}), jit_compile=True)
+    jit = plan_signature(proved(fn, src), src)
     assert jit.tier == "unsafe" and "XLA" in jit.unsafe_reasons[0]
     reads = BodyFacts(uses={"n": tile}, shape_reads=[ShapeRead("n", frozenset({0}), "y.shape[0]", derived=True)])
-    assert plan_signature(fn, source("x", "n", facts=reads)).tier == "unsafe"
+    src = source("x", "n", facts=reads)
+    assert plan_signature(proved(fn, src), src).tier == "unsafe"
+    src = source("x", "n", facts=BodyFacts(uses={"n": tile}))
+    assert plan_signature(proved(fn, src), src).tier == "safe"
 
 
 def test_step_count_blocked_only_by_its_loop_is_left_to_rtf001():
@@ -217,9 +278,9 @@ def test_bool_flags_are_not_problems():
     assert not plan.possible and plan.shape_only and plan.shape_varies
 
 
-def test_out_of_range_and_mixed_python_types_refuse():
+def test_out_of_range_ints_are_int64_and_mixed_python_types_refuse():
     big = plan_signature(function({"n": py(2**40)}, {"n": py(3)}), source("n"))
-    assert any("int32 range" in r for r in big.refusals)
+    assert big.conversions == {"n": "int64"}  # outside the int32 range: the ladder starts at int64
     mixed = plan_signature(function({"n": py(1)}, {"n": py(1.5)}), source("n"))
     assert any("Python type varies (int, float)" in r for r in mixed.refusals)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
+import textwrap
 import select
 import subprocess
 import sys
@@ -147,8 +149,9 @@ def test_enter_takes_the_default_safe_yes_unsafe_no(project, monkeypatch, capsys
     assert code == 0
     landed(project, one="H1 H2 H4", two="T1 T2")
     shown = [choices for choices, _ in prompts(out)]
-    assert shown == ["Y,n,a,d,A,q,?", "Y,n,a,d,A,q,?", "y,N,a,d,A,q,?", "Y,n,a,d,A,q,?",
-                     "Y,n,a,d,A,q,?", "Y,n,a,d,A,q,?"]
+    # git's keys, only where they can do something: K/k back, J/j on, g with several hunks, e always
+    assert shown == ["Y,n,a,d,A,q,j,J,g,e,?", "Y,n,a,d,A,q,K,j,J,g,e,?", "y,N,a,d,A,q,K,j,J,g,e,?",
+                     "Y,n,a,d,A,q,K,g,e,?", "Y,n,a,d,A,q,j,J,g,e,?", "Y,n,a,d,A,q,K,g,e,?"]
 
 
 def test_each_hunk_shows_file_code_tier_and_reason(project, monkeypatch, capsys):
@@ -224,7 +227,9 @@ def test_question_mark_prints_help_and_asks_again(project, monkeypatch, capsys):
     code, out, _ = run_session("?\ny\n", monkeypatch, capsys)
     assert code == 0
     landed(project, one="H1", two="")
-    assert "a - apply this hunk and all remaining hunks in this file" in out
+    assert "a - apply this hunk and all later hunks in this file" in out
+    assert "j - leave this hunk undecided, see next undecided hunk" in out
+    assert "k - " not in out  # help lists only the keys the prompt offers
     assert "A - apply this hunk and every remaining hunk of this codemod, in every file" in out
     assert [answer for _, answer in prompts(out)][:2] == ["?", "y"]
 
@@ -380,6 +385,190 @@ def test_colour_prompt_on_a_pseudo_terminal(project):
     assert proc.returncode == 0
     assert b"\x1b[" in first  # coloured on a terminal
     text = re.sub(rb"\x1b\[[0-9;]*m", b"", first).decode()
-    assert "Apply this hunk [Y,n,a,d,A,q,?]?" in text
+    assert "Apply this hunk [Y,n,a,d,A,q,j,J,g,e,?]?" in text
     assert "+@tf.function(reduce_retracing=True)" in text
     assert (project / "two.py").read_text() == expected(TWO, TWO_HUNKS, "T1")
+
+
+# --------------------------------------------------------------------------- git add -p's j/k/J/K, g, s, e
+
+
+def shown_hunks(out: str) -> list[str]:
+    """The hunk headers in the order the session showed them: 'one.py 1', 'two.py 2', ..."""
+    return [f"{path} {number}" for path, number in re.findall(r"^(\S+)  \(hunk (\d+) of \d+[,)]", out, re.M)]
+
+
+def test_j_and_k_leave_hunks_undecided_and_the_walk_comes_back(project, monkeypatch, capsys):
+    # one.py: j (H1 undecided) j (H2 undecided) k (back to H2) n (H2) y (H3) y (H4), wrap to H1: y
+    code, out, _ = run_session("j\nj\nk\nn\ny\ny\ny\nn\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1 H3 H4", two="")
+    assert shown_hunks(out) == ["one.py 1", "one.py 2", "one.py 3", "one.py 2", "one.py 3", "one.py 4",
+                                "one.py 1", "two.py 1", "two.py 2"]
+
+
+def test_capital_j_and_k_move_one_hunk_and_revisit_a_decided_one(project, monkeypatch, capsys):
+    # y on H1, K back to it (shown as marked), n changes the decision; J steps over H2 and H3 back
+    code, out, _ = run_session("y\nK\nn\nJ\nK\ny\nn\nn\nn\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H2", two="")
+    assert "one.py  (hunk 1 of 4, marked: apply)" in out
+    assert shown_hunks(out)[:6] == ["one.py 1", "one.py 2", "one.py 1", "one.py 2", "one.py 3", "one.py 2"]
+
+
+def test_navigation_keys_are_refused_where_they_lead_nowhere(project, monkeypatch, capsys):
+    code, out, _ = run_session("k\nK\ny\nq\n", monkeypatch, capsys)
+    assert code == 0
+    assert "No previous undecided hunk" in out and "No previous hunk" in out
+    landed(project, one="H1", two="")
+
+
+def test_g_lists_the_hunks_and_goes_to_the_one_chosen(project, monkeypatch, capsys):
+    # y on H1; at H2, g -> list, 3 -> H3: y; then H4: n; then back to H2: n; two.py: g2 straight to T2: y, T1: n
+    code, out, _ = run_session("y\ng\n3\ny\nn\nn\ng2\ny\nn\n", monkeypatch, capsys)
+    assert code == 0
+    landed(project, one="H1 H3", two="T2")
+    listing = out.split("go to which hunk? ")[0].rsplit("Apply this hunk", 1)[1].splitlines()[1:]
+    assert listing == [
+        "+  1: @@ -4,7 +4,7 @@  -@tf.function(experimental_relax_shapes=True)",
+        "   2: @@ -20,7 +20,7 @@  -    return model.predict(x, verbose=0)",
+        "   3: @@ -30,7 +30,7 @@  -        outputs.append(model.predict(batch, verbose=0))",
+        "   4: @@ -38,6 +38,6 @@  -@tf.function(experimental_relax_shapes=True)",
+    ]
+    assert shown_hunks(out) == ["one.py 1", "one.py 2", "one.py 3", "one.py 4", "one.py 2",
+                                "two.py 1", "two.py 2", "two.py 1"]
+
+
+def test_g_with_a_number_out_of_range_stays_on_the_hunk(project, monkeypatch, capsys):
+    code, out, _ = run_session("g9\ngx\ny\nq\n", monkeypatch, capsys)
+    assert code == 0
+    assert "Sorry, only 4 hunks available." in out and "Invalid number: 'x'" in out
+    landed(project, one="H1", two="")
+
+
+CLOSE = """\
+import tensorflow as tf
+
+
+@tf.function(experimental_relax_shapes=True)
+def first(x):
+    return x
+
+
+@tf.function(experimental_relax_shapes=True)
+def second(x):
+    return x
+"""
+
+
+def close_session(answers: str, monkeypatch, capsys, project) -> tuple[int, str, str]:
+    (project / "close.py").write_text(CLOSE, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["-i", "-j", "1", "close.py"])
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+def test_s_splits_a_hunk_and_each_piece_is_decided_alone(project, monkeypatch, capsys):
+    code, out, err = close_session("s\nn\ny\n", monkeypatch, capsys, project)
+    assert code == 0
+    assert prompts(out)[0][0] == "Y,n,a,d,A,q,s,e,?"  # one hunk holding both decorators: s is offered
+    assert "Split into 2 hunks." in out
+    first, second = out.split("Split into 2 hunks.")[1].split("Apply this hunk")[:2]
+    assert "close.py  (hunk 1 of 2)" in first and "RTF004 [safe] line 4:" in first and "line 9" not in first
+    assert "@@ -1,8 +1,8 @@" in first
+    assert "close.py  (hunk 2 of 2)" in second and "RTF004 [safe] line 9:" in second
+    assert "@@ -5,7 +5,7 @@" in second
+    assert (project / "close.py").read_text() == CLOSE.replace(
+        "@tf.function(experimental_relax_shapes=True)\ndef second",
+        "@tf.function(reduce_retracing=True)\ndef second")
+    assert "1 of 2 hunks applied in 1 file" in err
+
+
+def test_split_pieces_accepted_together_give_the_whole_hunk(project, monkeypatch, capsys):
+    code, out, _ = close_session("s\ny\ny\n", monkeypatch, capsys, project)
+    assert code == 0
+    assert (project / "close.py").read_text() == CLOSE.replace("experimental_relax_shapes", "reduce_retracing")
+
+
+def editor(tmp_path: Path, monkeypatch, *edits: tuple[str, str]) -> Path:
+    """$EDITOR: a script that makes the n-th edit (old, new) on its n-th run; returns its log."""
+    script = tmp_path / "editor.py"
+    log = tmp_path / "editor.log"
+    script.write_text(textwrap.dedent(f"""\
+        import pathlib, sys
+        edits = {list(edits)!r}
+        log = pathlib.Path({str(log)!r})
+        runs = log.read_text().count("\\n") if log.exists() else 0
+        path = pathlib.Path(sys.argv[1])
+        text = path.read_bytes().decode()
+        with log.open("a") as handle:
+            handle.write(repr(text) + "\\n")
+        old, new = edits[min(runs, len(edits) - 1)]
+        path.write_bytes(text.replace(old, new).encode())
+    """))
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}")
+    return log
+
+
+def test_e_edits_the_hunk_and_the_edit_is_applied(project, monkeypatch, capsys, tmp_path):
+    log = editor(tmp_path, monkeypatch, ("+@tf.function(reduce_retracing=True)", "+@tf.function(reduce_retracing=True, jit_compile=False)"))
+    code, out, err = run_session("e\nn\nn\nn\nn\nn\n", monkeypatch, capsys)
+    assert code == 0, err
+    want = expected(ONE, ONE_HUNKS, "").replace(
+        "@tf.function(experimental_relax_shapes=True)\ndef pool(x):",
+        "@tf.function(reduce_retracing=True, jit_compile=False)\ndef pool(x):")
+    assert (project / "one.py").read_text() == want
+    buffer = eval(log.read_text().splitlines()[0])
+    assert buffer.startswith("# Manual hunk edit mode -- see bottom for a quick guide.\n@@ -4,7 +4,7 @@\n")
+    assert "-@tf.function(experimental_relax_shapes=True)\n+@tf.function(reduce_retracing=True)\n" in buffer
+    assert "# To remove '-' lines, make them ' ' lines (context)." in buffer
+    assert shown_hunks(out)[:2] == ["one.py 1", "one.py 2"]  # the edited hunk is decided: on to the next
+    assert "1 of 6 hunks applied in 1 file" in err
+
+
+def test_e_an_edit_that_does_not_apply_can_be_edited_again(project, monkeypatch, capsys, tmp_path):
+    log = editor(
+        tmp_path, monkeypatch,
+        (" def pool(x):\n", " def pool_renamed(x):\n"),  # a context line that is not the file's
+        (" def pool_renamed(x):\n", " def pool(x):\n"),  # put back: the hunk applies again
+    )
+    code, out, _ = run_session("e\ny\nq\n", monkeypatch, capsys)
+    assert code == 0
+    assert "Your edited hunk does not apply: its ' ' and '-' lines are no longer the file's lines" in out
+    assert 'Edit again (saying "no" discards!) [y/n]? y' in out
+    second = eval(log.read_text().splitlines()[1])
+    assert " def pool_renamed(x):\n" in second  # the second round starts from the first edit
+    landed(project, one="H1", two="")  # accepted once it applied; then q
+
+
+def test_e_an_edit_that_breaks_the_syntax_is_refused_and_no_discards_it(project, monkeypatch, capsys, tmp_path):
+    editor(tmp_path, monkeypatch, ("+@tf.function(reduce_retracing=True)", "+@tf.function(reduce_retracing=True"))
+    code, out, _ = run_session("e\nn\ny\nq\n", monkeypatch, capsys)
+    assert code == 0
+    assert "Your edited hunk does not apply: the file would not parse" in out
+    assert shown_hunks(out)[:2] == ["one.py 1", "one.py 1"]  # discarded: the same hunk is asked again
+    landed(project, one="H1", two="")  # y took the hunk as it was
+
+
+def test_e_removing_every_line_aborts_the_edit(project, monkeypatch, capsys, tmp_path):
+    hunk_text = "".join(f"{line}\n" for line in [
+        " model = tf.keras.Sequential([tf.keras.layers.Dense(1)])", " ", " ",
+        "-@tf.function(experimental_relax_shapes=True)", "+@tf.function(reduce_retracing=True)",
+        " def pool(x):", "     return tf.reduce_mean(x, axis=1)", " "])
+    editor(tmp_path, monkeypatch, ("@@ -4,7 +4,7 @@\n" + hunk_text, ""))
+    code, out, _ = run_session("e\nn\nq\n", monkeypatch, capsys)
+    assert code == 0
+    assert "Every line of the hunk was removed: edit aborted" in out
+    landed(project, one="", two="")
+
+
+def test_e_with_a_failing_editor_leaves_the_hunk_as_it_was(project, monkeypatch, capsys):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "false")
+    code, out, _ = run_session("e\ny\nq\n", monkeypatch, capsys)
+    assert code == 0
+    assert "There was a problem with the editor" in out
+    landed(project, one="H1", two="")

@@ -130,7 +130,9 @@ def test_report_plot_writes_a_png(trace_file, tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["report", str(trace_file), "--plot", "chart.png"])
     assert exit_info.value.code == 0
-    assert "Trainer.step" in capsys.readouterr().out  # the text report is still printed
+    out, err = capsys.readouterr()
+    assert "Trainer.step" in out  # the text report is still printed
+    assert err == "retrace-fix: wrote the plot to chart.png\n"
     data = (tmp_path / "chart.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     height, width = imread(str(tmp_path / "chart.png")).shape[:2]
@@ -157,5 +159,16 @@ def test_plot_without_matplotlib_is_a_clear_error(trace_file, tmp_path):
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "--plot needs matplotlib" in proc.stderr
-    assert "pip install 'retrace-fix[plot]'" in proc.stderr
+    assert "pip install matplotlib, or retrace-fix's [plot] extra" in proc.stderr
     assert not (tmp_path / "chart.png").exists()
+
+
+def test_report_plot_that_cannot_be_written_is_one_line_exit_2(trace_file, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from retrace_fix.cli import main
+
+    target = tmp_path / "missing" / "chart.png"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(trace_file), "--plot", str(target)])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == f"retrace-fix: error: cannot write {target}: No such file or directory\n"

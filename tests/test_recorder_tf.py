@@ -333,7 +333,7 @@ def test_sigterm_is_forwarded_and_the_child_still_writes(tmp_path):
         if process.poll() is None:
             process.kill()
     assert process.returncode == 128 + signal.SIGTERM, err
-    assert "recorded 1 traces of 1 functions to term.json" in err
+    assert "recorded 1 trace of 1 function to term.json" in err
     f = functions_by_name(load_trace_file(str(project / "term.json")))["f"]
     assert (f.calls, f.traces[0].args["x"]["shape"]) == (1, [5])
 
@@ -374,9 +374,16 @@ def test_pytest_plugin_records_a_test_run(tmp_path):
     env.pop("RETRACE_FIX_PROJECT_ROOT", None)
     result = subprocess.run(args + ["test_model.py"], cwd=project, env=env, capture_output=True, text=True)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"retrace-fix: recorded 2 traces of 1 functions to {project / 'rec' / 't.json'}" in result.stdout
+    assert f"retrace-fix: recorded 2 traces of 1 function to {project / 'rec' / 't.json'}" in result.stdout
     f = functions_by_name(load_trace_file(str(project / "rec" / "t.json")))["f"]
     assert (f.file, f.calls, [t.args["x"]["shape"] for t in f.traces]) == ("test_model.py", 3, [[1], [2]])
+    assert [(c.file, c.line, c.column, c.count) for c in f.call_sites] == [("test_model.py", 8, 4, 1), ("test_model.py", 9, 4, 1)]
+    # the end of the session proved the signature on the live function
+    proofs = {k.split(" #")[0]: p.result for k, p in f.proofs.items()}
+    assert proofs == {
+        "input_signature: x=tf.TensorSpec(shape=[None], dtype=tf.float32)": "traced",
+        "reduce_retracing: x=float32[None]": "traced",
+    }
 
 
 # ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -112,6 +113,108 @@ SCENARIOS = {
         FUNCTIONS = {{"scale_rows": scale_rows_fn}}
     """,
     # seed 003, Example 1: the same model/optimizer/loss objects, batch sizes 10, 20, 10, 30
+    # a Python int exponent (tensorflow/tensorflow#7170, #52190): `k` as an int32 tensor fails
+    # ("Input 'y' of 'Pow' Op has type int32 that does not match type float32"); float32 traces
+    "s_pow": """
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def power(x, k):
+            return tf.math.pow(x, k)
+
+
+        RESULTS = [power(tf.constant([1.0, 2.0, 3.0]), k) for k in (1, 2, 3)]
+        FUNCTIONS = {{"power": power}}
+    """,
+    # the rank varies (tensorflow/tensorflow#33434): only `shape=None` accepts every call
+    "s_rank": """
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def total(x):
+            return tf.reduce_sum(x * 2.0)
+
+
+        RESULTS = [total(tf.ones([2])), total(tf.ones([2, 3])), total(tf.ones([2, 3, 4]))]
+        FUNCTIONS = {{"total": total}}
+    """,
+    # a Python float that never varies (`rate=0.25` in every call, no default) next to a varying
+    # batch: as a float32 tensor it traces, and the signature covers both
+    "s_constant_rate": """
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def scaled(x, rate):
+            return x * (1.0 - rate)
+
+
+        RESULTS = [scaled(tf.ones([b, 3]), 0.25) for b in (2, 4, 8)]
+        FUNCTIONS = {{"scaled": scaled}}
+    """,
+    # ... the same, but the body branches on it in Python: it blocks the signature, and
+    # reduce_retracing still folds the batch sizes
+    "s_blocker": """
+        import tensorflow as tf
+
+
+        @tf.function{hand}
+        def regularized(x, dropout):
+            if dropout > 0:
+                x = x * (1.0 - dropout)
+            return tf.reduce_sum(x, axis=1)
+
+
+        RESULTS = [regularized(tf.ones([b, 3]), 0.1) for b in (2, 4, 8, 16)]
+        FUNCTIONS = {{"regularized": regularized}}
+    """,
+    # a helper retraced only while its caller traced: nothing at steady state; fixing the
+    # caller fixes both (the helper is left alone)
+    "s_nested": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def helper(x):
+            return x * 2.0
+
+
+        @tf.function{hand}
+        def caller(x):
+            return tf.reduce_sum(helper(x), axis=0)
+
+
+        RESULTS = [caller(tf.ones([b, 3])) for b in (2, 4, 8)]
+        FUNCTIONS = {{"caller": caller, "helper": helper}}
+    """,
+    # a MirroredStrategy step on two logical CPUs: one PerReplica argument, four batch sizes
+    "s_dist": """
+        import tensorflow as tf
+
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with strategy.scope():
+            weights = tf.Variable([[1.0], [2.0], [3.0], [4.0]])
+
+
+        def replica_step(x):
+            return tf.reduce_sum(tf.matmul(x, weights))
+
+
+        @tf.function{hand}
+        def distributed_step(x):
+            per_replica = strategy.run(replica_step, args=(x,))
+            return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+
+        RESULTS = []
+        for batch in (8, 6, 4, 2):
+            dataset = tf.data.Dataset.from_tensors(tf.ones([batch, 4]))
+            for x in strategy.experimental_distribute_dataset(dataset):
+                RESULTS.append(distributed_step(x))
+        FUNCTIONS = {{"distributed_step": distributed_step}}
+    """,
     "s_train": """
         import numpy as np
         import tensorflow as tf
@@ -154,6 +257,30 @@ HAND_FIXES = {
     "s_method": {"hand": "(input_signature=[tf.TensorSpec(shape=[None, 3], dtype=tf.float32)])"},
     "s_callform": {"hand_call": ", input_signature=[tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.float32)]"},
     "s_train": {"hand": "(reduce_retracing=True)"},
+    "s_pow": {"hand": "(input_signature=[tf.TensorSpec([3], tf.float32), tf.TensorSpec([], tf.float32)])"},
+    "s_rank": {"hand": "(input_signature=[tf.TensorSpec(None, tf.float32)])"},
+    "s_constant_rate": {"hand": "(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec([], tf.float32)])"},
+    "s_blocker": {"hand": "(reduce_retracing=True)"},
+    "s_nested": {"hand": "(input_signature=[tf.TensorSpec([None, 3], tf.float32)])"},
+    "s_dist": {"hand": "(reduce_retracing=True)"},
+}
+
+#: programs whose retracing no safe fix of RTF003/RTF004 can remove: left alone, with a diagnostic
+DIAGNOSED = {
+    # a Python int passed to `tf.constant(k)`, which refuses a tensor ("Expected any non-tensor
+    # type"): every dtype fails the proof
+    "s_constant": """
+        import tensorflow as tf
+
+
+        @tf.function
+        def shifted(x, k):
+            return x + tf.constant(k)
+
+
+        RESULTS = [shifted(tf.constant([1, 2]), k) for k in (1, 2, 3)]
+        FUNCTIONS = {"shifted": shifted}
+    """,
 }
 
 DRIFT = """
@@ -177,6 +304,12 @@ DRIVE = """
     import importlib
     import json
     import sys
+
+    import tensorflow as tf
+
+    # two logical CPUs for the MirroredStrategy program (before anything initialises the devices)
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
     out = {}
     for name in sys.argv[1:]:
@@ -222,6 +355,9 @@ def project(tmp_path_factory) -> dict:
         names += [name, f"hand_{name}"]
     (root / "s_drift.py").write_text(textwrap.dedent(DRIFT).lstrip(), encoding="utf-8")
     names.append("s_drift")
+    for name, program in DIAGNOSED.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(program).lstrip(), encoding="utf-8")
+        names.append(name)
     (root / "drive.py").write_text(textwrap.dedent(DRIVE).lstrip(), encoding="utf-8")
     originals = {p.name: p.read_text(encoding="utf-8") for p in root.glob("*.py")}
 
@@ -251,7 +387,7 @@ def test_trace_count_equals_the_hand_fix(project, name):
     assert after == hand, (name, (project["root"] / f"{name}.py").read_text())
 
 
-@pytest.mark.parametrize("name", [*SCENARIOS, "s_drift"])
+@pytest.mark.parametrize("name", [*SCENARIOS, "s_drift", *DIAGNOSED])
 def test_outputs_are_unchanged(project, name):
     before = project["before"][name]["results"]
     after = project["after"][name]["results"]
@@ -291,3 +427,47 @@ def test_dtype_drift_is_diagnosed_and_not_edited(project):
     assert "s_drift.py:4:1: RTF003 [diagnostic] `mixed_type_op` traced 3 times: `x`: dtype varies (int32, float32, int64)" in check.stdout
     diff = _cli(root, "--diff", "--traces", "traces.json", "s_drift.py")
     assert (diff.returncode, diff.stdout) == (0, "")
+
+
+@pytest.fixture(scope="module")
+def check_of_the_originals(project, tmp_path_factory) -> subprocess.CompletedProcess:
+    """``--check`` on the programs as they were recorded (every finding, applied or not)."""
+    root = tmp_path_factory.mktemp("originals")
+    for name, text in project["originals"].items():
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "traces.json").write_bytes((project["root"] / "traces.json").read_bytes())
+    return _cli(root, "--check", "--traces", "traces.json", ".")
+
+
+def test_every_finding_is_one_short_line(check_of_the_originals):
+    lines = check_of_the_originals.stdout.splitlines()
+    messages = [re.sub(r"^\S+ RTF\d+ (\[\*\] )?\[\w+\] ", "", line) for line in lines]
+    long = [message for message in messages if len(message) > 160]
+    assert lines and not long, long
+
+
+def test_the_reason_of_a_failed_proof_quotes_the_error(project):
+    check = _cli(project["root"], "--check", "--format", "json", "--traces", "traces.json", "s_constant.py")
+    (finding,) = json.loads(check.stdout)["files"][0]["findings"]
+    assert finding["tier"] == "diagnostic"
+    assert ("`k` was trial-traced on the live function as a scalar tensor of int32, int64, float32: each fails "
+            "(TypeError: Expected any non-tensor type, but got a tensor instead.)") in finding["reason"]
+
+
+def test_the_proofs_decide_the_tier(check_of_the_originals):
+    out = check_of_the_originals.stdout
+    # the int exponent becomes the dtype that traced, and the fix is safe
+    assert "s_pow.py:4:1: RTF003 [*] [safe] `power` traced 3 times (`k`: Python int varies (1, 2, 3) → float32 tensor)" in out
+    # tf.constant(k) refuses a tensor: the static check says so, and the proof failed for every dtype
+    assert ("s_constant.py:4:1: RTF003 [diagnostic] `shifted` traced 3 times: `k` (Python int 1, 2, 3) cannot become "
+            "a tensor: `tf.constant(x)` needs a Python value\n").replace("(x)", "(k)") in out
+    # rank drift: an unknown-rank spec, proven
+    assert "s_rank.py:4:1: RTF003 [*] [safe] `total` traced 3 times (`x` rank varies)" in out
+    # the never-varying blocker is named, and reduce_retracing is offered for the shapes
+    assert ("s_blocker.py:4:1: RTF004 [*] [safe] `regularized` traced 4 times on tensor shapes alone (`x` dim 0: 2, "
+            "4, 8, 16): `dropout` blocks an input_signature; add reduce_retracing=True") in out
+    # the nested-only helper is not a finding; its caller is
+    assert "s_nested.py:4:" not in out and "s_nested.py:9:1: RTF003 [*] [safe] `caller`" in out
+    # the distributed step generalises like its components
+    assert ("s_dist.py:12:1: RTF004 [*] [safe] `distributed_step` traced 4 times on tensor shapes alone: `x` is a "
+            "PerReplica value (no input_signature can name it); add reduce_retracing=True") in out

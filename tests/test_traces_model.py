@@ -17,7 +17,9 @@ import pytest
 from retrace_fix.traces.model import (
     FORMAT,
     VERSION,
+    CallSite,
     FunctionTraces,
+    Proof,
     Trace,
     TraceFileError,
     TraceSet,
@@ -81,7 +83,7 @@ def test_round_trip_is_deterministic_and_sorted(tmp_path):
     assert [(f["file"], f["firstlineno"]) for f in data["functions"]] == [("a.py", 5), ("a.py", 20), ("b.py", 3)]
     assert list(data["functions"][0]) == [
         "file", "qualname", "firstlineno", "name", "params", "calls",
-        "reduce_retracing", "has_input_signature", "traces",
+        "reduce_retracing", "has_input_signature", "traces", "call_sites", "proofs",
     ]  # fmt: skip
     assert data["functions"][1]["traces"] == [{"args": {"x": py(1)}, "count": 2, "nested": True, "via": "call"}]
     loaded = load_trace_file(str(path))
@@ -211,10 +213,10 @@ def test_foreign_file_is_not_a_trace_file(tmp_path, content):
 
 
 def test_newer_version_is_a_clear_error(tmp_path):
-    path = write(tmp_path, json.dumps({"format": FORMAT, "version": 2, "functions": [], "new_field": {}}))
+    path = write(tmp_path, json.dumps({"format": FORMAT, "version": VERSION + 1, "functions": [], "new_field": {}}))
     with pytest.raises(TraceFileError) as info:
         load_trace_file(path)
-    assert str(info.value) == f"{path}: format version 2 is newer than this retrace-fix supports (1)"
+    assert str(info.value) == f"{path}: format version {VERSION + 1} is newer than this retrace-fix supports ({VERSION})"
 
 
 @pytest.mark.parametrize("version", [0, "1", None, True])
@@ -445,6 +447,7 @@ ops.py:7 inner: 6 calls, 2 traces, 1 retrace
   trace 1 (nested): x=float32(4,)
   trace 2 (nested): x=float32(8,)
     `x`: shape (4,) → (8,)
+  note: every retrace happened while a calling tf.function was being traced (nested): once the caller's graph is built they cost nothing; fix the caller's retracing instead
   time: 0.030 s in traced calls, 0.020 s (67%) in retraces
 
 3 functions, 9 traces, 3 retraces
@@ -495,7 +498,8 @@ def test_old_file_without_seconds_loads_and_reports_without_time_lines(tmp_path,
     assert all(t.seconds is None for f in loaded for t in f.traces)
     assert all(f.trace_seconds is None and f.retrace_seconds is None for f in loaded)
     by_file = lambda item: item["file"]  # noqa: E731
-    assert sorted(loaded.to_json()["functions"], key=by_file) == sorted(data["functions"], key=by_file)  # no seconds
+    expected_functions = [{**item, "call_sites": [], "proofs": []} for item in data["functions"]]
+    assert sorted(loaded.to_json()["functions"], key=by_file) == sorted(expected_functions, key=by_file)  # no seconds
     expected = "".join(line for line in TIMED_REPORT.splitlines(keepends=True) if "time" not in line)
     assert render_report(loaded, "text") == expected
     with pytest.raises(SystemExit) as exit_info:
@@ -571,7 +575,8 @@ def test_run_record_errors_and_exit_code_passthrough(tmp_path, monkeypatch, caps
     assert capsys.readouterr().err == "retrace-fix record: command not found: retrace-fix-no-such-command-xyz\n"
     assert run_record(["--", sys.executable, "-c", "import sys; sys.exit(5)"], None) == 5
     assert capsys.readouterr().err == "retrace-fix: recorded 0 traces of 0 functions to .retrace/traces.json\n"
-    assert load_trace_file(".retrace/traces.json") == TraceSet()
+    recorded = load_trace_file(".retrace/traces.json")
+    assert recorded == TraceSet(project={"name": tmp_path.name, "remote": None, "commit": None})
 
 
 def test_pytest_plugin_without_option_imports_nothing(tmp_path):
@@ -592,3 +597,101 @@ def _plugin_entry_point_installed() -> bool:
     from importlib.metadata import entry_points
 
     return any(ep.value == "retrace_fix.traces.pytest_plugin" for ep in entry_points(group="pytest11"))
+
+
+# ---------------------------------------------------------------------------
+# format version 2: call sites, proofs, distributed values
+
+
+def v1_file_data():
+    """A version-1 file as retrace-fix 0.1 wrote it: no call sites, no proofs."""
+    return {
+        "format": FORMAT, "version": 1, "tensorflow": "2.21.0",
+        "functions": [{"file": "train.py", "qualname": "step", "firstlineno": 3, "name": "step", "params": ["x"],
+                       "calls": 3, "reduce_retracing": False, "has_input_signature": False,
+                       "traces": [{"args": {"x": tensor(n, 4)}, "count": 1, "nested": False, "via": "call"}
+                                  for n in (1, 2, 3)]}],
+    }  # fmt: skip
+
+
+def test_version_1_files_load_without_call_sites_or_proofs(tmp_path):
+    loaded = load_trace_file(write(tmp_path, json.dumps(v1_file_data())))
+    (step,) = loaded
+    assert step.call_sites == [] and step.proofs == {} and len(step.traces) == 3
+    assert loaded.to_json()["version"] == VERSION == 2  # written back in the current version
+
+
+def test_call_sites_and_proofs_round_trip_and_merge(tmp_path):
+    key = "input_signature: x=tf.TensorSpec(shape=[None, 4], dtype=tf.float32)"
+    a = function(file="train.py", qualname="step", line=3, traces=[Trace({"x": tensor(1, 4)})])
+    a.add_call_site(CallSite("run.py", 10, 4))
+    a.add_call_site(CallSite("run.py", 10, 4))
+    a.add_proof(key, Proof("input_signature", "traced"))
+    a.add_proof("reduce_retracing: x #1", Proof("reduce_retracing", "not_run", note="the time budget for proofs was spent"))
+    b = function(file="train.py", qualname="step", line=3, traces=[Trace({"x": tensor(2, 4)})])
+    b.add_call_site(CallSite("run.py", 10, 4, count=3))
+    b.add_call_site(CallSite("eval.py", 2, None))
+    b.add_proof(key, Proof("input_signature", "failed", error="TypeError: boom"))
+    b.add_proof("reduce_retracing: x #1", Proof("reduce_retracing", "traced"))
+    save_trace_file(trace_set(a), tmp_path / "a.json")
+    save_trace_file(trace_set(b), tmp_path / "b.json")
+    data = json.loads((tmp_path / "a.json").read_text())["functions"][0]
+    assert data["call_sites"] == [{"file": "run.py", "line": 10, "column": 4, "count": 2}]
+    assert data["proofs"][0] == {"candidate": key, "fix": "input_signature", "result": "traced"}
+    assert data["proofs"][1]["note"] == "the time budget for proofs was spent"
+    merged = load_trace_files([str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    (step,) = merged
+    assert [(c.file, c.line, c.column, c.count) for c in step.call_sites] == [("run.py", 10, 4, 5), ("eval.py", 2, None, 1)]
+    # a failure wins over a success, any outcome over "not run"
+    assert step.proofs[key] == Proof("input_signature", "failed", error="TypeError: boom")
+    assert step.proofs["reduce_retracing: x #1"].result == "traced"
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("call_sites", [{"file": "/abs/run.py", "line": 1}], "call_sites[0].file: expected a path relative"),
+        ("call_sites", [{"file": "run.py", "line": 0}], "call_sites[0]: expected a positive line"),
+        ("call_sites", [{"file": "run.py", "line": 1, "column": "4"}], "call_sites[0].column: expected an integer or null"),
+        ("proofs", [{"candidate": "k", "fix": "magic", "result": "traced"}], "proofs[0].fix: expected one of"),
+        ("proofs", [{"candidate": "k", "fix": "scalar", "result": "maybe"}], "proofs[0].result: expected one of"),
+        ("proofs", [{"fix": "scalar", "result": "traced"}], "proofs[0]: missing 'candidate'"),
+    ],
+)
+def test_invalid_call_sites_and_proofs_are_clear_errors(tmp_path, field, value, message):
+    data = v1_file_data()
+    data["version"] = 2
+    data["functions"][0][field] = value
+    with pytest.raises(TraceFileError) as info:
+        load_trace_file(write(tmp_path, json.dumps(data)))
+    assert f"invalid trace file: functions[0].{message}" in str(info.value)
+
+
+def test_distributed_values_load_and_report_like_their_components(tmp_path):
+    def per_replica(n):
+        return {"kind": "per_replica", "items": [tensor(n, 4), tensor(n, 4)]}
+
+    data = v1_file_data()
+    data["version"] = 2
+    data["functions"][0]["traces"] = [
+        {"args": {"x": per_replica(n)}, "count": 1, "nested": False, "via": "call"} for n in (4, 3)
+    ]
+    loaded = load_trace_file(write(tmp_path, json.dumps(data)))
+    text = render_report(loaded, "text")
+    assert "trace 1: x=PerReplica(float32(4, 4), float32(4, 4))" in text
+    assert "`x[0]`: shape (4, 4) → (3, 4)" in text
+    data["functions"][0]["traces"][0]["args"]["x"]["items"] = "x"
+    with pytest.raises(TraceFileError, match=r"args\.x\.items: expected a list"):
+        load_trace_file(write(tmp_path, json.dumps(data)))
+
+
+def test_the_project_round_trips_and_is_validated(tmp_path):
+    data = v1_file_data()
+    data["version"] = 2
+    data["project"] = {"name": "repo", "remote": "https://host/team/repo.git", "commit": "a" * 40}
+    loaded = load_trace_file(write(tmp_path, json.dumps(data)))
+    assert loaded.project == data["project"] and loaded.to_json()["project"] == data["project"]
+    assert load_trace_file(write(tmp_path, json.dumps(v1_file_data()))).project is None
+    data["project"] = {"remote": None}
+    with pytest.raises(TraceFileError, match=r"invalid trace file: project: missing 'name'"):
+        load_trace_file(write(tmp_path, json.dumps(data)))

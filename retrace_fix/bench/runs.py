@@ -129,10 +129,18 @@ def write_shim(directory: Path) -> Path:
     return directory
 
 
-def child_env(shard_dir: Path, timing_dir: Path, tree_root: Path, shim_dir: Path) -> dict[str, str]:
-    """The environment of one run: the recorder first on PYTHONPATH, then the timing probe."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_")}
+def child_env(shard_dir: Path, timing_dir: Path, tree_root: Path, shim_dir: Path, prove: bool = False) -> dict[str, str]:
+    """The environment of one run: the recorder first on PYTHONPATH, then the timing probe.
+
+    Only the run whose traces drive the fixes (``prove``) trial-traces the candidate fixes at its
+    end (proofs); every other run leaves them out, so that they cost no time that is measured.
+    """
+    from retrace_fix.traces.prover import ENV_PROOF_SECONDS
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_") or k.startswith("RETRACE_FIX_PROOF_")}
     env = recording_env(str(shard_dir), str(tree_root), base)
+    if not prove:
+        env[ENV_PROOF_SECONDS] = "0"
     rest = env["PYTHONPATH"][len(SITECUSTOMIZE_DIR):]
     env["PYTHONPATH"] = SITECUSTOMIZE_DIR + os.pathsep + str(shim_dir) + rest
     env[ENV_BENCH_DIR] = str(timing_dir)
@@ -208,8 +216,9 @@ def run_once(
     project_root: Path,
     compare_paths: list[str],
     timeout: float | None,
+    prove: bool = False,
 ) -> RunRecord:
-    """Run CMD once in ``tree`` under the recorder and the timing probe."""
+    """Run CMD once in ``tree`` under the recorder and the timing probe (``prove``: see :func:`child_env`)."""
     record = RunRecord(side=tree.side, index=index)
     run_dir = work / "runs" / f"{tree.side}-{index}"
     shard_dir, timing_dir = run_dir / "shards", run_dir / "timing"
@@ -219,7 +228,7 @@ def run_once(
         stale = tree.root / rel
         if stale.is_file() or stale.is_symlink():
             stale.unlink()
-    env = child_env(shard_dir, timing_dir, tree.root, shim_dir)
+    env = child_env(shard_dir, timing_dir, tree.root, shim_dir, prove)
     argv = map_command(command, project_root, tree.root)
     stdout_path, stderr_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:

@@ -143,7 +143,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
         raise BenchError(str(exc)) from None
 
     def fix(before_root: Path, after_root: Path, root: Path, traces: Any = None) -> FixSummary:
-        run_options = options if traces is None else dataclasses.replace(options, traces=traces)
+        run_options = options if traces is None else dataclasses.replace(options, traces=traces, trace_assignment=None)
         summary = FixSummary()
         diffs = []
         for path in files:
@@ -277,8 +277,10 @@ def bench(
             trees[side] = Tree(side=side, root=root, cwd=root / cwd.relative_to(project_root))
         shim_dir = write_shim(work / "site")
 
-        def run(side: str, index: int) -> RunRecord:
-            record = run_once(trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout)
+        def run(side: str, index: int, prove: bool = False) -> RunRecord:
+            record = run_once(
+                trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout, prove
+            )
             state = "ok" if record.ok else failure_text(record)
             traces = record.total_traces
             log(
@@ -291,7 +293,7 @@ def bench(
         recorded = None
         if auto_record:
             log(f"retrace-fix bench: recording `{' '.join(command)}` on the original to find trace-driven fixes")
-            records.append(run("before", 0))
+            records.append(run("before", 0, prove=True))  # its traces drive the fixes: it proves them
             recorded = records[0].trace_set if records[0].trace_set is not None and len(records[0].trace_set) else None
         summary = fixer(trees["before"].root, trees["after"].root, project_root, recorded)
         report = BenchReport(
@@ -347,6 +349,7 @@ def register(app: Any) -> None:
 
     @app.command(
         "bench",
+        short_help="Run CMD before and after the fixes; compare traces, time, outputs.",
         help="Run CMD before and after the fixes (on copies of the project) and compare traces, time and outputs.",
         context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
     )

@@ -17,7 +17,9 @@ from retrace_fix.engine import RunOptions, RunResult, run
 from retrace_fix.findings import FileResult
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 from retrace_fix.interactive import run_interactive
+from retrace_fix.next_step import next_step_hint
 from retrace_fix.patching import FileChangedError, atomic_write
+from retrace_fix.stdin_source import read_stdin_source
 from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
@@ -25,6 +27,8 @@ PROGRESS_MIN_FILES = 50
 
 
 def run_fix_command(request: FixRequest) -> int:
+    if request.stdin_filename is not None:  # PATH `-`: one source from standard input
+        return run_stdin(request)
     if request.shard is not None:
         from retrace_fix.roots import RootError
         from retrace_fix.shard import narrow
@@ -50,6 +54,34 @@ def run_fix_command(request: FixRequest) -> int:
     for problem in problems:
         result.files.append(FileResult(path=problem.split(":")[0], error=problem))
     return finish(request, result)
+
+
+def run_stdin(request: FixRequest) -> int:
+    """``retrace-fix [--diff|--check] - [--stdin-filename NAME]`` (see :mod:`retrace_fix.stdin_source`)."""
+    try:
+        source = read_stdin_source(request)
+    except UsageProblem as exc:
+        print(f"retrace-fix: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    result = source.run()
+    if request.mode != "fix":
+        return finish(request, result)  # a diff or the findings, named NAME, as for a file
+    err = sys.stderr  # standard output carries the source
+    data, problem = source.output(result)
+    if problem:
+        result.files[0].error = problem
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None:
+        sys.stdout.flush()
+        out.write(data)
+        out.flush()
+    else:  # a text stream without bytes underneath (tests)
+        sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+    output.write_findings(result, err, only_unapplied=not request.show_fixes)
+    output.write_errors(result, err)
+    if not request.quiet:
+        err.write(output.summary_line(result, "fix") + "\n")
+    return EXIT_ERROR if result.errors else EXIT_OK
 
 
 def _run_with_progress(files: list[Path], options: RunOptions, jobs: int | None) -> RunResult:
@@ -82,7 +114,9 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     if request.patch_dir is not None:
         return write_patch_dir(request, result, roots)
     if mode == "interactive":
-        return run_interactive(request, result)
+        code = run_interactive(request, result)
+        _print_hint(request, result, err)
+        return code
 
     write_failures: list[str] = []
     if mode == "fix" and request.branch is None:
@@ -94,9 +128,12 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
                     file_result.error = failure
 
     bulk_report = report if report is not None else report_for(request, result, roots)  # per-root summary, else None
+    coverage = trace_coverage(request, result)
     fmt = request.output_format
     if fmt == "json":
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
+        if coverage:
+            json_text = _with_trace_coverage(json_text, coverage)
         out.write(bulk_report.add_to_json(json_text) if bulk_report else json_text)
     elif fmt == "sarif":
         from retrace_fix.sarif import to_sarif
@@ -107,11 +144,14 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
             output.write_diffs(result, out, color=output.stream_is_terminal(out))
         elif mode == "check":
             output.write_findings(result, out)
-        else:  # fix: show what is left to do by hand
-            output.write_findings(result, out, only_unapplied=True)
+        else:  # fix: show what is left to do by hand (and, with --show-fixes, what was done)
+            output.write_findings(result, out, only_unapplied=not request.show_fixes)
         output.write_errors(result, err)
+        for line in coverage:
+            err.write(f"retrace-fix: {line}\n")
         if not request.quiet:
             err.write(output.summary_line(result, mode) + "\n")
+        _print_hint(request, result, err)
     if finish_report(bulk_report, request, err, text=(fmt == "text")):
         return EXIT_ERROR
 
@@ -122,6 +162,35 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     if mode == "check":
         return EXIT_FOUND if result.findings else EXIT_OK
     return EXIT_OK
+
+
+def _print_hint(request: FixRequest, result: RunResult, err) -> None:
+    hint = next_step_hint(request, result)
+    if hint:
+        err.write(hint + "\n")
+
+
+def trace_coverage(request: FixRequest, result: RunResult) -> list[str]:
+    """What the traces did not reach: recorded functions that matched no ``def`` of the files
+    checked, trace files that apply to no root (one line each; none without traces)."""
+    from retrace_fix.fix_request import trace_assignment
+    from retrace_fix.traces.project import coverage_lines
+
+    if not any(f.trace_root for f in result.files):
+        return []
+    try:
+        assignment = trace_assignment(request, len({f.trace_root for f in result.files if f.trace_root}))
+    except UsageProblem:  # pragma: no cover - the files loaded a moment ago
+        return []
+    return coverage_lines(assignment, result.files)
+
+
+def _with_trace_coverage(json_text: str, coverage: list[str]) -> str:
+    import json
+
+    payload = json.loads(json_text)
+    payload["summary"]["traces"] = coverage
+    return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
 
 def write_result(file_result: FileResult) -> str | None:

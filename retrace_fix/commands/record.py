@@ -18,9 +18,11 @@ import tempfile
 
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.discovery import find_project_root
+from retrace_fix.patching import RETRACE_DIR
+from retrace_fix.traces.project import project_of
 from retrace_fix.traces.shards import merge_shards, recording_env
 
-DEFAULT_OUTPUT = os.path.join(".retrace", "traces.json")
+DEFAULT_OUTPUT = os.path.join(RETRACE_DIR, "traces.json")  # the directory gets its own .gitignore
 
 _FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -82,7 +84,8 @@ def run_record(cmd: list[str], output: str | None) -> int:
     output = output or DEFAULT_OUTPUT
     shard_dir = tempfile.mkdtemp(prefix="retrace-fix-shards-")
     try:
-        env = recording_env(shard_dir, find_project_root())
+        root = find_project_root()
+        env = recording_env(shard_dir, root)
         try:
             process = subprocess.Popen(cmd, env=env)
         except FileNotFoundError:
@@ -94,6 +97,7 @@ def run_record(cmd: list[str], output: str | None) -> int:
         returncode = _wait_forwarding_signals(process)
         exit_code = 128 - returncode if returncode < 0 else returncode
         trace_set = merge_shards(shard_dir)
+        trace_set.project = project_of(root)  # which project the traces belong to
     finally:
         shutil.rmtree(shard_dir, ignore_errors=True)
     try:
@@ -101,6 +105,7 @@ def run_record(cmd: list[str], output: str | None) -> int:
     except OSError as exc:
         print(f"retrace-fix record: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
         return exit_code or 2
-    traces = sum(len(f.traces) for f in trace_set)
-    print(f"retrace-fix: recorded {traces} traces of {len(trace_set)} functions to {output}", file=sys.stderr)
+    from retrace_fix.traces.report import recorded_line
+
+    print(f"retrace-fix: {recorded_line(trace_set)} to {output}", file=sys.stderr)
     return exit_code

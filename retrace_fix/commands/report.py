@@ -37,9 +37,13 @@ def run_report(
     reports = build_report(trace_set)
     out.write(render_report(reports, output_format))
     if plot is not None:
-        if importlib.util.find_spec("matplotlib") is None:  # optional: pip install 'retrace-fix[plot]'
-            return fail("--plot needs matplotlib (matplotlib is not installed; pip install 'retrace-fix[plot]')")
+        if importlib.util.find_spec("matplotlib") is None:  # optional: the [plot] extra
+            return fail("--plot needs matplotlib (not installed: pip install matplotlib, or retrace-fix's [plot] extra)")
         from retrace_fix.traces.plot import write_plot
 
-        write_plot(reports, plot)
+        try:
+            write_plot(reports, plot)
+        except OSError as exc:
+            return fail(f"cannot write {plot}: {exc.strerror or exc}")
+        err.write(f"retrace-fix: wrote the plot to {plot}\n")
     return EXIT_OK

@@ -3,16 +3,22 @@
 Pure Python: no TensorFlow, no LibCST.  The codemods (RTF003 input-signature,
 RTF004 reduce-retracing) collect what the function's *source* says
 (:class:`ParamInfo`, :class:`BodyFacts`) and call :func:`plan_signature`, which
-combines it with the *traces* and decides, with reasons:
+combines it with the *traces* -- through the candidate search of
+:mod:`retrace_fix.traces.candidates`, answered by the proofs the recorder stored
+(a fresh tf.function traced with the exact candidate on the live function, or
+the error) -- and decides, with reasons:
 
 * whether the function retraced at all (two distinct traces of one instance;
   functions that traced once are never touched);
 * the signature: per tensor parameter the common rank and dtype with ``None``
-  in every dimension that varied (ragged/sparse keep their spec class, nested
-  list/tuple/dict/namedtuple containers keep the recorded container type); a
-  Python int/float/bool whose value varied becomes a scalar ``TensorSpec`` when
-  the body only uses it as a tensor operand or a ``range`` bound of a safe loop;
+  in every dimension that varied, ``shape=None`` when the rank varied
+  (ragged/sparse keep their spec class, nested list/tuple/dict/namedtuple
+  containers keep the recorded container type); a Python int/float/bool
+  becomes a scalar ``TensorSpec`` of the first dtype that traced when the body
+  only uses it as a tensor operand or a ``range`` bound of a safe loop;
   trailing parameters with defaults that never varied stay pinned defaults;
+* its tier: safe only with a proof; unsafe without one (the reason says so);
+  refused, quoting the error, when the proof failed;
 * or why there can be none (:attr:`SignaturePlan.refusals`), and whether the
   retracing is *shape-only* (then ``reduce_retracing=True`` is the fallback,
   unless the body reads static shapes that would become ``None``).
@@ -27,360 +33,32 @@ nested spec must match exactly.
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Union
+from typing import Any
 
+from retrace_fix.traces.candidates import distinct_by_instance as _distinct_by_instance
+from retrace_fix.traces.candidates import plan_candidates, stored_oracle
 from retrace_fix.traces.model import FunctionTraces, Trace
-
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-TENSOR_KINDS = ("tensor", "ragged", "sparse")
-_MAX_LISTED = 4
-
-#: dtype of the scalar TensorSpec a varying Python value becomes
-SCALAR_DTYPES = {"int": "int32", "float": "float32", "bool": "bool"}
-
-
-class _NoLiteral:
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return "<no literal>"
-
-
-#: ``ParamInfo.default`` when the default is not a plain literal
-NO_LITERAL: Any = _NoLiteral()
-
-
-# ---------------------------------------------------------------------------
-# specs
-
-
-@dataclass(frozen=True)
-class TensorSpecInfo:
-    """``tf.TensorSpec`` / ``tf.RaggedTensorSpec`` / ``tf.SparseTensorSpec``."""
-
-    kind: str  # tensor | ragged | sparse
-    shape: tuple | None  # None: unknown rank
-    dtype: str
-    ragged_rank: int | None = None
-    row_splits_dtype: str | None = None
-
-
-@dataclass(frozen=True)
-class ContainerSpec:
-    """A nested structure of specs, with the container type recorded."""
-
-    kind: str  # list | tuple | dict | namedtuple
-    items: tuple  # list/tuple: specs; dict/namedtuple: ((key, spec), ...)
-    type_name: str | None = None  # namedtuple class name
-
-
-Spec = Union[TensorSpecInfo, ContainerSpec]
-
-
-def render_spec(spec: Spec, tf: str = "tf") -> str:
-    """Source text of ``spec`` (``tf.TensorSpec(shape=[None, 50], dtype=tf.float32)``)."""
-    if isinstance(spec, TensorSpecInfo):
-        shape = "None" if spec.shape is None else "[" + ", ".join("None" if d is None else str(d) for d in spec.shape) + "]"
-        if spec.kind == "ragged":
-            text = f"{tf}.RaggedTensorSpec(shape={shape}, dtype={tf}.{spec.dtype}, ragged_rank={spec.ragged_rank}"
-            if spec.row_splits_dtype and spec.row_splits_dtype != "int64":
-                text += f", row_splits_dtype={tf}.{spec.row_splits_dtype}"
-            return text + ")"
-        if spec.kind == "sparse":
-            return f"{tf}.SparseTensorSpec(shape={shape}, dtype={tf}.{spec.dtype})"
-        return f"{tf}.TensorSpec(shape={shape}, dtype={tf}.{spec.dtype})"
-    if spec.kind == "list":
-        return "[" + ", ".join(render_spec(s, tf) for s in spec.items) + "]"
-    if spec.kind == "tuple":
-        inner = ", ".join(render_spec(s, tf) for s in spec.items)
-        return f"({inner},)" if len(spec.items) == 1 else f"({inner})"
-    if spec.kind == "dict":
-        return "{" + ", ".join(f"{key!r}: {render_spec(s, tf)}" for key, s in spec.items) + "}"
-    # namedtuple: Name(field=spec, ...)
-    return f"{spec.type_name}(" + ", ".join(f"{key}={render_spec(s, tf)}" for key, s in spec.items) + ")"
-
-
-def namedtuple_names(spec: Spec) -> set[str]:
-    """Class names a rendered spec refers to (namedtuples must be bound where it is used)."""
-    if isinstance(spec, TensorSpecInfo):
-        return set()
-    names: set[str] = {spec.type_name} if spec.kind == "namedtuple" and spec.type_name else set()
-    for item in spec.items:
-        names |= namedtuple_names(item[1] if spec.kind in ("dict", "namedtuple") else item)
-    return names
-
-
-# ---------------------------------------------------------------------------
-# one value across traces
-
-
-@dataclass
-class ValueSummary:
-    """What one parameter (or nested element) looked like over all traces."""
-
-    path: str
-    kind: str  # a descriptor kind, or "mixed"
-    varies: bool = False
-    spec: Spec | None = None  # set when every leaf is a tensor of one dtype and rank
-    #: variation that is not a change of tensor shape (reduce_retracing cannot remove it)
-    problems: list[str] = field(default_factory=list)
-    #: why a signature cannot describe it although at most shapes vary
-    blockers: list[str] = field(default_factory=list)
-    #: top-level tensor: dims whose size varied (or already None); None = every dim (rank unknown/varies)
-    varying_dims: frozenset | None = frozenset()
-    dim_values: dict = field(default_factory=dict)  # dim -> sizes seen, in first-seen order
-    deep_varying: bool = False  # some nested tensor changed shape
-    children: list = field(default_factory=list)  # containers: the elements' summaries
-    values: list = field(default_factory=list)  # python: distinct values, first-seen order
-    types: list = field(default_factory=list)  # python: type names seen
-    object_types: list = field(default_factory=list)
-    dtype_varies: bool = False  # a tensor whose dtype changed between traces
-
-    @property
-    def shape_varies(self) -> bool:
-        return self.varying_dims is None or bool(self.varying_dims) or self.deep_varying
-
-
-def _listed(items: Iterable[Any]) -> str:
-    items = list(items)
-    text = ", ".join(str(i) for i in items[:_MAX_LISTED])
-    return text + (", …" if len(items) > _MAX_LISTED else "")
-
-
-def _unique(values: Iterable[Any]) -> list:
-    seen: list = []
-    for value in values:
-        if not any(_same_value(value, s) for s in seen):
-            seen.append(value)
-    return seen
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    return type(a) is type(b) and a == b
-
-
-def _python_repr(desc: dict) -> str:
-    value = desc.get("value")
-    if desc.get("type") == "str" and isinstance(value, str):
-        return repr(value)
-    return "None" if value is None else str(value)
-
-
-def _kind_name(desc: dict) -> str:
-    kind = desc.get("kind")
-    if kind == "python":
-        return "None" if desc.get("type") == "NoneType" else f"Python {desc.get('type')}"
-    if kind == "object":
-        return f"object ({desc.get('type')})"
-    return str(kind)
-
-
-def summarize(descs: list[dict], path: str) -> ValueSummary:
-    """Combine the descriptors one parameter had in every trace."""
-    kinds = _unique(d.get("kind") for d in descs)
-    if len(kinds) > 1:
-        names = _unique(_kind_name(d) for d in descs)
-        if set(kinds) <= set(TENSOR_KINDS) | {"variable"}:
-            problem = f"`{path}`: kind varies ({_listed(names)}) — pass one kind of tensor every time"
-        elif "python" in kinds and any(d.get("type") == "NoneType" for d in descs):
-            problem = f"`{path}`: None in some calls and a {'/'.join(n for n in names if n != 'None')} in others — each gets its own graph"
-        else:
-            problem = f"`{path}`: kind varies ({_listed(names)})"
-        return ValueSummary(path, "mixed", varies=True, problems=[problem])
-    kind = kinds[0]
-    if kind in TENSOR_KINDS:
-        return _summarize_tensor(descs, path, kind)
-    if kind == "variable":
-        return _summarize_variable(descs, path)
-    if kind == "python":
-        return _summarize_python(descs, path)
-    if kind == "object":
-        return _summarize_object(descs, path)
-    if kind in ("list", "tuple"):
-        return _summarize_sequence(descs, path, kind)
-    if kind in ("dict", "namedtuple"):
-        return _summarize_mapping(descs, path, kind)
-    reprs = _unique(d.get("repr", d.get("type")) for d in descs)
-    type_name = descs[0].get("type", "?")
-    summary = ValueSummary(path, "other", varies=len(reprs) > 1)
-    if summary.varies:
-        summary.problems.append(f"`{path}`: argument of type {type_name} changes ({len(reprs)} values)")
-    else:
-        summary.blockers.append(f"`{path}` is a {type_name}, which a signature cannot describe")
-    return summary
-
-
-def _summarize_tensor(descs: list[dict], path: str, kind: str) -> ValueSummary:
-    summary = ValueSummary(path, kind)
-    dtypes = _unique(d.get("dtype") for d in descs)
-    if len(dtypes) > 1:
-        summary.varies = True
-        summary.dtype_varies = True
-        summary.problems.append(f"`{path}`: dtype varies ({_listed(dtypes)}) — cast at the call site")
-    if kind == "ragged":
-        for key, label in (("ragged_rank", "ragged_rank"), ("row_splits_dtype", "row_splits dtype")):
-            values = _unique(d.get(key) for d in descs)
-            if len(values) > 1:
-                summary.varies = True
-                summary.problems.append(f"`{path}`: {label} varies ({_listed(values)})")
-    shapes = [d.get("shape") for d in descs]
-    ranks = _unique(None if s is None else len(s) for s in shapes)
-    if None in ranks or len(ranks) > 1:
-        summary.varying_dims = None
-        if len(_unique(tuple(s) if s is not None else None for s in shapes)) > 1:
-            summary.varies = True
-        if len(ranks) > 1:
-            summary.blockers.append(
-                f"`{path}`: rank varies ({_listed('unknown' if r is None else r for r in ranks)}) — "
-                "a signature fixes the rank"
-            )
-        generalized = None
-    else:
-        rank = ranks[0]
-        dims: list = []
-        varying = set()
-        for index in range(rank):
-            sizes = _unique(s[index] for s in shapes)
-            summary.dim_values[index] = sizes
-            if len(sizes) > 1 or None in sizes:
-                dims.append(None)
-                if len(sizes) > 1:  # a dim that was None in every trace stays None: no change
-                    varying.add(index)
-            else:
-                dims.append(sizes[0])
-        summary.varying_dims = frozenset(varying)
-        if len(_unique(tuple(s) for s in shapes)) > 1:
-            summary.varies = True
-        generalized = tuple(dims)
-    if summary.problems or summary.blockers:
-        return summary
-    first = descs[0]
-    summary.spec = TensorSpecInfo(
-        kind=kind,
-        shape=generalized,
-        dtype=dtypes[0],
-        ragged_rank=first.get("ragged_rank") if kind == "ragged" else None,
-        row_splits_dtype=first.get("row_splits_dtype") if kind == "ragged" else None,
-    )
-    return summary
-
-
-def _summarize_variable(descs: list[dict], path: str) -> ValueSummary:
-    summary = ValueSummary(path, "variable")
-    specs = _unique((tuple(d["shape"]) if d.get("shape") is not None else None, d.get("dtype"), d.get("trainable")) for d in descs)
-    if len(specs) > 1:
-        summary.varies = True
-        summary.problems.append(f"`{path}`: tf.Variable of varying shape or dtype")
-    summary.blockers.append(
-        f"`{path}` is a tf.Variable — a signature would pass a read-only snapshot (assign would fail)"
-    )
-    return summary
-
-
-def _summarize_python(descs: list[dict], path: str) -> ValueSummary:
-    values = _unique(_python_key(d) for d in descs)
-    types = _unique(d.get("type") for d in descs)
-    summary = ValueSummary(path, "python", varies=len(values) > 1, types=types)
-    summary.values = [_python_value(v) for v in values]
-    return summary
-
-
-def _python_key(desc: dict) -> Any:
-    # (type, value): True and 1 are different arguments to us even if TF folds them
-    return (desc.get("type"), desc.get("value"))
-
-
-def _python_value(key: tuple) -> Any:
-    return key[1]
-
-
-def _summarize_object(descs: list[dict], path: str) -> ValueSummary:
-    ids = _unique((d.get("type"), d.get("id")) for d in descs)
-    types = _unique(d.get("type") for d in descs)
-    summary = ValueSummary(path, "object", varies=len(ids) > 1, object_types=types)
-    if summary.varies:
-        summary.problems.append(
-            f"`{path}`: a new {'/'.join(types)} object in {len(ids)} traces — "
-            "create it once and reuse it (objects are compared by identity)"
-        )
-    else:
-        summary.blockers.append(
-            f"`{path}` is an object ({types[0]}) — a signature can only describe tensors; "
-            "close over it instead of passing it"
-        )
-    return summary
-
-
-def _summarize_sequence(descs: list[dict], path: str, kind: str) -> ValueSummary:
-    lengths = _unique(len(d.get("items", [])) for d in descs)
-    summary = ValueSummary(path, kind)
-    if len(lengths) > 1:
-        summary.varies = True
-        summary.problems.append(f"`{path}`: {kind} length varies ({_listed(lengths)})")
-        return summary
-    children = [summarize([d["items"][i] for d in descs], f"{path}[{i}]") for i in range(lengths[0])]
-    _merge_children(summary, children)
-    if summary.spec is None and not summary.problems and not summary.blockers:
-        summary.spec = ContainerSpec(kind, tuple(c.spec for c in children))
-    return summary
-
-
-def _summarize_mapping(descs: list[dict], path: str, kind: str) -> ValueSummary:
-    summary = ValueSummary(path, kind)
-    types = _unique(d.get("type") for d in descs)
-    keys = _unique(tuple(d.get("items", {})) for d in descs)
-    if kind == "namedtuple" and len(types) > 1:
-        summary.varies = True
-        summary.problems.append(f"`{path}`: namedtuple type varies ({_listed(types)})")
-        return summary
-    if len(keys) > 1:
-        summary.varies = True
-        summary.problems.append(f"`{path}`: {kind} keys vary")
-        return summary
-    order = list(keys[0])
-    if kind == "dict" and any(re.fullmatch(r"-?\d+(\.\d*)?|True|False|None", key) for key in order):
-        # the trace file keeps dict keys as text: 0 and "0" look the same
-        summary.blockers.append(f"`{path}`: dict keys that are not strings cannot be written back exactly")
-    children = [summarize([d["items"][k] for d in descs], f"{path}[{k!r}]" if kind == "dict" else f"{path}.{k}") for k in order]
-    _merge_children(summary, children)
-    if summary.spec is None and not summary.problems and not summary.blockers:
-        summary.spec = ContainerSpec(kind, tuple(zip(order, (c.spec for c in children))), types[0] if kind == "namedtuple" else None)
-    return summary
-
-
-def _merge_children(summary: ValueSummary, children: list[ValueSummary]) -> None:
-    summary.children = children
-    for child in children:
-        summary.varies = summary.varies or child.varies
-        summary.problems.extend(child.problems)
-        summary.blockers.extend(child.blockers)
-        summary.deep_varying = summary.deep_varying or child.shape_varies
-        if child.kind == "python":
-            if child.varies:
-                type_name = child.types[0] if len(child.types) == 1 else ""
-                shown = _listed(_python_repr({"type": type_name, "value": v}) for v in child.values)
-                summary.problems.append(f"`{child.path}`: Python value varies ({shown}) inside a container")
-            else:
-                summary.blockers.append(
-                    f"`{child.path}` is a Python value inside a container — a signature can only hold tensors"
-                )
-    summary.varying_dims = frozenset()
-
+from retrace_fix.traces.summaries import (  # noqa: F401  (re-exported: the fixer's vocabulary)
+    INT32_MAX,
+    INT32_MIN,
+    NO_LITERAL,
+    TENSOR_KINDS,
+    ContainerSpec,
+    ParamInfo,
+    Spec,
+    TensorSpecInfo,
+    ValueSummary,
+    _listed,
+    _python_repr,
+    _unique,
+    namedtuple_names,
+    render_spec,
+    summarize,
+)
 
 # ---------------------------------------------------------------------------
 # what the source says
-
-
-@dataclass(frozen=True)
-class ParamInfo:
-    """One parameter of the ``def``, as written."""
-
-    name: str
-    kind: str = "positional"  # positional | keyword_only | var_positional | var_keyword
-    has_default: bool = False
-    default: Any = NO_LITERAL  # the default's value when it is a plain literal
 
 
 @dataclass(frozen=True)
@@ -473,6 +151,18 @@ class SignaturePlan:
     #: (kind, param) of what varied: "python-value" (a non-bool Python value), "dtype"
     #: (a tensor's dtype); the call-site diagnostics RTF103/RTF105 defer to RTF003 on them
     varied: list = field(default_factory=list)
+    #: every retrace happened while a caller was being traced: nothing to pay at steady state
+    nested_only: bool = False
+    #: (param, why) of the parameters that keep a signature from being written, in order
+    blockers: list = field(default_factory=list)
+    #: the proof of the signature: "proven" (a fresh tf.function traced with it), "unproven"
+    #: (no proof in the trace file), "failed" (the trial raised: see ``refusals``), "" (no signature)
+    proof: str = ""
+    proof_note: str = ""  # unproven: why
+    #: the candidate searches (:mod:`retrace_fix.traces.candidates`): signature, reduce_retracing, call site
+    outcomes: Any = None
+    #: more explanation for the finding's reason (what a failed proof tried, what to do)
+    notes: list = field(default_factory=list)
 
     @property
     def possible(self) -> bool:
@@ -487,35 +177,37 @@ class SignaturePlan:
         """Every retrace came from tensor shapes alone (reduce_retracing can fold them)."""
         return self.retraced and not self.problems
 
+    @property
+    def relax(self) -> Any:
+        """The ``reduce_retracing`` outcome (status traced / failed / unproven / none)."""
+        return self.outcomes.relax if self.outcomes is not None else None
+
     def render(self, tf: str = "tf") -> list[str]:
         return [render_spec(spec, tf) for _, spec in self.specs]
 
 
 def distinct_by_instance(function: FunctionTraces, skip_self: str | None) -> tuple[int, bool]:
     """(distinct traces ignoring ``self``, whether one instance traced more than once)."""
-    groups: dict[Any, set] = {}
-    everything: set = set()
-    for trace in function.traces:
-        owner = None
-        args = dict(trace.args)
-        if skip_self and skip_self in args:
-            self_desc = args.pop(skip_self)
-            owner = (self_desc.get("type"), self_desc.get("id"))
-        key = _args_key(args)
-        groups.setdefault(owner, set()).add(key)
-        everything.add(key)
-    return len(everything), any(len(keys) > 1 for keys in groups.values())
-
-
-def _args_key(args: dict) -> str:
-    return json.dumps(args, sort_keys=True, separators=(",", ":"))
+    return _distinct_by_instance(function.traces, skip_self)
 
 
 def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePlan:
-    """Decide the signature (or why there is none) for ``function`` defined as ``source`` says."""
+    """Decide the signature (or why there is none) for ``function`` defined as ``source`` says.
+
+    The traces decide the candidate (:func:`retrace_fix.traces.candidates.plan_candidates`,
+    the same search the recorder proved at record time, answered here from the stored
+    proofs); the source adds what only it knows: the body's uses of each parameter, static
+    shape reads, calls in the module that pass values a pinned default would reject.
+    """
     plan = SignaturePlan(function=function)
-    traces: list[Trace] = list(function.traces)
-    plan.distinct_traces, plan.retraced = distinct_by_instance(function, source.skip_self)
+    unpinnable = [
+        p.name for p in source.params
+        if any(not _same_literal(v, p.default) for v in source.call_site_values.get(p.name, ()))
+    ]
+    outcomes = plan_candidates(function, source.params, source.skip_self, stored_oracle(function), unpinnable)
+    plan.outcomes = outcomes
+    lay = outcomes.layout
+    plan.distinct_traces, plan.retraced, plan.nested_only = lay.distinct, lay.retraced, lay.nested_only
     if not plan.retraced:
         return plan
     if source.has_signature or function.has_input_signature:
@@ -523,68 +215,28 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         return plan
 
     params = [p for p in source.params if p.name != source.skip_self]
-    named = {p.name for p in source.params}
+    traces: list[Trace] = list(function.traces)
     # -- structural refusals
     if source.method_problem:
-        plan.refusals.append(source.method_problem)
-    for param in params:
-        if param.kind == "var_positional":
-            plan.refusals.append(f"`*{param.name}`: a signature would fix the number of positional arguments")
-        elif param.kind == "keyword_only" and not param.has_default:
-            plan.refusals.append(f"keyword-only parameter `{param.name}` has no default (TensorFlow requires one with a signature)")
-    var_keyword = next((p for p in params if p.kind == "var_keyword"), None)
-    var_positional = next((p for p in params if p.kind == "var_positional"), None)
-    star_keys: list[str] = []
-    if var_positional is not None:
-        pattern = re.compile(re.escape(var_positional.name) + r"_\d+$")
-        star_keys = _unique(k for t in traces for k in t.args if pattern.match(k) and k not in named)
-    extra = _unique(
-        k for t in traces for k in t.args if k not in named and k != source.skip_self and k not in star_keys
-    )
-    if extra:
-        if var_keyword is not None:
-            plan.refusals.append(
-                f"callers pass {_listed('`' + k + '`' for k in extra)} through `**{var_keyword.name}`, "
-                "which a signature drops"
-            )
+        _refuse(plan, source.skip_self, source.method_problem)
+    for param, reason in lay.structural:
+        _refuse(plan, param, reason)
+        if "which a signature drops" in reason:
+            var_keyword = next(p for p in params if p.kind == "var_keyword")
             plan.problems.append(f"keyword arguments through `**{var_keyword.name}` vary")
-        else:
-            plan.refusals.append("the traces do not match the parameters (re-record)")
+        elif reason.startswith("the traces do not match"):
             plan.problems.append("stale traces")
+    var_positional = next((p for p in params if p.kind == "var_positional"), None)
+    if var_positional is not None:
+        if len(_unique(sum(1 for k in t.args if k in lay.star_keys) for t in traces)) > 1:
+            plan.problems.append(f"the number of arguments passed through `*{var_positional.name}` varies")
+        for key in lay.star_keys:
+            if key in lay.summaries:
+                plan.problems.extend(lay.summaries[key].problems)
 
-    # -- each parameter over all traces
-    summaries: dict[str, ValueSummary] = {}
-    for param in params:
-        if param.kind == "var_keyword":
-            continue
-        if param.kind == "var_positional":
-            if len(_unique(sum(1 for k in t.args if k in star_keys) for t in traces)) > 1:
-                plan.problems.append(f"the number of arguments passed through `*{param.name}` varies")
-            for key in star_keys:
-                descs = [t.args[key] for t in traces if key in t.args]
-                if len(descs) == len(traces):
-                    plan.problems.extend(summarize(descs, key).problems)
-            continue
-        descs = [t.args[param.name] for t in traces if param.name in t.args]
-        if not descs:
-            continue
-        summaries[param.name] = summarize(descs, param.name)
-
+    summaries = lay.summaries
+    plan.pinned = list(lay.pinned)
     signable = [p for p in params if p.kind in ("positional", "keyword_only")]
-    # -- pinned tail: trailing params with literal defaults that every trace used
-    pinned: list[str] = []
-    for param in reversed(signable):
-        summary = summaries.get(param.name)
-        if not _pinnable(param, summary):
-            break
-        if any(not _same_literal(v, param.default) for v in source.call_site_values.get(param.name, ())):
-            # e.g. an evaluation path calls `score(x, training=True)`: a pinned default would reject it
-            break
-        pinned.append(param.name)
-    pinned.reverse()
-    plan.pinned = pinned
-    spec_params = [p for p in signable if p.name not in pinned]
-
     for param in signable:
         summary = summaries.get(param.name)
         if summary is None:
@@ -595,28 +247,30 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         if summary.kind == "python" and summary.varies and summary.types != ["bool"]:
             plan.varied.append(("python-value", param.name))
         plan.shape_varies = plan.shape_varies or (summary.kind != "python" and summary.shape_varies)
-        if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple") and not summary.problems:
+        if summary.varies and summary.kind in TENSOR_KINDS + ("list", "tuple", "dict", "namedtuple", "per_replica") and not summary.problems:
             plan.changes.append(_describe_change(summary))
 
-    for param in spec_params:
-        summary = summaries.get(param.name)
-        if summary is None:
-            plan.refusals.append(f"`{param.name}` was never recorded")
+    signature = outcomes.signature
+    dtypes = dict(signature.candidate.converts) if signature.candidate is not None else {}
+    proven = signature.status == "traced"
+    by_name = {p.name: p for p in params}
+    for slot in lay.slots:
+        param = by_name[slot.param]
+        summary = summaries.get(slot.param)
+        if slot.kind == "blocked":
+            _refuse(plan, slot.param, slot.reason)
+            if summary is not None and summary.kind == "python" and summary.varies:
+                plan.problems.append(slot.reason)  # a varying value reduce_retracing cannot fold
             continue
-        if summary.problems:
-            plan.refusals.extend(summary.problems)
-            continue
-        if summary.kind == "python":
+        if slot.kind == "scalar":
             _plan_scalar(
                 plan, param, summary, source.facts, summaries,
                 source.jit_compile, source.autograph, source.tensor_at_call_sites,
                 source.call_site_values.get(param.name, ()),
+                dtypes.get(slot.param, slot.ladder[0]), proven,
             )
             continue
-        if summary.blockers or summary.spec is None:
-            plan.refusals.extend(summary.blockers or [f"`{param.name}` cannot be described by a signature"])
-            continue
-        plan.specs.append((param.name, summary.spec))
+        plan.specs.append((slot.param, slot.spec))
 
     # -- static-shape reads of dims that become None
     for read in source.facts.shape_reads:
@@ -626,7 +280,37 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         message = _static_read_blocker(read, summary)
         if message:
             plan.static_blockers.append(message)
+            plan.blockers.append((read.param, message))
     plan.refusals.extend(plan.static_blockers)
+    # -- the proof
+    if signature.status == "failed":
+        # refused by the live function itself; said even when the source already refused
+        plan.proof = "failed"
+        if signature.param is not None:
+            name = signature.param
+            tried = ", ".join(signature.tried)
+            error = f" ({signature.error})" if plan.refusals else ""
+            if not plan.refusals:
+                _refuse(plan, name, f"`{name}` cannot become a tensor: {signature.error}")
+            plan.notes.append(
+                f"`{name}` was trial-traced on the live function as a scalar tensor of {tried}: each fails{error}; "
+                f"make the body accept a tensor `{name}` (for instance tf.convert_to_tensor or tf.cast where it "
+                "needs a Python number), then re-record"
+            )
+        else:
+            if not plan.refusals:
+                _refuse(plan, None, f"the signature fails to trace: {signature.error}")
+            plan.notes.append(
+                "the signature generalised from the traces was trial-traced on the live function and failed; "
+                "a dimension that becomes None is probably read statically in the body or in a function it calls"
+            )
+    elif not plan.refusals:
+        if signature.status == "traced":
+            plan.proof = "proven"
+        elif signature.status == "unproven":
+            plan.proof = "unproven"
+            plan.proof_note = signature.note or "not proven on the live function"
+            plan.unsafe_reasons.insert(0, plan.proof_note)
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
     plan.refusals = _unique(plan.refusals)
@@ -637,47 +321,13 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
     return plan
 
 
-def _pinnable(param: ParamInfo, summary: ValueSummary | None) -> bool:
-    if not param.has_default or param.default is NO_LITERAL:
-        return False
-    if summary is None:  # never recorded: it always took its default
-        return True
-    if summary.kind != "python" or summary.varies:
-        return False
-    (type_name,) = summary.types or ("?",)
-    value = summary.values[0]
-    default = param.default
-    if default is None:
-        return type_name == "NoneType"
-    if type(default).__name__ != type_name:
-        return False
-    if isinstance(default, float) and isinstance(value, float) and math.isnan(default) and math.isnan(value):
-        return True
-    return value == default
+def _refuse(plan: SignaturePlan, param: str | None, reason: str) -> None:
+    plan.refusals.append(reason)
+    plan.blockers.append((param, reason))
 
 
 def _same_literal(value: Any, default: Any) -> bool:
     return value is not NO_LITERAL and type(value) is type(default) and value == default
-
-
-def _scalar_dtype(summary: ValueSummary) -> tuple[str | None, str | None]:
-    """(dtype, reason it cannot convert)."""
-    types = summary.types
-    if len(types) != 1:
-        return None, f"`{summary.path}`: Python type varies ({_listed(types)})"
-    type_name = types[0]
-    dtype = SCALAR_DTYPES.get(type_name)
-    if dtype is None:
-        values = _listed(_python_repr({"type": type_name, "value": v}) for v in summary.values)
-        what = "None" if type_name == "NoneType" else f"a Python {type_name}"
-        if summary.varies:
-            return None, f"`{summary.path}`: Python {type_name} varies ({values}) — each value builds a new graph"
-        return None, f"`{summary.path}` is {what} — a signature cannot describe it; give it a default or close over it"
-    if type_name == "float" and any(not isinstance(v, (int, float)) for v in summary.values):
-        return None, f"`{summary.path}`: non-finite Python float"
-    if dtype == "int32" and any(not (INT32_MIN <= v <= INT32_MAX) for v in summary.values):
-        return None, f"`{summary.path}`: Python int outside the int32 range"
-    return dtype, None
 
 
 def _plan_scalar(
@@ -690,25 +340,23 @@ def _plan_scalar(
     autograph: bool = True,
     tensor_at_call_sites: frozenset = frozenset(),
     call_site_values: list = (),
+    dtype: str = "int32",
+    proven: bool = False,
 ) -> None:
+    """Decide whether Python-scalar ``param`` may become a ``dtype`` tensor (the dtype the search chose:
+    the first of its ladder that traced on the live function, or the first of the ladder unproven)."""
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
-    dtype, reason = _scalar_dtype(summary)
-    if dtype is None:
-        plan.refusals.append(reason)
-        if summary.varies:
-            plan.problems.append(reason)
-        return
     if param.name in tensor_at_call_sites:
         # the calls already pass a tensor (e.g. RTF001 wrapped them in tf.constant): the body sees one
         status, notes = "safe", []
     else:
-        status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile, autograph)
+        status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile, autograph, proven)
     what = f"Python {summary.types[0]}"
     if summary.varies:
         if dtype == "bool" and status == "blocked":
             # a flag (training=True/False) is at most two graphs, usually on purpose: not a
             # problem to report, and reduce_retracing still folds the shapes of each value
-            plan.refusals.append(f"`{param.name}` is a Python bool flag used as a Python value ({'; '.join(notes)})")
+            _refuse(plan, param.name, f"`{param.name}` is a Python bool flag used as a Python value ({'; '.join(notes)})")
             return
         problem = f"`{param.name}`: {what} varies ({values})"
         if param.name not in tensor_at_call_sites:
@@ -728,7 +376,7 @@ def _plan_scalar(
             plan.loop_blocked[param.name] = [problem]
         if status == "blocked":
             refusal = f"`{param.name}` cannot become a tensor: {'; '.join(notes)}"
-            plan.refusals.append(refusal)
+            _refuse(plan, param.name, refusal)
             plan.details.append(refusal)
             if step_count:
                 plan.loop_blocked[param.name].append(refusal)
@@ -742,13 +390,16 @@ def _plan_scalar(
             overridden = [v for v in call_site_values if not _same_literal(v, param.default)]
             if param.has_default and param.default is not NO_LITERAL and overridden:
                 shown = "a non-literal value" if overridden[0] is NO_LITERAL else repr(overridden[0])
-                plan.refusals.append(
+                _refuse(
+                    plan, param.name,
                     f"a call in this module passes {shown} as `{param.name}`, which pinning its default would "
-                    f"reject, and it cannot safely become a tensor ({why})"
+                    f"reject, and it cannot safely become a tensor ({why})",
                 )
             else:
-                plan.refusals.append(
-                    f"`{param.name}` is a {what} with no usable default and cannot safely become a tensor ({why})"
+                _refuse(
+                    plan, param.name,
+                    f"`{param.name}` ({what} {values} in every call) has no usable default and cannot safely "
+                    f"become a tensor ({why})",
                 )
             return
     if status == "unsafe":
@@ -758,9 +409,19 @@ def _plan_scalar(
 
 
 def classify_scalar(
-    name: str, dtype: str, facts: BodyFacts, summaries: dict, jit_compile: bool = False, autograph: bool = True
+    name: str,
+    dtype: str,
+    facts: BodyFacts,
+    summaries: dict,
+    jit_compile: bool = False,
+    autograph: bool = True,
+    proven: bool = False,
 ) -> tuple[str, list[str]]:
-    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor."""
+    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor.
+
+    ``proven``: a fresh tf.function traced with the conversion, so every use whose only risk
+    is a dtype mismatch (TensorFlow raises on those while tracing) is known to be fine.
+    """
     if name in facts.reassigned:
         return "blocked", [f"`{name}` is reassigned in the body"]
     blocked: list[str] = []
@@ -788,20 +449,26 @@ def classify_scalar(
                 other_dtype = None
                 if other is not None and isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor":
                     other_dtype = other.spec.dtype
-                if other_dtype != dtype:
-                    unsafe.append(f"`{use.text}`: `{name}` becomes a {dtype} tensor; the other operand must be {dtype} too")
+                if other_dtype != dtype and not proven:
+                    unsafe.append(f"`{use.text}`: `{name}` becomes {_a(dtype)} {dtype} tensor; the other operand must be {dtype} too")
         elif use.kind == "random_kw":
-            if dtype != "float32" or (use.dtype not in (None, "float32")):
+            if (dtype != "float32" or (use.dtype not in (None, "float32"))) and not proven:
                 unsafe.append(f"`{use.text}` receives a {dtype} tensor")
         elif use.kind == "tf_arg":
             # TensorFlow converts the Python number to a tensor anyway: the values are the same,
-            # only static sizes computed from it become unknown inside the graph
+            # only static sizes computed from it become unknown inside the graph -- and the dtype:
+            # a Python number takes the other operand's dtype, a tensor keeps its own
             if use.needs_python:
                 blocked.append(f"`{use.text}` needs a Python value")
             elif jit_compile:
                 unsafe.append(f"`{use.text}`: with jit_compile, XLA needs the value at compile time")
             elif any(read.param == name for read in facts.shape_reads):
                 unsafe.append(f"`{use.text}`: a static size computed from `{name}` is read in the body")
+            elif not proven and dtype != "bool":
+                unsafe.append(
+                    f"`{use.text}` gets {_a(dtype)} {dtype} tensor where TensorFlow converted a Python number "
+                    "to the dtype it needed"
+                )
         else:
             blocked.append(f"`{use.text}` uses it as a Python value")
     if blocked:
@@ -809,6 +476,10 @@ def classify_scalar(
     if unsafe:
         return "unsafe", _unique(unsafe)
     return "safe", []
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:
@@ -838,6 +509,9 @@ def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:
 
 
 def _describe_change(summary: ValueSummary) -> str:
+    if summary.kind == "per_replica" and summary.children:
+        first = _describe_change(summary.children[0])
+        return f"`{summary.path}` (PerReplica)" + first[first.index("`", 1) + 1:] if first.startswith("`") else first
     if summary.children:
         parts = [_describe_change(c) for c in summary.children if c.varies and not c.problems]
         return "; ".join(parts) if parts else f"`{summary.path}` shapes vary"

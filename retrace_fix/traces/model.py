@@ -4,20 +4,28 @@ Pure Python on purpose: the rewriter, the ``report`` command and the tests use
 this module without TensorFlow installed.  The format is documented in
 ``docs/trace-format.md``; the short version::
 
-    {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0",
+    {"format": "retrace-fix-traces", "version": 2, "tensorflow": "2.21.0",
      "functions": [{"file": "pkg/train.py", "qualname": "Trainer.step",
                     "firstlineno": 12, "name": "step", "params": ["self", "x"],
                     "calls": 30, "reduce_retracing": false,
                     "has_input_signature": false,
                     "traces": [{"args": {"self": {...}, "x": {...}},
                                 "count": 1, "nested": false, "via": "call",
-                                "seconds": 0.0123}]}]}
+                                "seconds": 0.0123}],
+                    "call_sites": [{"file": "pkg/run.py", "line": 40, "column": 8, "count": 3}],
+                    "proofs": [{"candidate": "input_signature: x=...", "fix": "input_signature",
+                                "result": "traced"}]}]}
 
 Every argument value is a *value descriptor*, a JSON object whose ``kind`` key
 selects the rest (``tensor``, ``ragged``, ``sparse``, ``variable``,
 ``python``, ``object``, ``list``, ``tuple``, ``dict``, ``namedtuple``,
-``other``).  ``seconds`` is optional (files recorded before it existed have
-none): the wall time of the call(s) that made the trace.
+``per_replica``, ``other``).  ``seconds`` is optional (files recorded before it
+existed have none): the wall time of the call(s) that made the trace.
+
+Version 2 added ``call_sites`` (where the traced calls came from) and
+``proofs`` (each candidate fix trial-traced on the live function at the end of
+the recording, see :mod:`retrace_fix.traces.candidates`); version-1 files load
+with neither.
 """
 
 from __future__ import annotations
@@ -30,13 +38,15 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from retrace_fix.patching import make_parent_dirs
+
 FORMAT = "retrace-fix-traces"
-VERSION = 1
+VERSION = 2
 
 #: The ``via`` values a trace may carry.
 VIA_VALUES = ("call", "get_concrete_function")
 
-#: Every value-descriptor kind of format version 1.
+#: Every value-descriptor kind (``per_replica`` since format version 2).
 VALUE_KINDS = (
     "tensor",
     "ragged",
@@ -48,8 +58,15 @@ VALUE_KINDS = (
     "tuple",
     "dict",
     "namedtuple",
+    "per_replica",
     "other",
 )
+
+#: The ``fix`` values of a proof (see :mod:`retrace_fix.traces.candidates`).
+PROOF_FIXES = ("input_signature", "reduce_retracing", "call_site", "scalar", "cast")
+#: The ``result`` values of a proof, strongest first: when merged files disagree about
+#: one candidate, a failure wins over a success, and any run outcome over ``not_run``.
+PROOF_RESULTS = ("failed", "traced", "not_run")
 
 
 class TraceFileError(Exception):
@@ -95,6 +112,54 @@ def add_seconds(a: float | None, b: float | None) -> float | None:
 
 
 @dataclass
+class CallSite:
+    """Where traced calls of a tf.function came from (deduplicated, with a count)."""
+
+    file: str  # relative to the project root, POSIX
+    line: int
+    column: int | None = None  # 0-based column of the call expression, when Python gives it
+    count: int = 1
+
+    @property
+    def key(self) -> tuple:
+        return (self.file, self.line, self.column)
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column, "count": self.count}
+
+
+@dataclass
+class Proof:
+    """The outcome of trial-tracing one candidate fix on a fresh tf.function around the live function."""
+
+    fix: str  # one of PROOF_FIXES
+    result: str  # traced | failed | not_run
+    error: str | None = None  # failed: "TypeError: Input 'y' of 'Pow' Op has type int32 ..."
+    note: str | None = None  # not_run: why (time budget, instance no longer alive, ...)
+
+    @property
+    def traced(self) -> bool:
+        return self.result == "traced"
+
+    @property
+    def failed(self) -> bool:
+        return self.result == "failed"
+
+    def to_json(self, key: str) -> dict:
+        data: dict = {"candidate": key, "fix": self.fix, "result": self.result}
+        if self.error is not None:
+            data["error"] = self.error
+        if self.note is not None:
+            data["note"] = self.note
+        return data
+
+
+def stronger_proof(a: Proof, b: Proof) -> Proof:
+    """The proof that wins when two files hold one candidate (see :data:`PROOF_RESULTS`)."""
+    return a if PROOF_RESULTS.index(a.result) <= PROOF_RESULTS.index(b.result) else b
+
+
+@dataclass
 class FunctionTraces:
     """Everything recorded about one tf.function, identified by its source position."""
 
@@ -107,6 +172,10 @@ class FunctionTraces:
     traces: list[Trace] = field(default_factory=list)
     reduce_retracing: bool = False
     has_input_signature: bool = False
+    #: where the traced calls came from (format version 2), first-seen order
+    call_sites: list[CallSite] = field(default_factory=list)
+    #: candidate key -> outcome of its trial trace (format version 2), in the order they were tried
+    proofs: dict[str, Proof] = field(default_factory=dict)
     _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -155,6 +224,19 @@ class FunctionTraces:
         self.traces.append(copy)
         self._index[ident] = copy
 
+    def add_call_site(self, site: CallSite) -> None:
+        """Add ``site``, or add its count to the same location already present."""
+        for existing in self.call_sites:
+            if existing.key == site.key:
+                existing.count += site.count
+                return
+        self.call_sites.append(CallSite(site.file, site.line, site.column, site.count))
+
+    def add_proof(self, key: str, proof: Proof) -> None:
+        """Store ``proof`` for candidate ``key``; when one is there already, the stronger stays."""
+        existing = self.proofs.get(key)
+        self.proofs[key] = proof if existing is None else stronger_proof(existing, proof)
+
     def merged(self, other: FunctionTraces) -> FunctionTraces:
         """A new FunctionTraces with ``other`` (same key) folded into a copy of this one."""
         result = FunctionTraces(
@@ -170,6 +252,11 @@ class FunctionTraces:
         )
         for trace in other.traces:
             result.add_trace(trace)
+        for site in [*self.call_sites, *other.call_sites]:
+            result.add_call_site(site)
+        for source in (self, other):
+            for key, proof in source.proofs.items():
+                result.add_proof(key, proof)
         return result
 
     def to_json(self) -> dict:
@@ -183,6 +270,8 @@ class FunctionTraces:
             "reduce_retracing": self.reduce_retracing,
             "has_input_signature": self.has_input_signature,
             "traces": [t.to_json() for t in self.traces],
+            "call_sites": [site.to_json() for site in self.call_sites],
+            "proofs": [proof.to_json(key) for key, proof in self.proofs.items()],
         }
 
 
@@ -197,6 +286,9 @@ class TraceSet:
 
     functions: dict[tuple, FunctionTraces] = field(default_factory=dict)
     tensorflow_version: str | None = None
+    #: where it was recorded (format version 2): ``{"name", "remote", "commit"}``, see
+    #: :func:`retrace_fix.traces.project.project_of`; None when not recorded
+    project: dict | None = None
 
     def __iter__(self) -> Iterator[FunctionTraces]:
         """The functions in file order (file, first line, qualname)."""
@@ -234,18 +326,20 @@ class TraceSet:
 
     def merge(self, other: TraceSet) -> TraceSet:
         """A new TraceSet holding both; same-key functions are merged (calls summed, traces deduped)."""
-        result = TraceSet(tensorflow_version=self.tensorflow_version or other.tensorflow_version)
+        result = TraceSet(
+            tensorflow_version=self.tensorflow_version or other.tensorflow_version,
+            project=self.project or other.project,
+        )
         for function in list(self) + list(other):
             result.add(function)
         return result
 
     def to_json(self) -> dict:
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "tensorflow": self.tensorflow_version,
-            "functions": [f.to_json() for f in self],
-        }
+        data: dict = {"format": FORMAT, "version": VERSION, "tensorflow": self.tensorflow_version}
+        if self.project is not None:
+            data["project"] = dict(self.project)
+        data["functions"] = [f.to_json() for f in self]
+        return data
 
     @classmethod
     def from_json(cls, data: Any, source: str = "<memory>") -> TraceSet:
@@ -266,7 +360,7 @@ class TraceSet:
         functions = data.get("functions")
         if not isinstance(functions, list):
             checker.fail("functions", "expected a list")
-        result = cls(tensorflow_version=tf_version)
+        result = cls(tensorflow_version=tf_version, project=checker.project(data.get("project")))
         for index, item in enumerate(functions):
             result.add(checker.function(item, f"functions[{index}]"))
         return result
@@ -329,7 +423,49 @@ class _Checker:
         traces = self.field(item, "traces", list, where, default=[])
         for index, trace in enumerate(traces):
             function.add_trace(self.trace(trace, f"{where}.traces[{index}]"))
+        for index, site in enumerate(self.field(item, "call_sites", list, where, default=[])):
+            function.add_call_site(self.call_site(site, f"{where}.call_sites[{index}]"))
+        for index, proof in enumerate(self.field(item, "proofs", list, where, default=[])):
+            key, value = self.proof(proof, f"{where}.proofs[{index}]")
+            function.add_proof(key, value)
         return function
+
+    def project(self, item: Any) -> dict | None:
+        if item is None:
+            return None
+        if not isinstance(item, dict):
+            self.fail("project", "expected an object or null")
+        name = self.field(item, "name", str, "project")
+        remote = self.field(item, "remote", (str, type(None)), "project", default=None)
+        commit = self.field(item, "commit", (str, type(None)), "project", default=None)
+        return {"name": name, "remote": remote, "commit": commit}
+
+    def call_site(self, item: Any, where: str) -> CallSite:
+        if not isinstance(item, dict):
+            self.fail(where, "expected an object")
+        file = self.field(item, "file", str, where)
+        if not file or _is_absolute(file):
+            self.fail(f"{where}.file", f"expected a path relative to the project root, got {file!r}")
+        line = self.field(item, "line", int, where)
+        column = self.field(item, "column", (int, type(None)), where, default=None)
+        count = self.field(item, "count", int, where, default=1)
+        if line < 1 or count < 1 or (column is not None and column < 0):
+            self.fail(where, "expected a positive line and count and a non-negative column")
+        return CallSite(normalize_path(file), line, column, count)
+
+    def proof(self, item: Any, where: str) -> tuple[str, Proof]:
+        if not isinstance(item, dict):
+            self.fail(where, "expected an object")
+        key = self.field(item, "candidate", str, where)
+        fix = self.field(item, "fix", str, where)
+        if fix not in PROOF_FIXES:
+            self.fail(f"{where}.fix", f"expected one of {', '.join(PROOF_FIXES)}, got {fix!r}")
+        result = self.field(item, "result", str, where)
+        if result not in PROOF_RESULTS:
+            self.fail(f"{where}.result", f"expected one of {', '.join(PROOF_RESULTS)}, got {result!r}")
+        error = self.field(item, "error", (str, type(None)), where, default=None)
+        note = self.field(item, "note", (str, type(None)), where, default=None)
+        return key, Proof(fix=fix, result=result, error=error, note=note)
 
     def trace(self, item: Any, where: str) -> Trace:
         if not isinstance(item, dict):
@@ -373,7 +509,7 @@ class _Checker:
         elif kind == "object":
             self.field(value, "type", str, where)
             self.field(value, "id", int, where)
-        elif kind in ("list", "tuple"):
+        elif kind in ("list", "tuple", "per_replica"):
             for index, item in enumerate(self.field(value, "items", list, where)):
                 self.value(item, f"{where}[{index}]")
         elif kind in ("dict", "namedtuple"):
@@ -390,7 +526,8 @@ def _as_tuple(types: type | tuple) -> tuple:
 
 
 def _type_names(types: type | tuple) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object"}
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list", dict: "an object",
+             type(None): "null"}
     return " or ".join(names.get(t, t.__name__) for t in _as_tuple(types))
 
 
@@ -433,7 +570,7 @@ def save_trace_file(trace_set: TraceSet, path: str | os.PathLike) -> None:
     """Write ``trace_set`` to ``path`` atomically (temp file in the same directory + os.replace)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    make_parent_dirs(path)  # a new .retrace/ gets its own .gitignore
     text = dumps(trace_set)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:

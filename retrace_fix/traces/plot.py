@@ -14,7 +14,7 @@ time of the traced calls (``trace_seconds`` and ``retrace_seconds`` of
 ``seconds``), a second panel shows it per function: blue for the first trace's
 call(s), red for the retraces', the total written after the bar.
 
-matplotlib is an optional dependency (``pip install 'retrace-fix[plot]'``).
+matplotlib is an optional dependency (``pip install matplotlib``, or retrace-fix's ``[plot]`` extra).
 The chart is drawn on an Agg canvas without pyplot, so it touches no global
 matplotlib state and needs no display.
 """
@@ -29,7 +29,7 @@ try:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 except ImportError as exc:  # pragma: no cover - exercised by the missing-matplotlib test
-    raise ImportError("matplotlib is not installed; pip install 'retrace-fix[plot]'") from exc
+    raise ImportError("matplotlib is not installed; pip install matplotlib") from exc
 
 from retrace_fix.traces.report import format_seconds
 

@@ -4,7 +4,9 @@ Registered through the ``pytest11`` entry point, so it is loaded by every pytest
 run: without the option it does nothing and imports nothing heavy (no
 TensorFlow).  With it, the recorder is installed when pytest is configured and
 FILE (relative to the invocation directory) is written atomically when the
-session finishes, failing tests included.
+session finishes, failing tests included, after the candidate fixes of every
+function that retraced were trial-traced (proofs, see
+:mod:`retrace_fix.traces.prover`).
 """
 
 from __future__ import annotations
@@ -44,10 +46,14 @@ def _write(state: dict) -> None:
 
     if state["message"] is not None:
         return
-    trace_set = state["recorder"].trace_set()
+    from retrace_fix.traces.report import recorded_line
+
+    trace_set = state["recorder"].trace_set(prove=True)
+    from retrace_fix.traces.project import project_of
+
+    trace_set.project = project_of(state["recorder"].project_root)
     save_trace_file(trace_set, state["path"])
-    traces = sum(len(f.traces) for f in trace_set)
-    state["message"] = f"retrace-fix: recorded {traces} traces of {len(trace_set)} functions to {state['path']}"
+    state["message"] = f"retrace-fix: {recorded_line(trace_set)} to {state['path']}"
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:

@@ -22,6 +22,18 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
   ``co_firstlineno``.  Files outside the project root or inside
   site-packages (TensorFlow, Keras, ...) are ignored.
 
+* A call that traced also records where it came from (``call_sites``): the
+  first frame above it in project code (TensorFlow/Keras frames skipped),
+  as file, line and, on Python 3.11+, column.  Traces made inside another
+  tf.function's trace have no call site of their own.
+* For each recorded origin the recorder keeps what it needs to re-trace the
+  function later (:class:`~retrace_fix.traces.prover.LiveFunction`: the
+  Python function, the method's instance weakly, the tf.function options).
+  ``Recorder.prove()``, called at the end of the recording, trial-traces the
+  candidate fixes of every function that retraced (see
+  :mod:`retrace_fix.traces.prover`); while it runs, the hooks ignore every
+  call and trace.
+
 This module does not import TensorFlow.  ``install()`` patches at once when
 TensorFlow's module is already imported, and otherwise installs a
 ``sys.meta_path`` hook that patches right after it is imported.
@@ -31,6 +43,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.abc
+import itertools
 import math
 import os
 import signal
@@ -42,7 +55,7 @@ import weakref
 from typing import Any, Callable
 
 from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
-from retrace_fix.traces.model import FunctionTraces, Trace, TraceSet, save_trace_file
+from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet, save_trace_file
 
 #: Environment variable naming the directory where each process writes its shard.
 ENV_SHARD_DIR = "RETRACE_FIX_SHARD_DIR"
@@ -118,7 +131,7 @@ def _bound_instance(python_function: Any) -> Any:
 class _FnStats:
     """Per-Function bookkeeping; created on the first call/trace the recorder sees."""
 
-    __slots__ = ("ref", "calls", "origin", "params", "name", "is_method", "seen", "function_id")
+    __slots__ = ("ref", "calls", "origin", "params", "name", "is_method", "seen", "function_id", "live")
 
     def __init__(self, function: Any):
         self.calls = 0
@@ -137,6 +150,7 @@ class _FnStats:
         self.is_method = _bound_instance(getattr(function, "_python_function", None)) is not None
         self.function_id = id(function)
         self.ref = weakref.ref(function, _DEAD_REFS.append)
+        self.live: Any = None  # prover.LiveFunction, made on the first trace
 
 
 # id(Function) -> stats of the live Function with that id (checked with stats.ref)
@@ -192,6 +206,7 @@ class _ObjectIds:
 
     def __init__(self):
         self._ids: dict[int, tuple[Any, int]] = {}
+        self._by_number: dict[int, Any] = {}  # number -> weakref (or the object itself)
         self._next = 1
         self._lock = threading.Lock()
 
@@ -204,15 +219,26 @@ class _ObjectIds:
             self._next += 1
             try:
                 key = id(obj)
-                holder: Any = weakref.ref(obj, lambda _r, key=key: self._ids.pop(key, None))
+                holder: Any = weakref.ref(obj, lambda _r, key=key, number=number: self._forget(key, number))
             except TypeError:
                 holder = obj  # not weak-referenceable: keep it (its id must not be reused)
             self._ids[id(obj)] = (holder, number)
+            self._by_number[number] = holder
             return number
+
+    def _forget(self, key: int, number: int) -> None:
+        self._ids.pop(key, None)
+        self._by_number.pop(number, None)
+
+    def lookup(self, number: int) -> Any:
+        """The live object that got ``number``, or None (dead, or never seen)."""
+        holder = self._by_number.get(number)
+        return holder() if isinstance(holder, weakref.ref) else holder
 
     def reset(self) -> None:
         with self._lock:
             self._ids.clear()
+            self._by_number.clear()
             self._next = 1
 
 
@@ -309,6 +335,11 @@ def _encode_dict(t: Any) -> dict:
     return {"kind": "dict", "items": dict(sorted(items.items()))}
 
 
+def _encode_per_replica(t: Any) -> dict:
+    """A distributed value (``tf.distribute`` ``PerReplica``): one descriptor per replica's component."""
+    return {"kind": "per_replica", "items": [encode_trace_type(c) for c in t._value_specs]}
+
+
 # Dispatch on class names (walking the MRO) so this module needs no TF import.
 _ENCODERS: dict[str, Callable[[Any], dict]] = {
     "TensorSpec": _encode_tensor_spec,
@@ -322,6 +353,7 @@ _ENCODERS: dict[str, Callable[[Any], dict]] = {
     "NamedTuple": _encode_namedtuple,
     "Attrs": _encode_attrs,
     "Dict": _encode_dict,
+    "PerReplicaSpec": _encode_per_replica,
 }
 
 
@@ -349,10 +381,15 @@ class Recorder:
     traces and calls that happen while it is active.
     """
 
+    #: live functions kept per origin (the most recent ones: a method's instances may die)
+    MAX_LIVE = 4
+
     def __init__(self, project_root: str | None = None):
         self.project_root = os.path.realpath(project_root) if project_root else find_project_root()
         self._functions: dict[tuple, FunctionTraces] = {}
         self._origins: dict[tuple, tuple] = {}  # recorded key -> raw origin
+        self._live: dict[tuple, list] = {}  # recorded key -> [LiveFunction], newest last
+        self._proved: dict[tuple, int] = {}  # recorded key -> number of traces when it was proved
         self._rel_cache: dict[str, str | None] = {}
         self._lock = threading.Lock()
         self._calls_baseline: dict[tuple, int] = {}
@@ -362,6 +399,8 @@ class Recorder:
         with self._lock:
             self._functions.clear()
             self._origins.clear()
+            self._live.clear()
+            self._proved.clear()
             self._calls_baseline = _calls_by_origin()
 
     def _relative(self, filename: str) -> str | None:
@@ -370,8 +409,27 @@ class Recorder:
             rel = self._rel_cache[filename] = relative_source_path(filename, self.project_root)
         return rel
 
-    def add_trace(self, stats: _FnStats, trace: Trace, reduce_retracing: bool, has_input_signature: bool) -> None:
-        """Record one trace of the Function described by ``stats`` (ignored when not project code)."""
+    def _call_site(self, callers: list) -> CallSite | None:
+        """The first caller frame in project code (not TensorFlow's, Keras's or generated code)."""
+        for filename, line, column in callers:
+            rel = self._relative(filename)
+            if rel is not None:
+                return CallSite(rel, line, column)
+        return None
+
+    def add_trace(
+        self,
+        stats: _FnStats,
+        trace: Trace,
+        reduce_retracing: bool,
+        has_input_signature: bool,
+        callers: list | None = None,
+    ) -> None:
+        """Record one trace of the Function described by ``stats`` (ignored when not project code).
+
+        ``callers``: ``(filename, line, column)`` of the frames above the call that traced,
+        innermost first (None for a nested or ``get_concrete_function`` trace).
+        """
         if stats.origin is None:
             return
         filename, qualname, line = stats.origin
@@ -379,6 +437,7 @@ class Recorder:
         if rel is None:
             return
         key = (rel, qualname, line)
+        site = self._call_site(callers) if callers else None
         with self._lock:
             function = self._functions.get(key)
             if function is None:
@@ -389,9 +448,71 @@ class Recorder:
             function.reduce_retracing = function.reduce_retracing or reduce_retracing
             function.has_input_signature = function.has_input_signature or has_input_signature
             function.add_trace(trace)
+            if site is not None:
+                function.add_call_site(site)
+            if stats.live is not None:
+                lives = self._live.setdefault(key, [])
+                if stats.live in lives:
+                    lives.remove(stats.live)
+                lives.append(stats.live)
+                del lives[: -self.MAX_LIVE]
 
-    def trace_set(self) -> TraceSet:
-        """A snapshot of what was recorded (functions with at least one trace)."""
+    def _live_function(self, key: tuple) -> Any:
+        """The newest live function of ``key`` whose instance (for a method) is still alive."""
+        lives = self._live.get(key) or []
+        for live in reversed(lives):
+            if live.bound() is not None:
+                return live
+        return lives[-1] if lives else None
+
+    def prove(self, budget: Any = None) -> None:
+        """Trial-trace the candidate fixes of every function that traced more than once (again only
+        when it traced since); see :mod:`retrace_fix.traces.prover`.  Call at the end of the
+        recording.  ``budget``: a :class:`~retrace_fix.traces.prover.Budget` (default: from the
+        environment, ``$RETRACE_FIX_PROOF_SECONDS``)."""
+        global _PROVING_THREAD
+        from retrace_fix.traces import prover
+
+        budget = budget or prover.Budget.from_environment()
+        if not budget.enabled or "tensorflow" not in sys.modules:
+            return
+        with self._lock:
+            todo = [
+                (key, function, len(function.traces))
+                for key, function in self._functions.items()
+                if len(function.traces) > 1
+                and not function.has_input_signature
+                and self._proved.get(key) != len(function.traces)
+            ]
+        if not todo:
+            return
+        previous = _PROVING_THREAD
+        _PROVING_THREAD = threading.get_ident()
+        try:
+            for key, function, count in todo:
+                work = FunctionTraces(
+                    file=function.file, qualname=function.qualname, firstlineno=function.firstlineno,
+                    name=function.name, params=list(function.params), calls=function.calls,
+                    traces=[t.copy() for t in function.traces],
+                )
+                try:
+                    prover.prove_function(
+                        work, self._live_function(key), budget, OBJECT_IDS.lookup, _PROOF_CACHE.setdefault(key, {})
+                    )
+                except Exception as exc:  # never break the user's program
+                    _report_error(exc)
+                    continue
+                with self._lock:
+                    function.proofs = dict(work.proofs)
+                    self._proved[key] = count
+        finally:
+            _PROVING_THREAD = previous
+
+    def trace_set(self, prove: bool = False) -> TraceSet:
+        """A snapshot of what was recorded (functions with at least one trace); with ``prove``,
+        :meth:`prove` runs first so the snapshot holds the proofs."""
+        if prove:
+            self.prove()
         calls = _calls_by_origin()
         result = TraceSet(tensorflow_version=_tensorflow_version())
         with self._lock:
@@ -407,6 +528,8 @@ class Recorder:
                     traces=[t.copy() for t in function.traces],
                     reduce_retracing=function.reduce_retracing,
                     has_input_signature=function.has_input_signature,
+                    call_sites=[CallSite(c.file, c.line, c.column, c.count) for c in function.call_sites],
+                    proofs=dict(function.proofs),
                 )
                 result.add(snapshot)
         return result
@@ -422,6 +545,10 @@ def _tensorflow_version() -> str | None:
 
 _RECORDERS: list[Recorder] = []
 _ERROR_REPORTED = False
+#: the thread running proofs: the hooks ignore its calls and traces (None: no proof running)
+_PROVING_THREAD: int | None = None
+#: outcomes of trial traces, per recorded key, shared by the recorders of the process
+_PROOF_CACHE: dict[tuple, dict] = {}
 
 
 def _report_error(exc: BaseException) -> None:
@@ -431,7 +558,9 @@ def _report_error(exc: BaseException) -> None:
         print(f"retrace-fix: recorder error (traces may be incomplete): {exc!r}", file=sys.stderr)
 
 
-def _on_trace(function: Any, stats: _FnStats, via: str, before: int, seconds: float | None = None) -> None:
+def _on_trace(
+    function: Any, stats: _FnStats, via: str, before: int, seconds: float | None = None, caller: Any = None
+) -> None:
     """Called after a call that traced: record the cache entries added since ``before``.
 
     ``seconds`` is the call's wall time; it goes to the trace it made (split
@@ -445,6 +574,10 @@ def _on_trace(function: Any, stats: _FnStats, via: str, before: int, seconds: fl
     try:
         if not _RECORDERS or stats.origin is None:
             return
+        if stats.live is None:
+            from retrace_fix.traces.prover import live_function
+
+            stats.live = live_function(function)
         cache = function._function_cache
         primary = getattr(cache, "_primary", None)
         entries = list(primary.items()) if primary is not None else [((None, cf.function_type), cf) for cf in cache.values()]
@@ -475,11 +608,39 @@ def _on_trace(function: Any, stats: _FnStats, via: str, before: int, seconds: fl
                 trace.seconds = share
         reduce_retracing = bool(getattr(function, "_reduce_retracing", False))
         has_signature = getattr(function, "input_signature", None) is not None
+        callers = _callers(caller) if caller is not None and not inside else None
         for recorder in list(_RECORDERS):
             for trace in new.values():
-                recorder.add_trace(stats, trace, reduce_retracing, has_signature)
+                recorder.add_trace(stats, trace, reduce_retracing, has_signature, callers)
+                callers = None  # one call, one call site (even when it made several traces)
     except Exception as exc:  # never break the user's program
         _report_error(exc)
+
+
+_MAX_CALLER_FRAMES = 40
+
+
+def _callers(frame: Any) -> list[tuple[str, int, int | None]]:
+    """``(filename, line, column)`` of ``frame`` and the frames above it (innermost first).
+
+    The column (0-based, in UTF-8 bytes as Python counts it) of the call being made comes from
+    ``co_positions()`` on Python 3.11+; None before.
+    """
+    found = []
+    while frame is not None and len(found) < _MAX_CALLER_FRAMES:
+        code = frame.f_code
+        column = None
+        positions = getattr(code, "co_positions", None)
+        if positions is not None and frame.f_lasti >= 0:
+            try:
+                position = next(itertools.islice(positions(), frame.f_lasti // 2, None), None)
+            except Exception:  # pragma: no cover - defensive
+                position = None
+            if position is not None and position[2] is not None:
+                column = position[2]
+        found.append((code.co_filename, frame.f_lineno, column))
+        frame = frame.f_back
+    return found
 
 
 def _inside_function() -> bool:
@@ -511,12 +672,13 @@ def _make_call(original: Callable) -> Callable:
         try:
             return original(self, *args, **kwds)
         finally:
-            stats = _STATS.get(id(self))
-            if stats is None or stats.ref() is not self:
-                stats = _new_stats(self)
-            stats.calls += 1
-            if len(self._function_cache) != before:
-                _on_trace(self, stats, "call", before, _clock() - start)
+            if _PROVING_THREAD is None or _PROVING_THREAD != threading.get_ident():
+                stats = _STATS.get(id(self))
+                if stats is None or stats.ref() is not self:
+                    stats = _new_stats(self)
+                stats.calls += 1
+                if len(self._function_cache) != before:
+                    _on_trace(self, stats, "call", before, _clock() - start, sys._getframe(1))
 
     __call__.__wrapped__ = original  # type: ignore[attr-defined]
     __call__.__doc__ = original.__doc__
@@ -531,7 +693,9 @@ def _make_gcf(original: Callable, name: str) -> Callable:
         try:
             return original(self, *args, **kwargs)
         finally:
-            if len(self._function_cache) != before:
+            if len(self._function_cache) != before and (
+                _PROVING_THREAD is None or _PROVING_THREAD != threading.get_ident()
+            ):
                 _on_trace(self, _stats_for(self), "get_concrete_function", before, _clock() - start)
 
     get_concrete_function.__name__ = name
@@ -685,8 +849,27 @@ class _ProcessRecorder:
 
     def install(self) -> None:
         atexit.register(self.write)
+        _register_before_atexit(self._prove_at_exit)
         _ON_PATCH.append(self._on_patch)
         activate(self.recorder)
+
+    def _prove_at_exit(self) -> None:
+        """Prove while TensorFlow and Keras are intact: threading's exit hook runs before the
+        ``atexit`` handlers, some of which (AutoGraph's temporary files, Keras's tree registry)
+        would make a trial fail for reasons of their own.  ``write`` then does not prove again.
+
+        While another (non-daemon) thread of the program still runs, the program has not
+        finished: the proofs then wait for ``write``, after those threads were joined."""
+        current = threading.current_thread()
+        if any(t is not current and t.is_alive() and not t.daemon for t in threading.enumerate()):
+            return
+        try:
+            if is_patched():
+                self.recorder.prove()
+        except KeyboardInterrupt:  # Ctrl-C while proving: keep what was proved, write, leave
+            pass
+        finally:
+            self._proved_at_exit = True
 
     def shard_path(self) -> str:
         """``traces-<pid>-<random>.json``: unique even when a later process reuses the pid."""
@@ -705,7 +888,8 @@ class _ProcessRecorder:
             except (ValueError, OSError):  # pragma: no cover
                 previous_sigint = None
         try:
-            save_trace_file(self.recorder.trace_set(), self.shard_path())
+            prove = not getattr(self, "_proved_at_exit", False)
+            save_trace_file(self.recorder.trace_set(prove=prove), self.shard_path())
         except Exception as exc:
             print(f"retrace-fix: could not write traces: {exc}", file=sys.stderr)
         finally:
@@ -743,6 +927,19 @@ class _ProcessRecorder:
                 util.Finalize(None, self.write, exitpriority=-100)
             except Exception:  # pragma: no cover
                 pass
+
+
+def _register_before_atexit(callback: Callable[[], None]) -> None:
+    """Run ``callback`` when the interpreter shuts down, before the ``atexit`` handlers
+    (``threading``'s exit hook; plain ``atexit`` where this Python has none)."""
+    register = getattr(threading, "_register_atexit", None)
+    try:
+        if register is not None:
+            register(callback)
+            return
+    except RuntimeError:  # pragma: no cover - already shutting down
+        return
+    atexit.register(callback)  # pragma: no cover - Python < 3.9
 
 
 _PROCESS: _ProcessRecorder | None = None

@@ -98,6 +98,9 @@ def describe_value(value: dict) -> str:
     if kind in ("list", "tuple"):
         items = ", ".join(describe_value(v) for v in value.get("items", []))
         return f"{kind} [{items}]" if kind == "list" else f"tuple ({items})"
+    if kind == "per_replica":
+        items = ", ".join(describe_value(v) for v in value.get("items", []))
+        return f"PerReplica ({items})"
     if kind in ("dict", "namedtuple"):
         items = ", ".join(f"{k}: {describe_value(v)}" for k, v in value.get("items", {}).items())
         return f"{value.get('type')}({items})" if kind == "namedtuple" else f"dict {{{items}}}"
@@ -116,6 +119,8 @@ def _short(value: dict) -> str:
     if kind in ("list", "tuple"):
         items = ", ".join(_short(v) for v in value.get("items", []))
         return f"[{items}]" if kind == "list" else f"({items}{',' if len(value.get('items', [])) == 1 else ''})"
+    if kind == "per_replica":
+        return f"PerReplica({', '.join(_short(v) for v in value.get('items', []))})"
     if kind in ("dict", "namedtuple"):
         items = ", ".join(f"{k}={_short(v)}" for k, v in value.get("items", {}).items())
         return f"{value.get('type')}({items})" if kind == "namedtuple" else f"{{{items}}}"
@@ -154,10 +159,11 @@ def value_changes(name: str, old: dict | None, new: dict | None) -> list[str]:
         return [f"{label}: {describe_value(old)} {ARROW} {describe_value(new)}"]
     if kind == "object":
         return [f"{label}: new object of type {new.get('type')}"]
-    if kind in ("list", "tuple"):
+    if kind in ("list", "tuple", "per_replica"):
         old_items, new_items = old.get("items", []), new.get("items", [])
         if len(old_items) != len(new_items):
-            return [f"{label}: {kind} length {len(old_items)} {ARROW} {len(new_items)}"]
+            what = "number of replicas" if kind == "per_replica" else f"{kind} length"
+            return [f"{label}: {what} {len(old_items)} {ARROW} {len(new_items)}"]
         changes = []
         for index, (a, b) in enumerate(zip(old_items, new_items)):
             changes += value_changes(f"{name}[{index}]", a, b)
@@ -236,6 +242,12 @@ def function_report(function: FunctionTraces) -> FunctionReport:
             )
         )
         previous = trace
+    steady = {json.dumps(t.args, sort_keys=True) for t in function.traces if not t.nested}
+    if len(function.traces) > 1 and len(steady) <= 1:
+        report.notes.append(
+            "every retrace happened while a calling tf.function was being traced (nested): once the caller's "
+            "graph is built they cost nothing; fix the caller's retracing instead"
+        )
     repeated = [t for t in function.traces if t.count > 1]
     if repeated:
         if all(t.nested for t in repeated):
@@ -259,6 +271,12 @@ def build_report(trace_set: TraceSet | Iterable[FunctionTraces]) -> list[Functio
 
 def _plural(number: int, word: str) -> str:
     return f"{number} {word}{'' if number == 1 else 's'}"
+
+
+def recorded_line(trace_set: TraceSet) -> str:
+    """``recorded 4 traces of 1 function``: the same totals as the report's last line."""
+    traces = sum(f.total_traces for f in trace_set)
+    return f"recorded {_plural(traces, 'trace')} of {_plural(len(trace_set), 'function')}"
 
 
 def format_seconds(seconds: float) -> str:

@@ -8,10 +8,7 @@ def scaled_features(x, factor):
     return h * factor
 
 
-@tf.function(input_signature=[
-    tf.TensorSpec(shape=[2, 3], dtype=tf.float32),
-    tf.TensorSpec(shape=[], dtype=tf.int32),
-])
+@tf.function
 def tile_rows(x, repeats):
     # TensorFlow converts `repeats` to a tensor here anyway: safe
     return tf.tile(x, [repeats, 1])

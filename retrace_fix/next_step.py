@@ -1,0 +1,67 @@
+"""The line that points a first run to its next step.
+
+A run without traces judges each tf.function by its code alone, but most
+retracing depends on the arguments a real run passes: a static
+``retrace-fix --diff src/`` over functions that retrace nine times can rightly
+say "0 fixes available".  So when such a run saw tf.functions that only a
+recorded run can judge (no ``input_signature``), and the trace-driven codes are
+selected, it says so once, on standard error, with the command to run next.
+Never in JSON or SARIF output, never with ``--quiet``, never on standard input
+(editors), never in bulk runs, and never when there is no tf.function.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
+from retrace_fix.wording import plural
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.engine import RunResult
+
+#: the paths are repeated in the suggested command up to this length; longer lists become PATH...
+MAX_PATHS_SHOWN = 60
+
+
+def trace_driven_codes() -> list[str]:
+    """The codes whose fixes come from recorded traces (their page's example names ``--traces``)."""
+    from retrace_fix.codemods import REGISTRY, RULES
+
+    codes = {code for code, rule in RULES.items() if any(example.needs_traces for example in rule.examples)}
+    codes.update(code for cls in REGISTRY if cls.NEEDS_TRACES for code in cls.codes())
+    return sorted(codes)
+
+
+def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
+    """The one-line hint for this run (None: nothing to say)."""
+    if request.output_format != "text" or request.quiet or request.traces or request.stdin_filename is not None:
+        return None
+    if request.patch_dir or request.branch or request.repos or request.scheduler or request.shard is not None:
+        return None  # bulk runs over many projects: there is no one program to run
+    if not any(f.unsigned_tf_functions for f in result.files):
+        return None
+    try:
+        options, _ = resolve_options(request)
+    except UsageProblem:  # pragma: no cover - the run itself got past this
+        return None
+    if not any(options.code_selected(code) for code in trace_driven_codes()):
+        return None
+    # over several paths, a root's own .retrace/traces.json applies without --traces
+    untraced = [f for f in result.files if not (f.trace_root and options.traces_for(f.trace_root) is not None)]
+    functions = sum(f.unsigned_tf_functions for f in untraced)
+    if not functions:
+        return None
+    files = sum(1 for f in untraced if f.unsigned_tf_functions)
+    paths = " ".join(shlex.quote(p) for p in request.paths)
+    if len(paths) > MAX_PATHS_SHOWN:
+        paths = "PATH..."
+    return (
+        f"hint: {plural(functions, 'tf.function')} in {plural(files, 'file')} can only be judged from a run "
+        f"of your program: retrace-fix --verify {paths} -- python train.py "
+        f"(or retrace-fix record -- python train.py, then --traces .retrace/traces.json)"
+    )
+
+
+__all__ = ["next_step_hint", "trace_driven_codes"]

@@ -1,0 +1,145 @@
+"""Candidate fixes built from traces alone, and the search over stored proofs (pure: no TensorFlow)."""
+
+from __future__ import annotations
+
+from retrace_fix.traces.candidates import (
+    FIX_CALL_SITE,
+    FIX_RELAX,
+    FIX_SIGNATURE,
+    UNMATCHED_NOTE,
+    UNPROVEN_NOTE,
+    error_line,
+    layout,
+    plan_candidates,
+    relax_candidate,
+    signature_candidate,
+    stored_oracle,
+)
+from retrace_fix.traces.summaries import NO_LITERAL, ParamInfo
+from retrace_fix.traces.model import FunctionTraces, Proof, Trace
+
+
+def tensor(shape, dtype="float32"):
+    return {"kind": "tensor", "shape": shape, "dtype": dtype}
+
+
+def py(value):
+    return {"kind": "python", "type": type(value).__name__, "value": value}
+
+
+def function(*arg_sets, nested=()):
+    traces = [Trace(args=args, nested=i in nested) for i, args in enumerate(arg_sets)]
+    return FunctionTraces(file="m.py", qualname="f", firstlineno=1, name="f", params=list(arg_sets[0]),
+                          calls=len(traces), traces=traces)
+
+
+def asked(fn, params, answer=lambda candidate: Proof(candidate.fix, "traced"), skip_self=None):
+    """The keys the search asks about, in order, and the plan, for an oracle that answers ``answer``."""
+    keys = []
+
+    def oracle(candidate):
+        keys.append(candidate.key)
+        return answer(candidate)
+
+    return keys, plan_candidates(fn, params, skip_self, oracle)
+
+
+def test_the_signature_key_is_the_fix_as_written():
+    fn = function({"x": tensor([2, 5]), "training": py(False)}, {"x": tensor([3, 5]), "training": py(False)})
+    lay = layout(fn, [ParamInfo("x"), ParamInfo("training", has_default=True, default=False)], None)
+    candidate = signature_candidate(lay, {})
+    assert candidate.key == "input_signature: x=tf.TensorSpec(shape=[None, 5], dtype=tf.float32); pinned: training"
+    assert candidate.fix == FIX_SIGNATURE and candidate.pinned == ["training"]
+
+
+def test_the_ladder_is_walked_in_order_and_stops_at_the_first_that_traces():
+    fn = function({"x": tensor([2]), "k": py(1)}, {"x": tensor([2]), "k": py(2)})
+
+    def answer(candidate):
+        traced = candidate.fix != FIX_SIGNATURE or candidate.converts["k"] == "float32"
+        return Proof(candidate.fix, "traced" if traced else "failed", error=None if traced else "TypeError: no")
+
+    keys, plan = asked(fn, [ParamInfo("x"), ParamInfo("k")], answer)
+    signature_keys = [k for k in keys if k.startswith("input_signature")]
+    assert [k.rsplit("dtype=tf.", 1)[1] for k in signature_keys] == ["int32)", "int64)", "float32)"]
+    assert plan.signature.status == "traced" and plan.signature.candidate.converts == {"k": "float32"}
+
+
+def test_the_fixer_replays_the_same_search_from_the_stored_proofs():
+    fn = function({"x": tensor([2]), "k": py(1.5)}, {"x": tensor([3]), "k": py(2.5)})
+    params = [ParamInfo("x"), ParamInfo("k")]
+    assert stored_oracle(fn)(signature_candidate(layout(fn, params, None), {"k": "float32"})).note == UNPROVEN_NOTE
+    keys, recorded = asked(fn, params, lambda c: fn.proofs.setdefault(c.key, Proof(c.fix, "traced")))
+    replayed = plan_candidates(fn, params, None, stored_oracle(fn))
+    assert replayed.signature.status == "traced"
+    assert replayed.signature.candidate.key == recorded.signature.candidate.key == keys[0]
+    # a candidate the recording did not prove (the code changed): unproven, and the note says so
+    changed = [ParamInfo("x"), ParamInfo("k"), ParamInfo("training", has_default=True, default=False)]
+    outcome = plan_candidates(fn, changed, None, stored_oracle(fn)).signature
+    assert (outcome.status, outcome.note) == ("unproven", UNMATCHED_NOTE)
+    assert outcome.candidate.key.endswith("; pinned: training")
+
+
+def test_a_never_varying_value_without_a_default_becomes_a_scalar_slot_not_a_blocker():
+    fn = function({"x": tensor([2]), "rate": py(0.25)}, {"x": tensor([3]), "rate": py(0.25)})
+    lay = layout(fn, [ParamInfo("x"), ParamInfo("rate")], None)
+    assert [(s.param, s.kind) for s in lay.slots] == [("x", "spec"), ("rate", "scalar")]
+    assert lay.slots[1].ladder == ("float32", "float64") and not lay.slots[1].varies
+    pinned = layout(fn, [ParamInfo("x"), ParamInfo("rate", has_default=True, default=0.25)], None)
+    assert pinned.pinned == ["rate"] and [s.param for s in pinned.slots] == ["x"]
+
+
+def test_nested_only_retraces_are_not_retraces():
+    fn = function({"x": tensor([2])}, {"x": tensor([3])}, {"x": tensor([4])}, nested=(1, 2))
+    keys, plan = asked(fn, [ParamInfo("x")])
+    assert plan.layout.nested_only and not plan.layout.retraced and keys == []
+
+
+def test_reduce_retracing_relaxes_each_group_of_same_values_and_counts_what_it_saves():
+    fn = function(*({"x": tensor([n, 4]), "mode": py(m)} for m in ("a", "b") for n in (1, 2, 3)))
+    candidate = relax_candidate(fn, None)
+    assert candidate.fix == FIX_RELAX
+    assert candidate.trials == [{"x": tensor([None, 4]), "mode": py("a")}, {"x": tensor([None, 4]), "mode": py("b")}]
+    assert candidate.saves == 2  # 3 shapes per value: the third reuses the relaxed trace
+    each_value_its_shape = function({"x": tensor([1, 4]), "n": py(1)}, {"x": tensor([2, 4]), "n": py(2)})
+    assert relax_candidate(each_value_its_shape, None) is None
+
+
+def test_rank_drift_and_distributed_values_relax():
+    per_replica = [{"kind": "per_replica", "items": [tensor([n, 4]), tensor([n, 4])]} for n in (4, 3, 2)]
+    fn = function(*({"x": value} for value in per_replica))
+    assert relax_candidate(fn, None).trials == [{"x": {"kind": "per_replica", "items": [tensor([None, 4])] * 2}}]
+    ranks = function({"x": tensor([2])}, {"x": tensor([2, 3])})
+    assert relax_candidate(ranks, None).trials == [{"x": tensor(None)}]
+    assert signature_candidate(layout(ranks, [ParamInfo("x")], None), {}).key == (
+        "input_signature: x=tf.TensorSpec(shape=None, dtype=tf.float32)"
+    )
+
+
+def test_call_site_conversion_of_varying_scalars_and_drifting_dtypes():
+    fn = function(
+        {"x": tensor([2], "float32"), "alpha": py(0.1), "model": {"kind": "object", "type": "Dense", "id": 1}},
+        {"x": tensor([2], "float64"), "alpha": py(0.2), "model": {"kind": "object", "type": "Dense", "id": 1}},
+    )
+    keys, plan = asked(fn, [ParamInfo("x"), ParamInfo("alpha"), ParamInfo("model")])
+    assert plan.signature.status == "blocked"  # the model
+    assert plan.call_site.status == "traced"
+    candidate = plan.call_site.candidate
+    assert candidate.fix == FIX_CALL_SITE and candidate.converts == {"x": "float32", "alpha": "float32"}
+    assert candidate.trials == [
+        {"x": tensor([2], "float32"), "alpha": tensor([]), "model": {"kind": "object", "type": "Dense", "id": 1}}
+    ]  # both traces become one once converted
+
+
+def test_error_line_keeps_the_useful_line():
+    error = TypeError("in user code:\n\n    File x\n\n    TypeError: Input 'y' of 'Pow' Op has type int32 that does not match\n")
+    assert error_line(error) == "TypeError: Input 'y' of 'Pow' Op has type int32 that does not match"
+    long = ValueError("Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions to "
+                      "the problem: If you are running in Graph mode, use Eager execution mode.")
+    assert error_line(long) == "ValueError: Iterating over a symbolic `tf.Tensor` is not allowed."
+
+
+def test_no_literal_defaults_are_never_pinned():
+    fn = function({"x": tensor([2]), "n": py(3)}, {"x": tensor([3]), "n": py(3)})
+    lay = layout(fn, [ParamInfo("x"), ParamInfo("n", has_default=True, default=NO_LITERAL)], None)
+    assert lay.pinned == [] and lay.slots[1].kind == "scalar"

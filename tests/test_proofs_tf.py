@@ -1,0 +1,194 @@
+"""Proofs on the live function (real TensorFlow, in-process): what a trial may and may not do.
+
+The programs live in a module written to a temporary project, recorded with a
+``Recorder`` whose project root is that directory; ``Recorder.prove()`` then
+trial-traces the candidates the way the end of a recording does.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.tf
+
+PROGRAM = """
+import tensorflow as tf
+
+PRINTED = []
+
+
+@tf.function
+def predict(x):
+    print("tracing predict")  # a trace-time side effect: a trial must not show it
+    PRINTED.append(1)
+    return tf.reduce_sum(x, axis=1)
+
+
+class Lazy(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = None
+
+    @tf.function
+    def __call__(self, x):
+        if self.scale is None:  # creates its variable on the first trace only
+            self.scale = tf.Variable(2.0)
+        return x * self.scale
+
+
+@tf.function
+def train_step(x, model):
+    return tf.reduce_sum(model(x))
+
+
+@tf.function
+def outer(x):
+    return inner(x) + 1.0
+
+
+@tf.function
+def inner(x):
+    return x * 2.0
+
+
+def run(lazy, model):
+    for n in (1, 2, 3):
+        predict(tf.ones([n, 2]))
+        lazy(tf.ones([n]))
+        train_step(tf.ones([n, 3]), model)
+        outer(tf.ones([n]))
+"""
+
+
+@pytest.fixture(scope="module")
+def tf():
+    return importlib.import_module("tensorflow")
+
+
+@pytest.fixture()
+def program(tf, tmp_path, monkeypatch):
+    from retrace_fix.traces import recorder
+
+    (tmp_path / "prog.py").write_text(textwrap.dedent(PROGRAM), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("prog", None)
+    module = importlib.import_module("prog")
+    rec = recorder.activate(recorder.Recorder(str(tmp_path)))
+    recorder._PROOF_CACHE.clear()
+    yield module, rec
+    recorder.deactivate(rec)
+    sys.modules.pop("prog", None)
+
+
+def by_name(trace_set):
+    return {f.qualname: f for f in trace_set}
+
+
+def results(function):
+    return {key.split(" #")[0]: (proof.result, proof.error or proof.note) for key, proof in function.proofs.items()}
+
+
+def test_a_trial_leaves_the_users_functions_alone(program, capsys):
+    module, rec = program
+    lazy, model = module.Lazy(), module.tf.keras.layers.Dense(1)
+    module.run(lazy, model)
+    counts = {name: getattr(module, name).experimental_get_tracing_count() for name in ("predict", "train_step", "outer", "inner")}
+    counts["lazy"] = lazy.__call__.experimental_get_tracing_count()
+    variables = list(lazy.variables) + list(model.variables)
+    printed = len(module.PRINTED)
+    before = rec.trace_set()
+    capsys.readouterr()
+    rec.prove()
+    after = rec.trace_set()
+    # no new trace or call recorded, the users' caches and variables as they were, nothing printed
+    assert [(f.key, f.calls, len(f.traces)) for f in after] == [(f.key, f.calls, len(f.traces)) for f in before]
+    assert {name: getattr(module, name).experimental_get_tracing_count() for name in ("predict", "train_step", "outer")} == {
+        name: counts[name] for name in ("predict", "train_step", "outer")
+    }
+    assert lazy.__call__.experimental_get_tracing_count() == counts["lazy"]
+    assert list(lazy.variables) + list(model.variables) == variables
+    assert capsys.readouterr() == ("", "")
+    assert len(module.PRINTED) > printed  # the trial did trace the body (its prints were swallowed)
+    functions = by_name(after)
+    assert results(functions["predict"])["input_signature: x=tf.TensorSpec(shape=[None, 2], dtype=tf.float32)"] == ("traced", None)
+    assert results(functions["train_step"])["reduce_retracing: x=float32[None, 3]"] == ("traced", None)
+
+
+def test_a_trial_never_creates_variables(program):
+    """The lazy layer's first trace creates its variable: a fresh function would create another."""
+    module, rec = program
+    lazy = module.Lazy()
+    for n in (1, 2, 3):
+        lazy(module.tf.ones([n]))
+    rec.prove()
+    (function,) = [f for f in rec.trace_set() if f.qualname == "Lazy.__call__"]
+    signature = results(function)["input_signature: x=tf.TensorSpec(shape=[None], dtype=tf.float32)"]
+    assert signature == ("traced", None)  # the variable exists by now: the trial only reads it
+    fresh = module.Lazy()
+    fresh(module.tf.ones([1]))
+    fresh.scale = None  # as if it had never run: the trial would have to create it
+    from retrace_fix.traces import prover
+    from retrace_fix.traces.candidates import Candidate
+    from retrace_fix.traces.summaries import TensorSpecInfo
+
+    live = prover.live_function(fresh.__call__)
+    candidate = Candidate("input_signature", "k", signature=[("x", TensorSpecInfo("tensor", (None,), "float32"))])
+    proof = prover.trial_trace(live, candidate, lambda number: None)
+    assert proof.result == "failed" and "create a tf.Variable" in proof.error
+    assert fresh.scale is None
+
+
+def test_dead_instances_and_arguments_are_not_proven_and_say_why(program):
+    module, rec = program
+    lazy, model = module.Lazy(), module.tf.keras.layers.Dense(1)
+    module.run(lazy, model)
+    del lazy, model
+    gc.collect()
+    rec.prove()
+    functions = by_name(rec.trace_set())
+    assert set(results(functions["Lazy.__call__"]).values()) == {
+        ("not_run", "the Lazy instance was no longer alive at the end of the program")
+    }
+    assert results(functions["train_step"])["reduce_retracing: x=float32[None, 3]"] == (
+        "not_run", "an argument (Dense) was no longer alive at the end of the program"
+    )
+    # a fix without a proof is unsafe at most, with the reason
+    from retrace_fix.traces.candidates import plan_candidates, stored_oracle
+    from retrace_fix.traces.summaries import ParamInfo
+
+    plan = plan_candidates(functions["train_step"], [ParamInfo("x"), ParamInfo("model")], None,
+                           stored_oracle(functions["train_step"]))
+    assert plan.relax.status == "unproven" and "no longer alive" in plan.relax.note
+
+
+def test_the_time_budget_bounds_the_proofs(program):
+    from retrace_fix.traces.prover import Budget
+
+    module, rec = program
+    module.run(module.Lazy(), module.tf.keras.layers.Dense(1))
+    rec.prove(Budget(total=0.0))  # proofs off: nothing is stored
+    assert all(not f.proofs for f in rec.trace_set())
+    rec.prove(Budget(total=60.0, per_function=1e-9))
+    proofs = [p for f in rec.trace_set() for p in f.proofs.values()]
+    assert proofs and {(p.result, p.note) for p in proofs} == {("not_run", "the time budget for proofs was spent ($RETRACE_FIX_PROOF_SECONDS)")}
+
+
+def test_call_sites_name_the_calling_line_and_nested_traces_have_none(program):
+    module, rec = program
+    module.run(module.Lazy(), module.tf.keras.layers.Dense(1))
+    functions = by_name(rec.trace_set())
+    lines = textwrap.dedent(PROGRAM).splitlines()
+
+    def line_of(text):
+        return next(i for i, line in enumerate(lines, 1) if line.strip() == text)
+
+    predict_line, outer_line = line_of("predict(tf.ones([n, 2]))"), line_of("outer(tf.ones([n]))")
+    assert [(c.file, c.line, c.column, c.count) for c in functions["predict"].call_sites] == [("prog.py", predict_line, 8, 3)]
+    assert [(c.file, c.line, c.column, c.count) for c in functions["outer"].call_sites] == [("prog.py", outer_line, 8, 3)]
+    assert functions["inner"].call_sites == []  # traced while `outer` traced
+    assert all(t.nested for t in functions["inner"].traces)
