@@ -80,6 +80,7 @@ import ast
 
 import libcst as cst
 
+from retrace_fix.ast_walk import push_children
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
@@ -371,23 +372,26 @@ class PredictToCallCommand(RetraceCodemod):
         return node.with_changes(func=receiver, args=[first, training])
 
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
 def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
     """(a predict call on a bare name inside a loop or comprehension, any predict call) in ``root``."""
     anywhere = False
-    stack: list[tuple[ast.AST, bool]] = [(root, False)]
-    while stack:
-        node, in_loop = stack.pop()
-        if type(node) is ast.Call:
+    nodes: list[ast.AST] = [root]
+    in_loops = [False]  # per node of ``nodes``: inside a loop?
+    while nodes:
+        node, in_loop = nodes.pop(), in_loops.pop()
+        kind = type(node)
+        if kind is ast.Call:
             func = node.func
             if type(func) is ast.Attribute and func.attr in PREDICT_METHODS:
                 if in_loop and type(func.value) is ast.Name:
                     return True, True
                 anywhere = True
-        in_loop = in_loop or isinstance(node, _LOOPS)
-        stack.extend((child, in_loop) for child in ast.iter_child_nodes(node))
+        count = len(nodes)
+        push_children(node, nodes)
+        in_loops.extend([in_loop or kind in _LOOPS] * (len(nodes) - count))
     return False, anywhere
 
 

@@ -58,6 +58,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from retrace_fix.ast_walk import walk
 from retrace_fix.tf_functions import ast_references_tf_function
 from retrace_fix.tfnames import BUILTIN_NAMES
 
@@ -95,7 +96,7 @@ class _Names:
         self.wrapped: list[tuple[ast.expr, ast.expr]] = []  # (the called function, its first argument)
         mention = mentions.add
         for root in nodes:
-            for node in ast.walk(root):
+            for node in walk(root):
                 kind = type(node)
                 if kind is ast.Name:
                     mention(node.id)
@@ -328,7 +329,7 @@ def _bindings(statements: list[ast.stmt]) -> set[str]:
     """Every name the statements bind, nested scopes included (a superset of what a class body binds)."""
     names: set[str] = set()
     for statement in statements:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             kind = type(node)
             if kind is ast.Name:
                 if type(node.ctx) is not ast.Load:
@@ -353,15 +354,15 @@ def _wrap_names(fixed: list[_Names], tf_function_names: set[str]) -> set[str]:
     for code in fixed:
         if tf_function_names.isdisjoint(code.mentions):
             continue
-        for node in ast.walk(code.root):
+        for node in walk(code.root):
             if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) or node.value is None:
                 continue
             if any(
                 (type(sub) is ast.Name and sub.id in tf_function_names)
                 or (type(sub) is ast.Attribute and sub.attr in tf_function_names)
-                for sub in ast.walk(node.value)
+                for sub in walk(node.value)
             ):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
-                    names.update(sub.id for sub in ast.walk(target) if type(sub) is ast.Name)
+                    names.update(sub.id for sub in walk(target) if type(sub) is ast.Name)
     return names

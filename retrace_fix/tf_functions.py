@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from retrace_fix.ast_walk import walk
 from retrace_fix.tfnames import TF_FUNCTION, Scope, canonical, dotted_name, push_children
 
 _EXIT = object()  # marks the end of a scope on the finder's walk stack
@@ -71,7 +72,7 @@ def ast_references_tf_function(tree: ast.Module) -> bool:
     bound: dict[str, list[str]] = {}
     candidates: list[ast.expr] = []  # `<chain>.function`
     names: set[str] = set()  # every bare name used (`tfn` from `import function as tfn`)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         kind = type(node)
         if kind is ast.Attribute:
             if node.attr == "function":
