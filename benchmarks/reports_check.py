@@ -16,7 +16,8 @@ the copy is ever read as project or touched):
    --format json``, ``total_traces`` summed);
 2. each *mode* fixes a fresh copy and records it again: ``default``
    (``retrace-fix --traces T .``), ``unsafe`` (``--unsafe-fixes``), ``verify``
-   (placeholder for a later ``retrace-fix --verify``; off unless ``--verify``);
+   (``retrace-fix --verify --traces T . -- CMD``: only the fixes the program's
+   own runs prove, in chained rounds; off unless ``--verify`` or ``--modes``);
 3. the hand fix is recorded the same way (its figures are checked against
    ``case.toml``).
 
@@ -29,7 +30,7 @@ original.  *Noise* is any finding on a case marked ``retraces = false``.
     python benchmarks/reports_check.py [--only SLUG ...] [--jobs N] [--json FILE]
                                        [--modes default,unsafe] [--verify] [--keep DIR]
 
-Exit code 1 when a default-tier run broke a program, else 0 (2: bad arguments).
+Exit code 1 when a default-tier or verify run broke a program, else 0 (2: bad arguments).
 """
 
 from __future__ import annotations
@@ -233,18 +234,31 @@ def _fix_with(extra: list[str]) -> Callable[[Case, Path, Path], Outcome]:
 
 
 def verify_mode(case: Case, tree: Path, traces: Path) -> Outcome:
-    """Placeholder for ``retrace-fix --verify . -- CMD``: runs it when the CLI has the option."""
-    probe = subprocess.run(_retrace_fix("fix", "--help"), capture_output=True, text=True, env=run_all._env())
-    if "--verify" not in probe.stdout:
-        return Outcome("verify", available=False, note="retrace-fix has no --verify option yet")
+    """``retrace-fix --verify --traces T . -- CMD``: writes only the fixes the program's runs prove."""
     before = {p: p.read_bytes() for p in tree.rglob("*.py")}
-    result = subprocess.run(_retrace_fix("--verify", "--traces", str(traces), "--format", "json", ".", "--",
-                                         *case.command),
-                            cwd=tree, env=run_all._env(), capture_output=True, text=True, timeout=RUN_TIMEOUT * 3)
+    compare = ["--compare", "out.json"] if (tree.parent / "original" / "out.json").is_file() else []
+    command = _retrace_fix("--verify", "--traces", str(traces), "--format", "json", "--rtol", str(case.rtol),
+                           "--atol", str(case.atol), "--timeout", str(RUN_TIMEOUT), *compare, ".", "--", *case.command)
+    try:
+        result = subprocess.run(command, cwd=tree, env=run_all._env(), capture_output=True, text=True,
+                                timeout=RUN_TIMEOUT * 10)
+    except subprocess.TimeoutExpired:
+        return Outcome("verify", fix_exit=124, note=f"retrace-fix --verify timed out after {RUN_TIMEOUT * 10} s")
     applied, diagnostics, messages = _findings(result.stdout)
     changed = any(p.read_bytes() != content for p, content in before.items() if p.exists())
-    return Outcome("verify", fix_exit=result.returncode, applied=applied, diagnostics=diagnostics,
-                   messages=messages, changed=changed)
+    outcome = Outcome("verify", fix_exit=result.returncode, applied=applied, diagnostics=diagnostics,
+                      messages=messages, changed=changed)
+    try:
+        verify = json.loads(result.stdout).get("verify") or {}
+    except ValueError:
+        verify = {}
+    if result.returncode not in (0, 1):
+        outcome.note = f"retrace-fix exited {result.returncode}: {result.stderr.strip()[-300:]}"
+    elif verify:
+        rejected = [f"{f['code']} {f['failure']}" for f in verify.get("fixes", []) if f["status"] == "rejected"]
+        outcome.note = (f"{verify.get('verified', 0)}/{verify.get('candidates', 0)} verified in {verify.get('runs')} runs"
+                        + (f"; rejected: {', '.join(rejected)}" if rejected else ""))
+    return outcome
 
 
 #: A mode fixes ``tree`` in place (given the original's traces) and says what it did.
@@ -317,7 +331,7 @@ def check_case(case: Case, work: Path, modes: list[str]) -> dict:
             same = next((o for s, o in fixed_texts.values() if s == snapshot), None)
             if same is not None and same.run is not None:  # identical tree: same run
                 outcome.run, outcome.broken = same.run, list(same.broken)
-            elif not outcome.changed and mode != "verify":
+            elif not outcome.changed:
                 outcome.run, outcome.broken = original, []
             else:
                 outcome.run = record(case, tree, base / f"{mode}.traces.json")
@@ -369,16 +383,25 @@ def _short(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+FIGURE_MODES = ("default", "unsafe", "verify")
+
+
 def totals(results: list[dict]) -> dict:
     figures = {"cases": len(results), "broken_default": [], "broken_unsafe": [], "at_hand_fix_default": [],
                "at_hand_fix_unsafe": [], "improved_default": [], "improved_unsafe": [], "noise": [],
                "case_problems": [], "traces_before": 0, "traces_default": 0, "traces_unsafe": 0, "traces_hand_fix": 0}
+    if any("verify" in r["modes"] for r in results):
+        figures.update(broken_verify=[], at_hand_fix_verify=[], improved_verify=[], traces_verify=0)
     for r in results:
-        if r["original"]["exit_code"] != 0:  # no baseline: counted in broken/improved only
-            for mode in ("default", "unsafe"):
+        if r["original"]["exit_code"] != 0:  # no baseline: counted in broken/improved/at the hand fix only
+            hand = (r.get("hand_fix") or {}).get("traces")
+            for mode in FIGURE_MODES:
                 m = r["modes"].get(mode)
-                if m and not m["broken"] and not (m.get("run") or {}).get("exit_code"):
+                run = (m or {}).get("run") or {}
+                if m and not m["broken"] and run and not run.get("exit_code"):
                     figures[f"improved_{mode}"].append(r["case"])
+                    if hand is not None and run.get("traces") is not None and run["traces"] <= hand:
+                        figures[f"at_hand_fix_{mode}"].append(r["case"])
             continue
         before = r["original"]["traces"] or 0
         hand = (r.get("hand_fix") or {}).get("traces")
@@ -386,7 +409,7 @@ def totals(results: list[dict]) -> dict:
         figures["traces_hand_fix"] += hand if hand is not None else before
         if r["problems"]:
             figures["case_problems"].append(r["case"])
-        for mode in ("default", "unsafe"):
+        for mode in FIGURE_MODES:
             m = r["modes"].get(mode)
             if not m:
                 continue
@@ -407,7 +430,11 @@ def totals(results: list[dict]) -> dict:
 
 
 def render(results: list[dict], figures: dict) -> str:
+    with_verify = "broken_verify" in figures
     header = ["case", "before", "default", "unsafe", "hand fix", "outputs same?", "broken?", "codes (default / unsafe)"]
+    if with_verify:
+        header[4:4] = ["verify"]
+        header[-1] = "codes (default / unsafe / verify)"
     rows = []
     for r in results:
         modes = r["modes"]
@@ -416,14 +443,18 @@ def render(results: list[dict], figures: dict) -> str:
         same = "yes" if not any("output" in b for v in modes.values() for b in v.get("broken", [])) else "NO"
         if r["original"]["exit_code"] != 0:
             same = "n/a"
-        rows.append([
+        row = [
             r["case"] + ("" if r["retraces"] else " (no retrace)"),
             str(r["original"]["traces"]) if r["original"]["exit_code"] == 0 else f"CRASH({r['original']['exit_code']})",
             _traces(modes.get("default")), _traces(modes.get("unsafe")),
             "?" if hand.get("traces") is None else str(hand["traces"]),
             same, "; ".join(broken) or "no",
             f"{_codes(modes.get('default'))} / {_codes(modes.get('unsafe'))}",
-        ])
+        ]
+        if with_verify:
+            row[4:4] = [_traces(modes.get("verify"))]
+            row[-1] += f" / {_codes(modes.get('verify'))}"
+        rows.append(row)
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(header)]
     lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths)), "-+-".join("-" * w for w in widths)]
     lines += [" | ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
@@ -440,6 +471,12 @@ def render(results: list[dict], figures: dict) -> str:
         f"unsafe {len(figures['improved_unsafe'])}",
         f"noise on programs that do not retrace: {len(figures['noise'])} {figures['noise'] or ''}",
     ]
+    if with_verify:
+        lines[-4:-4] = [
+            f"broken by --verify: {len(figures['broken_verify'])} {figures['broken_verify'] or ''} (must be 0); "
+            f"traces with --verify {figures['traces_verify']}; at the hand fix's level {len(figures['at_hand_fix_verify'])}/{n}; "
+            f"improved {len(figures['improved_verify'])}",
+        ]
     problems = [(r["case"], p) for r in results for p in r["problems"]]
     if problems:
         lines += ["", "case problems (the corpus, not the tool):"] + [f"  {c}: {p}" for c, p in problems]
@@ -476,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.json:
         options.json.write_text(json.dumps({"results": results, "totals": figures}, indent=2, default=str) + "\n",
                                 encoding="utf-8")
-    return 1 if figures["broken_default"] else 0
+    return 1 if figures["broken_default"] or figures.get("broken_verify") else 0
 
 
 if __name__ == "__main__":

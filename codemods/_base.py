@@ -64,6 +64,13 @@ class CodemodSettings:
     #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
     #: ``verifiable=True``; the user's program then keeps or drops each of them
     verify_candidates: bool = False
+    #: only these fixes may be edited, by identity ``(code, line in the file, ordinal)``
+    #: (:attr:`~retrace_fix.findings.Finding.fix_id`); None: every fix the tiers allow.
+    #: ``--verify`` applies subsets of the candidate fixes this way.
+    selected_fixes: frozenset | None = None
+    #: line of the tree being transformed -> line of the file (an earlier codemod may have
+    #: edited the tree); None: the same line
+    origin_line: Any = None
 
 
 class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
@@ -164,6 +171,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         self.scope: Scope | None = None
         self._function_stack: list[cst.FunctionDef] = []
         self._tf_depth = 0
+        self._fix_ordinals: dict[tuple[str, int], int] = {}
 
     @classmethod
     def might_apply(cls, data: bytes) -> bool:
@@ -328,6 +336,10 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         ``verifiable``: a diagnostic refused only for lack of evidence, whose edit the
         caller can still build; in a ``--verify`` run (``settings.verify_candidates``) it
         is edited like an unsafe fix, and the run of the user's program decides.
+
+        Every finding gets an identity, :attr:`~retrace_fix.findings.Finding.fix_id`;
+        with ``settings.selected_fixes`` only the selected fixes are edited (one
+        mechanism for every codemod: the caller edits when this returns True).
         """
         code = code or self.CODE
         if code not in self.codes():
@@ -343,6 +355,9 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         )
         assert self.analysis is not None
         position = self.analysis.position(node)
+        fix_id = self._fix_id(code, position.start.line)
+        if applied and self.settings.selected_fixes is not None:
+            applied = fix_id in self.settings.selected_fixes
         self.findings.append(
             Finding(
                 code=code,
@@ -354,10 +369,18 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
                 reason=reason,
                 subjects=tuple(subjects),
                 verifiable=verifiable,
+                fix_id=fix_id,
             )
         )
         return applied
 
+    def _fix_id(self, code: str, line: int) -> tuple[str, int, int]:
+        """``(code, line in the file, ordinal among this code's findings on that line)``."""
+        origin = self.settings.origin_line
+        file_line = origin(line) if origin is not None else line
+        ordinal = self._fix_ordinals.get((code, file_line), 0)
+        self._fix_ordinals[(code, file_line)] = ordinal + 1
+        return (code, file_line, ordinal)
 
     def subject(self, kind: str, function: cst.FunctionDef, param: str) -> tuple[str, str, str]:
         """``(kind, qualname of function, param)``: the problem a finding is about.

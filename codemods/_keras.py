@@ -59,6 +59,7 @@ class KerasEvidence(cst.CSTVisitor):
         # scope owner (a FunctionDef, or None for the module) -> names bound to a Keras model there
         self.model_names: dict[cst.FunctionDef | None, set[str]] = {}
         self.model_attrs: set[str] = set()  # attribute names: self.<attr> = <keras model>
+        self.local_classes: set[str] = set()  # names of every class this module defines
         self._pending: list[tuple[cst.FunctionDef | None, list[cst.BaseExpression], cst.BaseExpression]] = []
         self._functions: list[cst.FunctionDef] = []
 
@@ -70,6 +71,7 @@ class KerasEvidence(cst.CSTVisitor):
         return evidence
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.local_classes.add(node.name.value)
         for base in node.bases:
             qualified = self.scope.qualify(base.value)
             if qualified in KERAS_MODEL_CLASSES or (
@@ -131,6 +133,16 @@ class KerasEvidence(cst.CSTVisitor):
             name = dotted_name(value.func)
             qualified = "local." + name if name else None
         return is_keras_model_callee(qualified, self.model_classes)
+
+    def provably_not_model(self, name: str) -> bool:
+        """Is every assignment of ``name`` (in any scope) an instance of a local class that is no Keras model?"""
+        values = [value for _owner, targets, value in self._pending
+                  if any(isinstance(t, cst.Name) and t.value == name for t in targets)]
+        return bool(values) and all(
+            isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value in self.local_classes
+            and "local." + v.func.value not in self.model_classes
+            for v in values
+        )
 
     def receiver_is_model(
         self,

@@ -72,6 +72,11 @@ Fix safety
     keras-team/keras's own tests), so review the backend before applying.  Models whose ``predict_step``
     is overridden, multi-output models, datasets, generators and
     ``batch_size``/``steps``/``callbacks`` are left alone.
+
+    ``retrace-fix --verify`` also tries, and keeps only if the user's program
+    then runs as it should, the direct call where nothing here proves the
+    receiver is Keras (a model passed in from another module) and where only
+    ``batch_size=`` stops the rewrite inside a tf.function.
 """
 
 from __future__ import annotations
@@ -84,6 +89,7 @@ from retrace_fix.ast_walk import push_children
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
+from retrace_fix.node_text import short_code
 from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
 
@@ -154,22 +160,51 @@ class PredictToCallCommand(RetraceCodemod):
         is_keras = bool(keywords & KERAS_ONLY_KEYWORDS) or self.keras.receiver_is_model(
             receiver, self._function_stack, self.scope, self._self_is_model()
         )
-        if not is_keras:
-            return updated_node
         method = func.attr.value
+        if not is_keras:
+            return self._unknown_receiver(original_node, updated_node, method)
         blocker = self._blocker(original_node, method)
         if blocker:
-            self.report(
+            # `batch_size=` only splits the input: the direct call computes the same rows
+            verifiable = self._blocker(_without_keyword(original_node, "batch_size"), method) is None
+            if self.report(
                 original_node,
                 f"`{method}` inside a tf.function fails at trace time; {blocker}, so call the "
                 "model directly by hand (`model(x, training=False)`)",
                 Tier.DIAGNOSTIC,
-            )
+                verifiable=verifiable,
+            ):
+                return self.direct_call(updated_node)
             return updated_node
         if not self.report(
             original_node,
             f"Keras `{method}` inside a tf.function fails at trace time; call the model directly",
             Tier.SAFE,
+        ):
+            return updated_node
+        return self.direct_call(updated_node)
+
+    def _unknown_receiver(self, original_node: cst.Call, updated_node: cst.Call, method: str) -> cst.BaseExpression:
+        """``x.predict(...)`` in a tf.function on a receiver not provably Keras.
+
+        Said nothing about in an ordinary run (a project's own ``predict`` method is
+        none of retrace-fix's business); in a ``--verify`` run the direct call is a
+        candidate, which the user's program keeps only if it then runs as it should.
+        """
+        if not self.settings.verify_candidates or self._blocker(original_node, method) is not None:
+            return updated_node
+        receiver = original_node.func.value  # type: ignore[attr-defined]
+        if not isinstance(receiver, (cst.Name, cst.Attribute)):
+            return updated_node
+        if isinstance(receiver, cst.Name) and self.keras.provably_not_model(receiver.value):
+            return updated_node  # an instance of a class of this module that is no Keras model
+        if not self.report(
+            original_node,
+            f"`{method}` inside a tf.function: if `{short_code(receiver)}` is a Keras model this fails at "
+            "trace time, but nothing here shows what it is; the direct call `model(x, training=False)` "
+            "is a candidate for --verify",
+            Tier.DIAGNOSTIC,
+            verifiable=True,
         ):
             return updated_node
         return self.direct_call(updated_node)
@@ -399,6 +434,10 @@ def _function_bindings(function: cst.FunctionDef) -> dict:
     from retrace_fix.tfnames import local_bindings
 
     return local_bindings(function)
+
+
+def _without_keyword(call: cst.Call, keyword: str) -> cst.Call:
+    return call.with_changes(args=[a for a in call.args if a.keyword is None or a.keyword.value != keyword])
 
 
 def _quiet(call: cst.Call) -> bool:

@@ -85,7 +85,11 @@ Fix safety
     from other modules keep passing Python ints and keep working.  Functions
     with ``autograph=False`` are never touched.  Suppress a loop with
     ``# retrace-fix: ignore[RTF001]`` on its line (its call sites are then left
-    alone too).
+    alone too).  Where the only blockers are what the analysis cannot see (a
+    call into project code or Keras, a value of unknown type carried by the
+    loop), the loop stays a diagnostic; ``retrace-fix --verify`` tries the
+    rewrite anyway and keeps it only if the user's program then prints the
+    same results and traces less.
 """
 
 from __future__ import annotations
@@ -132,6 +136,7 @@ class _LoopPlan:
     tf_name: str | None = None
     reason: str = ""
     subjects: tuple = ()  # a step-count parameter: RTF103 defers to this finding
+    verifiable: bool = False  # a diagnostic whose edit --verify may try (tf_name is set)
 
 
 @dataclass
@@ -140,6 +145,17 @@ class _ArgPlan:
     message: str
     tf_name: str
     subjects: tuple = ()
+    tier: Tier = Tier.SAFE
+    verifiable: bool = False
+
+
+#: blockers that only say what the analysis cannot see (a call into code it cannot
+#: read, a value of unknown type): a --verify run may try the rewrite anyway
+_EVIDENCE_LACKING = ("cannot see into", "of unknown type before the loop", "of unknown dtype")
+
+
+def lacks_evidence(blocker: Blocker) -> bool:
+    return any(text in blocker.reason for text in _EVIDENCE_LACKING)
 
 
 @dataclass
@@ -563,19 +579,16 @@ class _Planner(cst.CSTVisitor):
         subjects = (self.codemod.subject("python-value", function, param),)
         blockers = param_blockers(function, param, self.scope, tensor_names=tensor_params)
         loops = self._loops_over(function, param)
+        functions = tuple(self.functions)
         if blockers:
             first = self.first_blocker(blockers)
-            self.plan.loops.setdefault(
-                node,
-                _LoopPlan(
-                    Tier.DIAGNOSTIC,
-                    f"{cause}, and the loop is not provably safe as a `tf.range` loop: "
-                    f"{self.blocker_text(first)}",
-                    subjects=subjects,
-                ),
-            )
+            message = (f"{cause}, and the loop is not provably safe as a `tf.range` loop: "
+                       f"{self.blocker_text(first)}")
+            if self._verify_candidate(blockers, wraps, loops, functions):
+                self._plan_rewrite(loops, wraps, cause, param, name, subjects, Tier.DIAGNOSTIC, message)
+                return
+            self.plan.loops.setdefault(node, _LoopPlan(Tier.DIAGNOSTIC, message, subjects=subjects))
             return
-        functions = tuple(self.functions)
         if not wraps or any(self.suppressed(loop, functions) for loop in loops):
             if wraps:  # a suppressed loop: its step-count finding is hidden, and so is RTF103's duplicate
                 self.codemod.suppressed_subjects.extend(("RTF001", s) for s in subjects)
@@ -590,20 +603,37 @@ class _Planner(cst.CSTVisitor):
                     ),
                 )
             return
+        self._plan_rewrite(loops, wraps, cause, param, name, subjects, Tier.SAFE)
+
+    def _verify_candidate(self, blockers: list[Blocker], wraps: list, loops: list[cst.For], functions: tuple) -> bool:
+        """In a --verify run: are the blockers only what the analysis cannot see, and is there an edit?"""
+        if not self.codemod.settings.verify_candidates or not wraps or not loops:
+            return False
+        if not all(lacks_evidence(b) for b in blockers):
+            return False
+        return not any(self.suppressed(loop, functions) for loop in loops) and self.tf_name() is not None
+
+    def _plan_rewrite(self, loops, wraps, cause: str, param: str, name: str, subjects: tuple,
+                      tier: Tier, diagnostic: str = "") -> None:
+        """The loops over ``param`` become ``tf.range`` loops, the call sites pass tensors.
+
+        ``tier`` DIAGNOSTIC: a --verify candidate (``diagnostic`` is its message).
+        """
         tf_name = self.tf_name()
         if tf_name is None:
             return
+        verifiable = tier is Tier.DIAGNOSTIC
         for loop in loops:
             self.plan.loops[loop] = _LoopPlan(
-                Tier.SAFE, f"{cause}: loop with `tf.range` and pass `{param}` as a tensor", tf_name,
-                subjects=subjects,
+                tier, diagnostic or f"{cause}: loop with `tf.range` and pass `{param}` as a tensor", tf_name,
+                subjects=subjects, verifiable=verifiable,
             )
         for site, expr in wraps:
             if self.suppressed(expr, site.functions):
                 continue
             self.plan.args.setdefault(site.call, []).append(
                 _ArgPlan(expr, f"pass `{param}` as a tensor: each Python int traces `{name}` again", tf_name,
-                         subjects)
+                         subjects, tier=tier, verifiable=verifiable)
             )
 
     def _loops_over(self, function: cst.FunctionDef, param: str) -> list[cst.For]:
@@ -655,7 +685,8 @@ class RangeToTfRangeCommand(RetraceCodemod):
         plan = self.plan.loops.get(original_node)
         if plan is None:
             return updated_node
-        if not self.report(original_node.iter, plan.message, plan.tier, reason=plan.reason, subjects=plan.subjects):
+        if not self.report(original_node.iter, plan.message, plan.tier, reason=plan.reason, subjects=plan.subjects,
+                           verifiable=plan.verifiable):
             return updated_node
         assert plan.tf_name is not None
         self._import_needed |= plan.tf_name == "tf" and self.plan.needs_import
@@ -670,7 +701,7 @@ class RangeToTfRangeCommand(RetraceCodemod):
             return updated_node
         replace: dict[int, str] = {}
         for plan in plans:
-            if self.report(plan.value, plan.message, Tier.SAFE, subjects=plan.subjects):
+            if self.report(plan.value, plan.message, plan.tier, subjects=plan.subjects, verifiable=plan.verifiable):
                 for index, arg in enumerate(original_node.args):
                     if arg.value is plan.value:
                         replace[index] = plan.tf_name

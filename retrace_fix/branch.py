@@ -79,12 +79,13 @@ class Commit:
     left_out: list[tuple[str, str]]  # (repo path, why)
 
 
-def commit_branches(name: str, report: "BulkReport", err: IO[str]) -> None:
+def commit_branches(name: str, report: "BulkReport", err: IO[str], proof: str | None = None) -> None:
     """Make branch ``name`` in every repository holding a changed root; record results in ``report``.
 
     ``report.branches`` gets each root's commit, ``report.branch_errors`` the
     roots that got no branch (those messages are also printed); notes about
-    files left out go to ``err``.
+    files left out go to ``err``.  ``proof``: what ``--verify`` showed, for the
+    commit message.
     """
     repositories: dict[str, Repository] = {}
     for root in report.roots:
@@ -101,7 +102,7 @@ def commit_branches(name: str, report: "BulkReport", err: IO[str]) -> None:
     for repository in repositories.values():
         where = display_path(Path(repository.toplevel))
         try:
-            made = commit_fixes(repository.toplevel, name, repository.changes)
+            made = commit_fixes(repository.toplevel, name, repository.changes, proof=proof)
         except BranchError as exc:
             _fail(report, repository.roots, f"{where}: no branch {name}: {exc}", err)
             continue
@@ -130,7 +131,7 @@ def _repository_of(directory: str) -> tuple[str, str]:
     return lines[0], lines[1] if len(lines) > 1 else ""
 
 
-def commit_fixes(toplevel: str, name: str, changes: list[FileChange]) -> Commit:
+def commit_fixes(toplevel: str, name: str, changes: list[FileChange], proof: str | None = None) -> Commit:
     """Commit ``changes`` on top of ``HEAD`` as the new branch ``name``; raises BranchError."""
     try:
         head = output(run_git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], cwd=toplevel, check=False))
@@ -165,7 +166,7 @@ def commit_fixes(toplevel: str, name: str, changes: list[FileChange]) -> Commit:
             run_git(["update-index", "-z", "--index-info"], cwd=toplevel, env=env, input=b"".join(entries))
             tree = output(run_git(["write-tree"], cwd=toplevel, env=env))
         identity = {} if run_git(["var", "GIT_COMMITTER_IDENT"], cwd=toplevel, check=False).returncode == 0 else FALLBACK_IDENTITY
-        message = commit_message([c.result for c in committed], {id(c.result): c.repo_path for c in committed})
+        message = commit_message([c.result for c in committed], {id(c.result): c.repo_path for c in committed}, proof)
         commit = output(run_git(["commit-tree", tree, "-p", head, "-F", "-"], cwd=toplevel, env=identity,
                                 input=message.encode("utf-8")))
         run_git(["update-ref", "-m", f"retrace-fix: --branch {name}", f"refs/heads/{name}", commit, ""], cwd=toplevel)
@@ -205,8 +206,9 @@ def _encoded(result: FileResult, text: str | None) -> bytes | None:
         return None
 
 
-def commit_message(results: list[FileResult], repo_paths: dict[int, str]) -> str:
-    """Subject, then the applied fixes grouped by code: ``- path:line: reason`` each."""
+def commit_message(results: list[FileResult], repo_paths: dict[int, str], proof: str | None = None) -> str:
+    """Subject, then the applied fixes grouped by code: ``- path:line: reason`` each; then ``proof``
+    (a ``--verify`` run's table: what running the program with the fixes showed)."""
     by_code: dict[str, list[tuple[str, Finding]]] = defaultdict(list)
     for result in results:
         for finding in result.findings:
@@ -221,6 +223,8 @@ def commit_message(results: list[FileResult], repo_paths: dict[int, str]) -> str
             reason = f" (unsafe: {finding.reason})" if finding.reason else ""
             lines.append(f"- {path}:{finding.line}: {finding.message}{reason}")
         lines.append("")
+    if proof:
+        lines += [proof.rstrip("\n"), ""]
     lines.append(f"Made by retrace-fix {__version__}; `retrace-fix explain CODE` describes each fix.")
     return "\n".join(lines) + "\n"
 

@@ -31,7 +31,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable
+from typing import IO, TYPE_CHECKING, Callable, Iterable
 
 from retrace_fix.patches import encode, replace_file
 from retrace_fix.diffs import unified_diff
@@ -375,10 +375,12 @@ def finish_report(report: BulkReport | None, request: "FixRequest", err: IO[str]
 # --------------------------------------------------------------------------- --patch-dir
 
 
-def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None) -> int:
+def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None,
+                    extend_json: "Callable[[str], str] | None" = None) -> int:
     """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched.
 
-    ``report`` holds the roots when the caller built them (a run of one task per root).
+    ``report`` holds the roots when the caller built them (a run of one task per root);
+    ``extend_json`` adds to the JSON document (``--verify``'s proof).
     """
     from retrace_fix import output
 
@@ -410,8 +412,8 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
 
     fmt = request.output_format
     if fmt == "json":
-        text = output.to_json(result, request.mode, include_diff=False)
-        out.write(report.add_to_json(text))
+        text = report.add_to_json(output.to_json(result, request.mode, include_diff=False))
+        out.write(extend_json(text) if extend_json is not None else text)
     else:
         if request.mode == "check":
             output.write_findings(result, out)

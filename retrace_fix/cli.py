@@ -90,11 +90,12 @@ def _split_codes(values: Optional[List[str]]) -> list[str]:
 
 @app.command(
     "fix",
-    short_help="Fix PATHs in place (the default command; also --diff, --check, -i).",
-    help="Fix PATHs in place (the default command; also --diff, --check, -i). "
+    short_help="Fix PATHs in place (the default command; also --diff, --check, -i, --verify ... -- CMD).",
+    help="Fix PATHs in place (the default command; also --diff, --check, -i, --verify ... -- CMD). "
     "PATH `-` reads the source from standard input (name it with --stdin-filename).",
 )
 def fix_command(
+    ctx: typer.Context,
     paths: List[str] = typer.Argument(None, metavar="PATH", help="files or directories; `-` reads standard input", show_default=False),
     diff: bool = typer.Option(False, "--diff", help="print a unified diff, write nothing (exit 1 if there is one)"),
     check: bool = typer.Option(False, "--check", help="list findings, write nothing (exit 1 if any)"),
@@ -120,6 +121,14 @@ def fix_command(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="ADDRESS|local", help="run each root as a task on a Dask cluster (local: a LocalCluster of --jobs workers); needs the distributed package (the [dask] extra)"),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="K/N", help="only the K-th of N slices of the roots (CI matrices)"),
     branch: Optional[str] = typer.Option(None, "--branch", metavar="NAME", help="commit the fixes to a new branch NAME in each changed git repository; files and the current branch are left alone"),
+    verify: bool = typer.Option(False, "--verify", help="... PATH... -- CMD [ARGS...]: run CMD on a copy of the project before and after the fixes (recording its traces) and keep only the fixes the runs prove"),
+    compare: Optional[List[str]] = typer.Option(None, "--compare", metavar="PATH", help="with --verify: a results file CMD writes (.npy/.npz/.json/text), compared with tolerance (repeatable)"),
+    compare_stdout: Optional[str] = typer.Option(None, "--compare-stdout", metavar="REGEX", help="with --verify: compare only the stdout lines matching REGEX (default: all of stdout)"),
+    rtol: float = typer.Option(1e-5, "--rtol", metavar="X", help="with --verify: relative tolerance for numbers"),
+    atol: float = typer.Option(1e-8, "--atol", metavar="X", help="with --verify: absolute tolerance for numbers"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", help="with --verify: seconds per run of CMD before it is killed"),
+    rounds: int = typer.Option(3, "--rounds", metavar="N", help="with --verify: fix rounds at most (each from the traces of the last proven run)"),
+    max_runs: int = typer.Option(25, "--max-runs", metavar="N", help="with --verify: runs of CMD at most, the original's included"),
 ) -> None:
     from retrace_fix.commands.fix import run_fix_command
     from retrace_fix.fix_request import FixRequest
@@ -162,6 +171,27 @@ def fix_command(
             check_branch_name(branch)
         except ValueError as exc:
             raise _fail(str(exc))
+    verify_options = None
+    verify_command = (ctx.obj or {}).get("verify_command") if isinstance(ctx.obj, dict) else None
+    if verify:
+        from retrace_fix.fix_request import VerifyOptions
+
+        if reads_stdin:
+            raise _fail("--verify and PATH `-` cannot be combined (--verify runs the command on a copy of the project)")
+        for name, value in (("--repos", repos), ("--scheduler", scheduler), ("--shard", shard), ("--summary", summary)):
+            if value is not None:
+                raise _fail(f"--verify and {name} cannot be combined (--verify runs one project's command)")
+        verify_options = VerifyOptions(
+            command=list(verify_command or []), compare=list(compare or []), compare_stdout=compare_stdout,
+            rtol=rtol, atol=atol, timeout=timeout, rounds=rounds, max_runs=max_runs,
+        )
+    else:
+        given = [name for name, on in (
+            ("--compare", compare), ("--compare-stdout", compare_stdout is not None), ("--timeout", timeout is not None),
+            ("--rounds", rounds != 3), ("--max-runs", max_runs != 25), ("--rtol", rtol != 1e-5), ("--atol", atol != 1e-8),
+        ) if on]
+        if given:
+            raise _fail(f"{given[0]} only works with --verify")
     shard_slice = None
     if shard is not None:
         from retrace_fix.shard import Shard
@@ -191,6 +221,7 @@ def fix_command(
         branch=branch,
         stdin_filename=(stdin_filename or "-") if reads_stdin else None,
         show_fixes=show_fixes,
+        verify=verify_options,
     )
     raise typer.Exit(run_fix_command(request))
 
@@ -278,6 +309,16 @@ def _normalise_argv(args: list[str]) -> list[str]:
     return ["fix", *args]
 
 
+def split_verify_command(args: list[str]) -> tuple[list[str], list[str] | None]:
+    """``fix ... --verify ... -- CMD ARGS``: the fix command's arguments, and CMD (None without both)."""
+    if not args or args[0] != "fix" or "--" not in args:
+        return args, None
+    cut = args.index("--")
+    if "--verify" not in args[:cut]:
+        return args, None  # `--` before file names that start with a dash
+    return args[:cut], args[cut + 1 :]
+
+
 def main(argv: list[str] | None = None) -> None:
     # File names that are not valid UTF-8 (surrogate escapes) must print, not crash:
     # stdout gets their original bytes back (so diffs still apply), stderr escapes.
@@ -293,11 +334,13 @@ def main(argv: list[str] | None = None) -> None:
     if args == ["--version"]:
         typer.echo(f"retrace-fix {__version__}")
         sys.exit(EXIT_OK)
+    args, verify_command = split_verify_command(args)
     command = typer.main.get_command(app)
     interrupted = False
     try:
         with _noting_interrupts() as noted:
-            code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False)
+            code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False,
+                                obj={"verify_command": verify_command})
         interrupted = bool(noted) and code == 130  # typer turns Ctrl-C into a silent exit code 130
     except click_exceptions.UsageError as exc:
         typer.echo(f"retrace-fix: error: {exc.format_message()}", err=True)

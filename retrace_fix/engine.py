@@ -66,6 +66,12 @@ class RunOptions:
     #: also check the syntax of files whose bytes cannot hold a target (``--check-syntax``);
     #: by default they are never parsed, so their syntax errors are not reported
     check_syntax: bool = False
+    #: a ``--verify`` run: also edit unsafe fixes and the diagnostics a codemod could
+    #: fix but lacks the evidence for (the user's program then proves or refutes them)
+    verify_candidates: bool = False
+    #: only these fixes, ``(relpath, code, line, ordinal)`` (a finding's ``fix_id`` under
+    #: its file's relpath); None: every fix the tiers allow
+    fix_selection: frozenset | None = None
 
     @property
     def has_traces(self) -> bool:
@@ -389,14 +395,24 @@ def _transform_text(
         traces=options.traces_for(job.root) if has_traces else None,
         relpath=job.relpath,
         source_text=text,
+        verify_candidates=options.verify_candidates,
+        selected_fixes=_selection_for(options.fix_selection, job.relpath),
     )
+    # fix identities hold lines of the file: a codemod that runs on a tree an earlier one
+    # edited needs the map back (only where identities matter: --verify runs)
+    track_origin = options.verify_candidates or options.fix_selection is not None
     context = CodemodContext(filename=str(job.path))
     findings: list[Finding] = []
     suppressed: list[tuple[str, tuple]] = []  # (code, subject) of findings a comment hid
     edited = False
     line_map: tuple[cst.Module, LineMap] | None = None  # an edited tree's lines -> the file's
     for cls in codemods:
-        codemod = cls(context, settings)
+        if track_origin and edited:
+            if line_map is None or line_map[0] is not tree:
+                line_map = (tree, LineMap(text, tree.code))
+            codemod = cls(context, replace(settings, origin_line=line_map[1].original_line))
+        else:
+            codemod = cls(context, settings)
         before = tree
         try:
             tree = codemod.transform_module(tree)
@@ -466,6 +482,13 @@ def _transform_text(
         return result
     result.fixed = new_text
     return result
+
+
+def _selection_for(selection: frozenset | None, relpath: str) -> frozenset | None:
+    """The fix identities ``(code, line, ordinal)`` of one file in a run's selection."""
+    if selection is None:
+        return None
+    return frozenset(key[1:] for key in selection if key[0] == relpath)
 
 
 def _output_problem(new_text: str, original_compiles: bool) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable, Mapping
 
 
@@ -45,13 +45,19 @@ class Finding:
     #: see into, a value it cannot follow): ``--verify`` may apply it and let the user's own
     #: program prove or refute it.  Never printed.
     verifiable: bool = field(default=False, compare=False, repr=False)
+    #: the fix's identity in its file, ``(code, line in the file, ordinal among the
+    #: findings of that code on that line)``: stable whichever other fixes a run applies,
+    #: so that a ``--verify`` run can apply any subset of the fixes
+    fix_id: tuple = field(default=(), compare=False, repr=False)
+    #: what a ``--verify`` run of the user's program showed about this fix (None otherwise)
+    verification: "Verification | None" = field(default=None, compare=False, repr=False)
 
     @property
     def fixable(self) -> bool:
         return self.tier is not Tier.DIAGNOSTIC
 
     def with_path(self, path: str) -> "Finding":
-        return Finding(**{**asdict(self), "tier": self.tier, "path": path})
+        return replace(self, path=path)
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.code, self.message)
@@ -60,9 +66,35 @@ class Finding:
         data = asdict(self)
         del data["subjects"]
         del data["verifiable"]
+        del data["fix_id"]
+        del data["verification"]
         data["tier"] = self.tier.value
         data["fixable"] = self.fixable
+        if self.verification is not None:  # a --verify run: what the user's program showed
+            data["verification"] = self.verification.to_json()
         return data
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What running the user's program with a fix showed (``retrace-fix --verify``)."""
+
+    #: ``verified`` (kept: the program ran with it and passed), ``rejected`` (a run refuted
+    #: it), ``untested`` (no run could judge it: the run budget, a failing original)
+    status: str
+    round: int  # the fix round that proposed it (1 = the original's traces)
+    proof: str  # one line: what the run showed, or why it was rejected
+    #: for a rejected fix: ``exit`` (it crashed or exited otherwise), ``timeout``, ``output``
+    #: (printed or written results differ), ``traces`` (a function traces more, or no fewer
+    #: traces in all); "" otherwise
+    failure: str = ""
+
+    @property
+    def verified(self) -> bool:
+        return self.status == "verified"
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "round": self.round, "proof": self.proof, "failure": self.failure}
 
 
 def drop_duplicates(

@@ -20,6 +20,20 @@ from retrace_fix.engine import RunOptions, unknown_codes
 
 
 @dataclass
+class VerifyOptions:
+    """``--verify ... -- CMD``: run CMD before and after the fixes; keep only the fixes the runs prove."""
+
+    command: list[str]
+    compare: list[str] = field(default_factory=list)  # --compare PATH: results files CMD writes
+    compare_stdout: str | None = None  # --compare-stdout REGEX: compare only these stdout lines
+    rtol: float = 1e-5
+    atol: float = 1e-8
+    timeout: float | None = None  # seconds per run of CMD
+    rounds: int = 3  # fix rounds at most (each re-recorded on the fixed copy)
+    max_runs: int = 25  # runs of CMD at most, the original's included
+
+
+@dataclass
 class FixRequest:
     paths: list[str]
     mode: str = "fix"  # fix | diff | check | interactive
@@ -43,6 +57,7 @@ class FixRequest:
     #: PATH ``-``: the source comes from standard input, named this (``--stdin-filename``; ``-`` without it)
     stdin_filename: str | None = None
     show_fixes: bool = False  # --show-fixes: fix mode also lists every fix it applied
+    verify: VerifyOptions | None = None  # --verify ... -- CMD: only fixes the user's program proves
 
 
 class UsageProblem(Exception):

@@ -227,6 +227,10 @@ class Session:
             )
             if finding.reason and finding.tier is Tier.UNSAFE:
                 self._print(f"    unsafe: {finding.reason}", style="yellow")
+            if finding.verification is not None:  # --verify: what running the program showed
+                check = finding.verification
+                self._print(f"    {check.status} (round {check.round}): {check.proof}",
+                            style="green" if check.verified else "yellow")
         if item.inferred:
             self._print("  (no finding on these lines: part of the fixes above in this file)", style="dim")
         if item.edited:

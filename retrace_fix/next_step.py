@@ -40,6 +40,8 @@ def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
         return None
     if request.patch_dir or request.branch or request.repos or request.scheduler or request.shard is not None:
         return None  # bulk runs over many projects: there is no one program to run
+    if request.verify is not None:
+        return None  # --verify ran the program and recorded it
     if not any(f.unsigned_tf_functions for f in result.files):
         return None
     try:

@@ -31,6 +31,8 @@ def finding_line(finding: Finding) -> str:
     text = f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
     if finding.reason and finding.tier is Tier.UNSAFE:
         text += f" (unsafe: {finding.reason})"
+    if finding.verification is not None:  # --verify: what running the program showed
+        text += f" ({finding.verification.status} in round {finding.verification.round}: {finding.verification.proof})"
     return text
 
 

@@ -8,7 +8,9 @@ Each case holds
   (``[*]`` = the fix was applied), followed by ``    reason: ...`` when it has a reason
   (the full explanation: why unsafe, what was proven, what blocks);
 * optional ``case.toml`` — ``unsafe-fixes = true``, ``select = [...]`` (default:
-  the codes of the codemod the directory is named after);
+  the codes of the codemod the directory is named after), ``verify-candidates =
+  true`` (the candidates of a ``--verify`` run: unsafe fixes and verifiable
+  diagnostics are edited);
 * optional ``traces.json`` — recorded traces, keyed by file ``input.py``;
 * optional ``drive.py`` — a program that imports the case's module and prints
   results (executed before and after by the semantic tests).
@@ -78,6 +80,7 @@ class GoldenCase:
             ignore=tuple(settings.get("ignore", ())),
             unsafe_fixes=bool(settings.get("unsafe-fixes", False)),
             traces=traces,
+            verify_candidates=bool(settings.get("verify-candidates", False)),
         )
 
     def run_on(self, source: Path, workdir: Path) -> FileResult:

@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.bulk", "retrace_fix.interactive", "retrace_fix.roottask", "retrace_fix.cluster",
         "retrace_fix.shard", "retrace_fix.taskrun", "retrace_fix.branch", "retrace_fix.bench",
         "retrace_fix.stdin_source", "retrace_fix.next_step", "retrace_fix.hunk_edits",
+        "retrace_fix.verify",
     ]),
     ("commands", ["retrace_fix.commands", "retrace_fix.scaffold"]),
     ("command line", ["retrace_fix.cli", "retrace_fix.__main__"]),

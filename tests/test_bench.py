@@ -236,7 +236,31 @@ def test_original_failing_and_fixed_running_exits_0(project: Path, monkeypatch):
     request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, quiet=True)
     fixer = _rewriting_fixer("raise RuntimeError('original is broken')", "print('fine')")
     assert run_bench(request, fixer=fixer, out=out, err=io.StringIO()) == 0
-    assert "OK: the original fails (exit code 1) and the fixed version runs" in out.getvalue()
+    text = out.getvalue()
+    # said plainly: how the original fails is the fixes' result, not an error with a traceback
+    assert "OK: the original fails (exit code 1: RuntimeError: original is broken); with the fixes it runs" in text
+    assert "the original fails (exit code 1: RuntimeError: original is broken); the fixed version runs\n" in text
+    assert "Traceback" not in text
+
+
+def test_original_failing_its_fixed_tree_is_recorded_for_chained_fixes(project: Path, monkeypatch):
+    """The original's run recorded nothing: the fixed tree runs once under the recorder and the fixer runs again."""
+    monkeypatch.chdir(project)
+    (project / "drive.py").write_text("raise RuntimeError('original is broken')\n")
+    calls = []
+
+    def fixer(before_root: Path, after_root: Path, project_root: Path, traces=None) -> FixSummary:
+        calls.append(traces)
+        path = after_root / "drive.py"
+        path.write_text("print('fine')\n")
+        return FixSummary(files_changed=["drive.py"], applied=Counter({"RTF002": 1}))
+
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=1, quiet=True)
+    assert run_bench(request, fixer=fixer, out=out, err=io.StringIO()) == 0
+    assert calls == [None]  # no tf.function in the fixed tree either: nothing to fix from
+    assert ("note: the original fails, so its first run recorded no traces: the fixed tree ran once more under "
+            "the recorder: it traced no tf.function, so no fix from traces") in out.getvalue()
 
 
 def test_timeout_counts_as_failure(project: Path, monkeypatch):
@@ -382,6 +406,23 @@ def test_judge_ok_reports_traces_speedup_and_noise():
     ])
     judge(slow)
     assert "slower" in slow.verdict and "within run-to-run noise" in slow.verdict and slow.exit_code == 0
+
+
+def test_a_speedup_without_traces_is_a_result_not_a_warning():
+    from retrace_fix.commands.bench import _no_traces_note
+
+    fast = _report([
+        _record("before", 0, {}, program=2.0), _record("before", 1, {}, program=2.2),
+        _record("after", 0, {}, program=0.1), _record("after", 1, {}, program=0.12),
+    ])
+    judge(fast)
+    assert fast.verdict.startswith("OK: 1 fix in 1 file; no tf.function traced before or after, 19.09× faster")
+    assert _no_traces_note(fast).startswith("no tf.function traced in either tree: the speedup comes from code outside")
+    same = _report([
+        _record("before", 0, {}, program=1.0), _record("before", 1, {}, program=1.2),
+        _record("after", 0, {}, program=1.1), _record("after", 1, {}, program=1.0),
+    ])
+    assert _no_traces_note(same).startswith("no tf.function traces were recorded (does CMD run")
 
 
 def test_judge_json_is_serialisable():

@@ -72,6 +72,8 @@ def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[Gold
     for index, case in enumerate(CASES):
         if not (case.directory / "expected.py").exists():
             continue  # a case being written; tests/test_golden.py reports it
+        if case.options().verify_candidates:
+            continue  # the candidates of a --verify run: an engine setting, no LibCST command option
         chain, unsafe, has_traces = case_plan(case)
         if has_traces != with_traces:
             continue

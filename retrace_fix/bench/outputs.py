@@ -9,15 +9,28 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any
+
+from retrace_fix.bench import BenchError
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)\b", re.IGNORECASE)
 
 
 class OutputError(Exception):
     """An output file that cannot be read or parsed."""
+
+
+def relative_compare_path(spec: str, project_root: Path, cwd: Path) -> str:
+    """A ``--compare`` path as a POSIX path relative to the project root; raises BenchError."""
+    path = Path(spec)
+    absolute = Path(os.path.normpath(path if path.is_absolute() else cwd / path))
+    try:
+        return absolute.relative_to(project_root).as_posix()
+    except ValueError:
+        raise BenchError(f"--compare {spec}: outside the project ({project_root}); name a file the command writes inside it") from None
 
 
 def load_output(path: Path) -> Any:
@@ -66,18 +79,24 @@ def compare_text(a: str, b: str, rtol: float, atol: float, where: str = "") -> l
         return [f"{where or 'text'}: {len(lines_a)} lines before, {len(lines_b)} after"]
     problems = []
     for number, (la, lb) in enumerate(zip(lines_a, lines_b), 1):
-        if la == lb:
-            continue
-        if _NUMBER.sub("#", la) != _NUMBER.sub("#", lb):
-            problems.append(f"{where}line {number}: {la.strip()!r} before, {lb.strip()!r} after")
-            continue
-        for na, nb in zip(_NUMBER.findall(la), _NUMBER.findall(lb)):
-            if not _close(float(na), float(nb), rtol, atol):
-                problems.append(f"{where}line {number}: {na} before, {nb} after ({la.strip()!r})")
-                break
+        problem = line_difference(la, lb, rtol, atol)
+        if problem is not None:
+            problems.append(f"{where}line {number}: {problem}")
         if len(problems) >= 5:
             break
     return problems
+
+
+def line_difference(a: str, b: str, rtol: float, atol: float) -> str | None:
+    """How two lines differ (their numbers within tolerance count as equal), or None."""
+    if a == b:
+        return None
+    if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
+        return f"{a.strip()!r} before, {b.strip()!r} after"
+    for na, nb in zip(_NUMBER.findall(a), _NUMBER.findall(b)):
+        if not _close(float(na), float(nb), rtol, atol):
+            return f"{na} before, {nb} after ({a.strip()!r})"
+    return None
 
 
 def compare_values(a: Any, b: Any, rtol: float, atol: float, where: str = "") -> list[str]:

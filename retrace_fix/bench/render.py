@@ -6,7 +6,7 @@ import json
 import statistics
 from typing import IO
 
-from retrace_fix.bench.report import SIDES, BenchReport, Stat, failure_text, machine_info, seconds_text
+from retrace_fix.bench.report import SIDES, BenchReport, Stat, failure_text, machine_info, seconds_text, why_failed
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.output import stream_is_terminal
 from retrace_fix.wording import plural
@@ -71,7 +71,7 @@ def table_rows(report: BenchReport) -> tuple[list[str], list[list[str]], list[st
     return trace_header, trace_rows, timing_header, timing_rows
 
 
-def _plain_table(header: list[str], rows: list[list[str]]) -> str:
+def plain_table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
@@ -101,13 +101,20 @@ def _headline(report: BenchReport) -> str:
 
 
 def _failure_details(report: BenchReport) -> list[str]:
-    """The first failing run of each side, with the tail of its stderr."""
+    """The first failing run of each side, with the tail of its stderr.
+
+    An original that fails where every fixed run works is the fixes' result, not
+    an error: one line says how it failed.
+    """
     lines = []
     for side in SIDES:
         failed = [r for r in report.side(side) if not r.ok]
         if not failed:
             continue
         record = failed[0]
+        if side == "before" and report.all_ok("after"):
+            lines.append(f"the original fails ({why_failed(record)}); the fixed version runs")
+            continue
         lines.append(f"{side} run {record.index + 1} of {report.runs}: {failure_text(record)}"
                      f"{f' ({len(failed)} of {report.runs} runs failed)' if len(failed) > 1 else ''}")
         lines += ["    " + line for line in record.stderr_tail.splitlines()]
@@ -118,9 +125,9 @@ def render_text(report: BenchReport) -> str:
     out = [_headline(report)]
     if report.records:
         header, rows, theader, trows = table_rows(report)
-        out.append("\n" + _plain_table(header, rows))
+        out.append("\n" + plain_table(header, rows))
         if trows:
-            out.append("\n" + _plain_table(theader, trows))
+            out.append("\n" + plain_table(theader, trows))
     for line in _failure_details(report):
         out.append(line + "\n")
     for note in report.notes:

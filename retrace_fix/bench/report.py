@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -275,7 +276,7 @@ def judge(report: BenchReport) -> None:
         failed = next(r for r in report.side("before") if not r.ok)
         report.status, report.exit_code = "ok", EXIT_OK
         report.verdict = (
-            f"OK: the original fails ({failure_text(failed)}) and the fixed version runs "
+            f"OK: the original fails ({why_failed(failed)}); with the fixes it runs "
             f"({fixes_text}; {plural(ta, 'trace')})"
         )
         return
@@ -288,7 +289,7 @@ def judge(report: BenchReport) -> None:
         report.status, report.exit_code = "fail", EXIT_FAIL
         report.verdict = "FAIL: " + "; ".join(problems)
         return
-    parts = [f"traces {tb} → {ta}"]
+    parts = [f"traces {tb} → {ta}" if tb or ta else "no tf.function traced before or after"]
     metric = report.speedup_metric
     sb, sa, ratio = report.timing(metric)
     if ratio is not None and sb is not None and sa is not None:
@@ -321,6 +322,20 @@ def failure_text(record: RunRecord) -> str:
     if record.timed_out:
         return "timed out"
     return f"exit code {record.exit_code}"
+
+
+_EXCEPTION = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Failure)\b.*")
+
+
+def why_failed(record: RunRecord) -> str:
+    """``exit code 1: ValueError: ...``: how a run failed, with the exception line of its stderr."""
+    text = failure_text(record)
+    if record.timed_out or record.start_error:
+        return text
+    lines = [line.strip() for line in record.stderr_tail.splitlines() if line.strip()]
+    errors = [line for line in lines if _EXCEPTION.match(line)]
+    last = (errors or lines or [""])[-1]
+    return f"{text}: {last[:200]}" if last else text
 
 
 def seconds_text(value: float | None) -> str:

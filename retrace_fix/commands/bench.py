@@ -11,7 +11,10 @@
    ``after/`` fixed in-process by the engine with the given options (what
    ``retrace-fix [--traces ...] [--unsafe-fixes] .`` would write).  Without
    ``--traces`` the original's first run is recorded and its traces drive the
-   fixes (``--no-record``: static fixes only).  VCS, virtual-environment and
+   fixes (``--no-record``: static fixes only); when the original fails before
+   it traces (``model.predict`` inside a tf.function), the fixed tree runs once
+   more under the recorder and its traces drive a second fix step (the chained
+   fix, e.g. RTF003 after RTF002).  VCS, virtual-environment and
    cache directories are not copied; ``--exclude`` leaves out more.  The
    user's tree is only read.
 2. CMD runs N times in each tree (alternating, in fresh processes, from the
@@ -33,8 +36,8 @@ This module never imports TensorFlow.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import os
 import re
 import shutil
 import sys
@@ -45,10 +48,13 @@ from typing import IO, Any, Callable, List, Optional
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
-from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, stdout_matches
+from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, relative_compare_path, stdout_matches
 from retrace_fix.bench.render import FORMATS, render
-from retrace_fix.bench.report import EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text
+from retrace_fix.bench.report import (
+    EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text, why_failed,
+)
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
+from retrace_fix.diffs import unified_diff
 from retrace_fix.wording import plural
 
 
@@ -100,17 +106,6 @@ def validate(request: BenchRequest) -> list[str]:
         except re.error as exc:
             raise BenchError(f"--compare-stdout: invalid regular expression: {exc}") from None
     return command
-
-
-def _relative_compare_path(spec: str, project_root: Path, cwd: Path) -> str:
-    """A ``--compare`` path as a POSIX path relative to the project root; raises BenchError."""
-    path = Path(spec)
-    absolute = path if path.is_absolute() else cwd / path
-    absolute = Path(os.path.normpath(absolute))
-    try:
-        return absolute.relative_to(project_root).as_posix()
-    except ValueError:
-        raise BenchError(f"--compare {spec}: outside the project ({project_root}); name a file the command writes inside it") from None
 
 
 def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
@@ -255,7 +250,7 @@ def bench(
     project_root = Path(find_project_root(cwd))
     if cwd != project_root and project_root not in cwd.parents:  # pragma: no cover - find_project_root contract
         project_root = cwd
-    compare_paths = [_relative_compare_path(spec, project_root, cwd) for spec in request.compare]
+    compare_paths = [relative_compare_path(spec, project_root, cwd) for spec in request.compare]
     pattern = re.compile(request.compare_stdout) if request.compare_stdout is not None else None
     excluded = exclude_matcher(project_root, cwd, request.exclude)
     size = project_size(project_root, excluded)
@@ -296,6 +291,14 @@ def bench(
             records.append(run("before", 0, prove=True))  # its traces drive the fixes: it proves them
             recorded = records[0].trace_set if records[0].trace_set is not None and len(records[0].trace_set) else None
         summary = fixer(trees["before"].root, trees["after"].root, project_root, recorded)
+        chain_note = None
+        if auto_record and not records[0].ok and summary.files_changed:
+            # the original fails before it traces: what the fixed version traces may call for more fixes
+            log("retrace-fix bench: the original fails, so its run recorded nothing to fix from; "
+                "recording the fixed tree once for the fixes its traces call for")
+            chain_tree = dataclasses.replace(trees["after"], side="chain")
+            chain = run_once(chain_tree, 0, command, work, shim_dir, project_root, compare_paths, request.timeout)
+            chain_note = _chain_fixes(fixer, trees, project_root, summary, chain)
         report = BenchReport(
             command=command,
             runs=request.runs,
@@ -311,6 +314,8 @@ def bench(
                 f"distinct traces of {plural(len(recorded), 'function')}); "
                 "give --traces to use a recording of your own, --no-record for static fixes only"
             )
+        if chain_note:
+            report.notes.append(chain_note)
         for problem in summary.errors:
             report.notes.append(f"not fixed: {problem}")
         if not summary.files_changed:
@@ -333,7 +338,7 @@ def bench(
         report.functions = function_rows(report.side("before"), report.side("after"))
         compare_runs(report, pattern, compare_paths)
         if report.all_ok("before") and report.all_ok("after") and not any(r.traces for r in report.records):
-            report.notes.append("no tf.function traces were recorded (does CMD run Python code of this project that uses TensorFlow?)")
+            report.notes.append(_no_traces_note(report))
         judge(report)
         if request.keep:
             report.notes.append(f"trees kept in {work}")
@@ -341,6 +346,49 @@ def bench(
     finally:
         if not request.keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _chain_fixes(fixer: Fixer, trees: dict[str, Tree], project_root: Path, summary: FixSummary,
+                 chain: RunRecord) -> str:
+    """Fix the after tree again from the traces of ``chain`` (its run); ``summary`` gets the result.
+
+    Returns the note that says what happened.
+    """
+    head = "the original fails, so its first run recorded no traces: the fixed tree ran once more under the recorder"
+    if not chain.ok:
+        return f"{head}, and failed ({why_failed(chain)}): no fix from its traces"
+    if chain.trace_set is None or not len(chain.trace_set):
+        return f"{head}: it traced no tf.function, so no fix from traces"
+    more = fixer(trees["before"].root, trees["after"].root, project_root, chain.trace_set)
+    summary.applied.update(more.applied)
+    summary.files_changed = sorted(set(summary.files_changed) | set(more.files_changed))
+    summary.diagnostics, summary.not_applied = more.diagnostics, more.not_applied
+    summary.errors += more.errors
+    diffs = []
+    for rel in summary.files_changed:
+        old, new = (trees[side].root / rel for side in ("before", "after"))
+        diffs.append(unified_diff(old.read_text(encoding="utf-8", errors="replace"),
+                                  new.read_text(encoding="utf-8", errors="replace"), rel, quoted=False))
+    summary.diff = "".join(diffs)
+    if not more.total_applied:
+        return f"{head}: its traces call for no further fix"
+    codes = ", ".join(f"{code} ×{n}" for code, n in sorted(more.applied.items()))
+    return f"{head}, and its traces gave {plural(more.total_applied, 'more fix')} ({codes})"
+
+
+#: a speedup at least this large, with no overlap between the runs, is the fixes' result
+CLEAR_SPEEDUP = 1.2
+
+
+def _no_traces_note(report: BenchReport) -> str:
+    """Why neither tree traced: a result when the fixed version is clearly faster, else a question."""
+    sb, sa, ratio = report.timing(report.speedup_metric)
+    clear = (ratio is not None and sb is not None and sa is not None and ratio >= CLEAR_SPEEDUP
+             and max(sa.values) < min(sb.values))
+    if clear:
+        return ("no tf.function traced in either tree: the speedup comes from code outside tf.functions "
+                "(RTF002 calling a Keras model directly in a Python loop, for example)")
+    return "no tf.function traces were recorded (does CMD run Python code of this project that uses TensorFlow?)"
 
 
 def register(app: Any) -> None:

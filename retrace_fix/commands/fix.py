@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from retrace_fix import output
 from retrace_fix.branch import commit_branches
@@ -21,6 +21,9 @@ from retrace_fix.next_step import next_step_hint
 from retrace_fix.patching import FileChangedError, atomic_write
 from retrace_fix.stdin_source import read_stdin_source
 from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
+
+if TYPE_CHECKING:  # pragma: no cover
+    from retrace_fix.verify.report import VerifyReport
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 50
@@ -38,6 +41,16 @@ def run_fix_command(request: FixRequest) -> int:
         except RootError as exc:  # a malformed git URL among the roots
             print(f"retrace-fix: error: {exc}", file=sys.stderr)
             return EXIT_ERROR
+    if request.verify is not None:  # record, fix, prove: only the fixes the program's runs prove
+        from retrace_fix.verify import VerifyError
+        from retrace_fix.verify.session import run_verify
+
+        try:
+            result, proof = run_verify(request, sys.stderr)
+        except (UsageProblem, VerifyError) as exc:
+            print(f"retrace-fix: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        return finish(request, result, verify=proof)
     if wants_root_tasks(request):  # --scheduler, or git URL roots: one task per root
         try:
             result, report = run_root_tasks(request)
@@ -100,19 +113,25 @@ def _run_with_progress(files: list[Path], options: RunOptions, jobs: int | None)
         return run(files, options, jobs, on_result=advance)
 
 
-def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" = None) -> int:
+def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" = None,
+           verify: "VerifyReport | None" = None) -> int:
     """Print, write, and compute the exit code for a finished run.
 
-    ``report`` holds the roots when the caller built them (a run of one task per root).
+    ``report`` holds the roots when the caller built them (a run of one task per root);
+    ``verify``: the run was ``--verify`` (``result`` holds only the verified fixes).
     """
     out, err = sys.stdout, sys.stderr
     mode = request.mode
+    fmt = request.output_format
+    if verify is not None and fmt == "text":
+        err.write(verify.text())
+    add_verify = verify.add_to_json if verify is not None else None
     roots = report  # the roots, when the caller (or --branch, below) built them
     if request.branch is not None:  # the fixes go to new branches, not into the files
         roots = roots if roots is not None else BulkReport.build(request, result)
-        commit_branches(request.branch, roots, err)
+        commit_branches(request.branch, roots, err, proof=verify.proof_table() if verify is not None else None)
     if request.patch_dir is not None:
-        return write_patch_dir(request, result, roots)
+        return write_patch_dir(request, result, roots, extend_json=add_verify)
     if mode == "interactive":
         code = run_interactive(request, result)
         _print_hint(request, result, err)
@@ -129,12 +148,12 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
 
     bulk_report = report if report is not None else report_for(request, result, roots)  # per-root summary, else None
     coverage = trace_coverage(request, result)
-    fmt = request.output_format
     if fmt == "json":
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
         if coverage:
             json_text = _with_trace_coverage(json_text, coverage)
-        out.write(bulk_report.add_to_json(json_text) if bulk_report else json_text)
+        json_text = bulk_report.add_to_json(json_text) if bulk_report else json_text
+        out.write(add_verify(json_text) if add_verify is not None else json_text)
     elif fmt == "sarif":
         from retrace_fix.sarif import to_sarif
 
