@@ -1,9 +1,15 @@
 """discover files → prefilter text → parse → run codemods → results.
 
-The engine never imports TensorFlow.  One parse per file; the selected codemods
-run one after another on that tree and share its analysis (imports, tf.function
-sites, suppressions, positions) while it is unchanged.  Files whose bytes cannot
-contain a target (no trigger text, no recorded traces) are never parsed.
+The engine never imports TensorFlow.  Files whose bytes cannot contain a target
+(no trigger text, no recorded traces) are never parsed, not even by CPython
+(``--check-syntax`` checks them).  The others are parsed by CPython first: its
+tree drops the codemods that cannot act on the module
+(:meth:`~retrace_fix.codemods._base.RetraceCodemod.might_apply_to_tree`) and
+tells what LibCST must see (:mod:`retrace_fix.partial_parse`).  One LibCST parse
+per file; the selected codemods run one after another on that tree and share its
+analysis (imports, tf.function sites, suppressions, positions) while it is
+unchanged.  A file parsed in part that a codemod would edit is parsed and run
+again whole: what is written always comes from the whole module.
 """
 
 from __future__ import annotations
