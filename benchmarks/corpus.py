@@ -310,6 +310,21 @@ def compare_prefilter(tree: Path, options: argparse.Namespace, problems: list[st
     }
 
 
+def baseline_problem(checkout: Path) -> str | None:
+    """Why ``checkout`` cannot be run as the baseline, else None.  The codemods live in
+    ``codemods/`` and are installed as ``retrace_fix.codemods``: on PYTHONPATH a checkout
+    without the link ``retrace_fix/codemods -> ../codemods`` would take the *installed*
+    codemods, and the comparison would run a mix of the two."""
+    if not (checkout / "retrace_fix" / "engine.py").is_file():
+        return "not a retrace-fix checkout"
+    if (checkout / "codemods").is_dir() and not (checkout / "retrace_fix" / "codemods").exists():
+        return (
+            "retrace_fix/codemods is missing: link it (ln -s ../codemods retrace_fix/codemods), "
+            "or the installed codemods would be mixed into the baseline"
+        )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path)
@@ -320,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_out", default=None, help="write the figures here")
     parser.add_argument("--keep", default=None, help="keep the fixed copies in this directory")
     options = parser.parse_args(argv)
+    if options.baseline:
+        problem = baseline_problem(Path(options.baseline))
+        if problem:
+            print(f"--baseline {options.baseline}: {problem}", file=sys.stderr)
+            return 2
 
     reports = []
     with tempfile.TemporaryDirectory(prefix="retrace-corpus-") as tmp:

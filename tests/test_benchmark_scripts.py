@@ -118,3 +118,16 @@ def test_speed_script_measures_each_tree(tree: Path, tmp_path: Path):
     assert [(row["tree"], row["files"]) for row in figures["per_tree"]] == [(str(tree), 3), (str(other), 1)]
     assert figures["files"] == 4 and figures["target"] == 0.4
     assert "target ratio <= 0.4" in proc.stdout
+
+
+def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
+    corpus = _load("corpus")
+    checkout = tmp_path / "base"
+    (checkout / "retrace_fix").mkdir(parents=True)
+    (checkout / "retrace_fix" / "engine.py").write_text("")
+    (checkout / "codemods").mkdir()
+    assert "retrace_fix/codemods is missing" in corpus.baseline_problem(checkout)
+    assert corpus.main([str(tmp_path), "--baseline", str(checkout)]) == 2
+    (checkout / "retrace_fix" / "codemods").symlink_to("../codemods")
+    assert corpus.baseline_problem(checkout) is None
+    assert corpus.baseline_problem(tmp_path) == "not a retrace-fix checkout"
