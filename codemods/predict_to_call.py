@@ -85,7 +85,7 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import push_children
+from retrace_fix.ast_walk import child_fields
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
@@ -123,11 +123,12 @@ class PredictToCallCommand(RetraceCodemod):
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:
-        """A predict call is reported only inside a tf.function or, on a bare name, in a loop:
-        a module needs parsing when it has a predict call in a loop or comprehension, or one
-        in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
+        """A predict call is reported only inside a tf.function, or on a bare name in the body
+        of a loop of a module that builds a ``Sequential`` or ``Model`` (the unsafe form needs
+        the model's constructor): a module needs parsing when it has such a call, or a
+        predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
         in_loop, anywhere = _predict_calls(tree)
-        if in_loop:
+        if in_loop and ("Model" in outline.text or "Sequential" in outline.text):
             return True
         if not anywhere or not outline.references_tf_function:
             return False
@@ -407,16 +408,21 @@ class PredictToCallCommand(RetraceCodemod):
         return node.with_changes(func=receiver, args=[first, training])
 
 
-_LOOPS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+#: the fields of a loop whose code runs once per iteration (as ``_in_loop_body`` reads them;
+#: a ``while`` loop's test too); None: every field
+_LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
+    ast.For: ("body",), ast.AsyncFor: ("body",), ast.While: None,
+    ast.ListComp: ("elt",), ast.SetComp: ("elt",), ast.GeneratorExp: ("elt",), ast.DictComp: ("key", "value"),
+}
 
 
 def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
-    """(a predict call on a bare name inside a loop or comprehension, any predict call) in ``root``."""
+    """(a predict call on a bare name in the body of a loop or comprehension, any predict call)
+    in ``root``."""
     anywhere = False
-    nodes: list[ast.AST] = [root]
-    in_loops = [False]  # per node of ``nodes``: inside a loop?
-    while nodes:
-        node, in_loop = nodes.pop(), in_loops.pop()
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    while stack:
+        node, in_loop = stack.pop()
         kind = type(node)
         if kind is ast.Call:
             func = node.func
@@ -424,9 +430,13 @@ def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
                 if in_loop and type(func.value) is ast.Name:
                     return True, True
                 anywhere = True
-        count = len(nodes)
-        push_children(node, nodes)
-        in_loops.extend([in_loop or kind in _LOOPS] * (len(nodes) - count))
+        bodies = _LOOP_BODIES.get(kind, ())
+        for name in child_fields(kind):
+            value = getattr(node, name, None)
+            flag = in_loop or bodies is None or name in bodies
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast.AST):
+                    stack.append((child, flag))
     return False, anywhere
 
 

@@ -48,6 +48,11 @@ KERAS = "import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.D
         (KERAS + "def g(x):\n    return model.predict(x)\nf = tf.function(g)\n", True),  # wrapped by name
         (KERAS + "@tf.function\ndef f(x):\n    return x\n\ndef g(x):\n    return model.predict(x)\n", False),
         ("y = model.predict(x)\nfor x in data:\n    print(x)\n", False),
+        (KERAS + "for y in model.predict(x):\n    print(y)\n", False),  # once: the loop's iterable
+        (KERAS + "ys = [y for y in model.predict(x)]\n", False),
+        (KERAS + "while model.predict(x) > 0:\n    x = x - 1\n", True),  # a while loop's test runs each time
+        (KERAS + "for x in data:\n    for y in model.predict(x):\n        print(y)\n", True),  # an outer body
+        ("import sklearn\nfor x in data:\n    y = est.predict(x)\n", False),  # no Keras model built here
     ],
 )
 def test_predict_calls_that_cannot_be_reported_are_not_parsed(text, needed):
