@@ -338,12 +338,21 @@ class _Context(cst.CSTVisitor):
             self.enclosing_loops = list(self._loops)
             self.state = "after"
             return False
+        if self.state == "after":
+            # a later `for i in ...` rebinds its target: the reads of `i` in its body are not of ours
+            node.iter.visit(self)
+            outer, self.after_reads = self.after_reads, set()
+            node.body.visit(self)
+            self.after_reads = outer | (self.after_reads - set(_names_in(node.target)))
+            if node.orelse is not None:
+                node.orelse.visit(self)
+            return False
         self._bind(node.target, "python-loop")
         self._loops.append(node)
         return True
 
     def leave_For(self, original_node: cst.For) -> None:
-        if original_node is not self.loop:
+        if self._loops and self._loops[-1] is original_node:
             self._loops.pop()
 
     def visit_While(self, node: cst.While) -> None:

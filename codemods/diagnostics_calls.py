@@ -9,12 +9,13 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
+from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import Scope, dotted_name
+from retrace_fix.tfnames import Scope
 
 RTF101_DOC = doc_page(
     what="""
@@ -23,6 +24,11 @@ Reports a tf.function that is created over and over: a ``@tf.function``
 loop or comprehension, or inside a function that this module calls in a loop.  Creation guarded by a cache check (``if key not in
 cache:``, ``if self._fn is None:``), in ``__init__``/``build``, or in a
 ``functools.cache``d function is not reported.  Never edits.
+
+One problem, one finding: a creation inside a function is RTF006's
+(hoist-tf-function): it moves it out where it can prove the program stays the
+same, or says what keeps it in place, and this finding is then dropped as its
+duplicate.  Creations in module-level loops stay this code's.
 """,
     why="""
 Every ``tf.function(...)`` call makes a new Function object with an empty
@@ -64,13 +70,17 @@ sites (``train(x, 10)``, ``train(x, 20)``), a loop variable
 (``for epoch in range(n): step(x, epoch)``) or a counter (``step += 1``).
 Booleans are not reported (two graphs at most, usually intended).  Parameters
 with a ``tf.TensorSpec`` slot in ``input_signature`` are skipped (Python
-numbers are converted to tensors there).  Never edits.
+numbers are converted to tensors there), and so are calls made inside another
+tf.function's body: those trace only while that caller traces, never at
+steady state (this holds for RTF104, RTF105 and RTF107 too).  Never edits.
 
 One problem, one finding: when RTF001 also runs and fixes or explains the same
 parameter as a step count (its loop analysis says whether ``tf.range`` is safe,
-where "pass a tensor" alone could be wrong), or RTF003 reports it from recorded
-traces (``--traces``), this finding is dropped as their duplicate; so it is when
-their finding is suppressed (``# retrace-fix: ignore[RTF001]`` on the loop).
+where "pass a tensor" alone could be wrong), RTF003 reports it from recorded
+traces (``--traces``), RTF005 converts it at the recorded call sites, or RTF007
+turns the list-building loop it bounds into a graph loop, this finding is
+dropped as their duplicate; so it is when their finding is suppressed
+(``# retrace-fix: ignore[RTF001]`` on the loop).
 ``--select RTF103`` (or ``--ignore RTF001``) always reports it, and
 ``ignore[RTF103]`` never hides RTF001's or RTF003's finding.
 """,
@@ -170,7 +180,8 @@ that reach the call.  Never edits.
 One problem, one finding: with ``--traces``, dtype drift the traces recorded for
 the same parameter is reported once, by the input-signature codemod (RTF003): the
 recorded dtypes are what every caller really passed, those in other modules
-included.  This finding is then dropped as its duplicate, also when RTF003's
+included; RTF005 casts it at the recorded call sites where that keeps the results.
+This finding is then dropped as their duplicate, also when RTF003's
 finding is suppressed (``# retrace-fix: ignore[RTF003]`` on the decorator line).
 ``--select RTF105`` (or ``--ignore RTF003``) always reports it, and
 ``ignore[RTF105]`` never hides RTF003's finding.
@@ -258,6 +269,9 @@ RULES = (
         summary="a tf.function created inside a loop or a repeatedly called function traces every time",
         doc=RTF101_DOC,
         golden="call-site-diagnostics",
+        # RTF006 moves the creation out where it can prove the program stays the same, or says
+        # what keeps it in place
+        defers_to=("RTF006",),
     ),
     Rule(
         code="RTF103",
@@ -268,8 +282,10 @@ RULES = (
         golden="call-site-diagnostics",
         # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
         # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
-        # --traces) saw the values every caller really passed, other modules' included
-        defers_to=("RTF001", "RTF003"),
+        # --traces) saw the values every caller really passed, other modules' included; RTF005
+        # converts them at the call sites the traces recorded (or says why not); RTF007 turns the
+        # list-building loop over it into a graph loop
+        defers_to=("RTF001", "RTF003", "RTF005", "RTF007"),
     ),
     Rule(
         code="RTF104",
@@ -287,8 +303,8 @@ RULES = (
         doc=RTF105_DOC,
         golden="call-site-diagnostics",
         # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
-        # it with a signature or says why none is possible
-        defers_to=("RTF003",),
+        # it with a signature or says why none is possible; RTF005 casts at the call sites
+        defers_to=("RTF003", "RTF005"),
     ),
     Rule(
         code="RTF107",
@@ -299,10 +315,6 @@ RULES = (
         golden="call-site-diagnostics",
     ),
 )
-
-_FACTORY_NAMES = ("__init__", "__new__", "__post_init__", "build", "setup", "__call__")
-_CACHE_DECORATORS = ("cache", "lru_cache", "cached_property", "memoize", "memoized")
-
 
 class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
     RULES = RULES
@@ -318,8 +330,11 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
         self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self._per_call_functions()
+        graph_code = set(self.analysis.tf_functions)
         for callee in self.calls.callables.values():
-            sites = [s for s in self.calls.calls_of(callee)]
+            # a call made inside another tf.function's body traces only while that caller traces
+            # (nested traces): nothing to pay at steady state, nothing to report
+            sites = [s for s in self.calls.calls_of(callee) if not set(s.functions) & graph_code]
             if not sites:
                 continue
             tensor_slots = signature_tensor_params(callee.site, callee.node, self.scope)
@@ -347,37 +362,20 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
     # ------------------------------------------------------------ RTF101
 
     def _per_call_functions(self) -> None:
-        finder = _CreationFinder(self.analysis, self.scope)
-        self.analysis.module.visit(finder)
-        for node, functions, loops, guarded, shown in finder.creations:
-            if isinstance(node, cst.FunctionDef):
-                functions = (*functions, node)  # its decorator line suppresses too
-            if loops:
-                loop = loops[-1]
-                self.diagnose(
-                    node,
-                    "RTF101",
-                    f"{shown} creates a new tf.function on every iteration of the loop at line "
-                    f"{self._line(loop)}: each one traces from scratch; create it once, before the loop",
-                    functions,
-                )
+        for creation in find_creations(self.analysis, self.scope, self.context.scratch):
+            evidence = repeated_evidence(creation, self.calls, self._line)
+            if evidence is None:
                 continue
-            if guarded or len(functions) < (2 if isinstance(node, cst.FunctionDef) else 1):
-                continue
-            owner = functions[-2] if isinstance(node, cst.FunctionDef) else functions[-1]
-            if owner.name.value in _FACTORY_NAMES or _is_cached(owner):
-                continue
-            repeated = self.calls.repeated_calls(owner.name.value)
-            if not repeated:
-                continue
-            first = repeated[0]
+            if creation.loops:
+                advice = "each one traces from scratch; create it once, before the loop"
+            else:
+                advice = "each call traces from scratch; create the tf.function once (module level or `__init__`) or cache it"
             self.diagnose(
-                node,
+                creation.node,
                 "RTF101",
-                f"{shown} creates a new tf.function every time `{owner.name.value}` runs, and it is called "
-                f"in a loop (line {self._line(first.call)}): each call traces from scratch; create the "
-                "tf.function once (module level or `__init__`) or cache it",
-                functions,
+                f"{creation.shown} creates a new tf.function {evidence}: {advice}",
+                creation.suppression_functions,
+                (creation_subject(creation, self.qualname),),
             )
 
     # ------------------------------------------------------------ RTF103
@@ -584,137 +582,6 @@ def _and_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _is_cached(function: cst.FunctionDef) -> bool:
-    for decorator in function.decorators:
-        expr = decorator.decorator
-        name = dotted_name(expr.func if isinstance(expr, cst.Call) else expr) or ""
-        if name.split(".")[-1] in _CACHE_DECORATORS:
-            return True
-    return False
-
-
-# --------------------------------------------------------------------------- creation points
-
-
-class _CreationFinder(cst.CSTVisitor):
-    """Every place a tf.function object is created, with its enclosing defs and loops."""
-
-    def __init__(self, analysis, scope: Scope) -> None:
-        self.analysis = analysis
-        self.scope = scope
-        self.functions: list[cst.FunctionDef] = []
-        self.loops: list[list[cst.CSTNode]] = [[]]
-        self.guards: list[list[bool]] = [[]]
-        self.decorator_depth = 0
-        self.creations: list[tuple] = []
-
-    def _record(self, node: cst.CSTNode, shown: str) -> None:
-        self.creations.append(
-            (node, tuple(self.functions), tuple(self.loops[-1]), any(self.guards[-1]), shown)
-        )
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        site = self.analysis.tf_functions.get(node)
-        if site is not None and site.form in ("decorator", "decorator-call"):
-            self._record(node, f"`@tf.function def {node.name.value}`")
-        self.functions.append(node)
-        self.scope.push_function(node)
-        self.loops.append([])
-        self.guards.append([])
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.functions.pop()
-        self.scope.pop_function()
-        self.loops.pop()
-        self.guards.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.scope.push_function(node)
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self.scope.pop_function()
-
-    def visit_Decorator(self, node: cst.Decorator) -> None:
-        self.decorator_depth += 1
-
-    def leave_Decorator(self, original_node: cst.Decorator) -> None:
-        self.decorator_depth -= 1
-
-    def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
-        self.loops[-1].append(node)
-        node.body.visit(self)
-        self.loops[-1].pop()
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_While(self, node: cst.While) -> None:
-        self.loops[-1].append(node)
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self.loops[-1].pop()
-
-    def _comp(self, node) -> None:
-        self.loops[-1].append(node)
-
-    def _comp_leave(self, original_node) -> None:
-        self.loops[-1].pop()
-
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comp
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _comp_leave
-
-    def visit_If(self, node: cst.If) -> None:
-        self.guards[-1].append(_is_cache_guard(node.test))
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self.guards[-1].pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.decorator_depth:
-            return
-        func = node.func
-        positional = bool(node.args) and node.args[0].keyword is None and not node.args[0].star
-        if self.scope.is_tf_function(func) and positional:
-            self._record(node, f"`{short_code(node)}`")
-        elif (
-            isinstance(func, cst.Call)
-            and self.scope.is_tf_function(func.func)
-            and positional
-            and not any(a.keyword is None for a in func.args)  # tf.function(...)(f), not tf.function(f)(x)
-        ):
-            self._record(node, f"`{short_code(node)}`")
-
-
-def _is_cache_guard(test: cst.BaseExpression) -> bool:
-    """``if key not in cache`` / ``if self._fn is None`` / ``if not hasattr(...)`` / ``if not self._fn``."""
-    found = False
-
-    class _V(cst.CSTVisitor):
-        def visit_Comparison(self, node: cst.Comparison) -> None:
-            nonlocal found
-            for target in node.comparisons:
-                if isinstance(target.operator, (cst.NotIn, cst.In)):
-                    found = True
-                if isinstance(target.operator, (cst.Is, cst.IsNot, cst.Equal)) and isinstance(
-                    target.comparator, cst.Name
-                ) and target.comparator.value == "None":
-                    found = True
-
-        def visit_Call(self, node: cst.Call) -> None:
-            nonlocal found
-            if isinstance(node.func, cst.Name) and node.func.value in ("hasattr", "getattr"):
-                found = True
-
-        def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-            nonlocal found
-            if isinstance(node.operator, cst.Not):
-                found = True
-
-    test.visit(_V())
-    return found
-
-
 # --------------------------------------------------------------------------- dtypes
 
 _TF_FLOAT_DEFAULT = {
@@ -807,6 +674,8 @@ def dtype_of(expr: cst.BaseExpression | None, scope: Scope) -> str | None:
     if q == "tensorflow.cast":
         target = _keyword(expr, "dtype", 1)
         return _dtype_name(target, scope) if target is not None else None
+    if q in ("tensorflow.zeros", "tensorflow.ones") and explicit is None:
+        explicit = _keyword(expr, "dtype", 1)  # tf.zeros(shape, tf.int32)
     if q in _TF_FLOAT_DEFAULT:
         return _dtype_name(explicit, scope) if explicit is not None else "float32"
     if q == "tensorflow.range":

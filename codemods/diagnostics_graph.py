@@ -9,27 +9,14 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
+from retrace_fix.codemods._trace_plan import CLOCKS as _CLOCKS, traced_dims, traced_functions
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods.static_to_dynamic_shape import static_read
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import dotted_name
 
-_CLOCKS = {
-    "time.time": "tf.timestamp()",
-    "time.time_ns": "tf.timestamp()",
-    "time.perf_counter": "tf.timestamp()",
-    "time.perf_counter_ns": "tf.timestamp()",
-    "time.monotonic": "tf.timestamp()",
-    "time.monotonic_ns": "tf.timestamp()",
-    "time.process_time": "tf.timestamp()",
-    "time.clock": "tf.timestamp()",
-    "datetime.datetime.now": "tf.timestamp()",
-    "datetime.datetime.utcnow": "tf.timestamp()",
-    "datetime.datetime.today": "tf.timestamp()",
-    "datetime.date.today": "tf.timestamp()",
-}
 
 RTF102_DOC = doc_page(
     what="""
@@ -89,6 +76,10 @@ Reads guarded by ``is None`` are not reported.  ``len(x)`` is reported only
 where a Python int is needed - inside ``range(...)`` or a numpy call:
 elsewhere AutoGraph turns it into ``tf.shape(x)[0]``, which works in TF
 ops (and ``x`` may be a tuple, whose length never changes).  Never edits.
+
+One problem, one finding: where RTF008 (static-to-dynamic-shape) rewrites the
+same read to ``tf.shape(x)[k]`` - a tensor is accepted there and the recorded
+traces show the dimension varying - this finding is dropped as its duplicate.
 """,
     why="""
 Shape generalisation is how retracing is removed: a ``None`` dimension lets
@@ -136,6 +127,8 @@ RULES = (
         summary="x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
         doc=RTF106_DOC,
         golden="graph-code-diagnostics",
+        # RTF008 rewrites the read to tf.shape(x)[k] where a tensor is accepted and traces show it varying
+        defers_to=("RTF008",),
     ),
 )
 
@@ -169,6 +162,7 @@ class _ReadOnly(cst.CSTVisitor):
         self.exempt_depth = 0
         self.graph_lambdas: set[int] = set()
         self.int_contexts: dict[int, str] = {}  # id(len call) -> the call that needs a Python int
+        self.read_counts: dict[tuple, int] = {}  # (function, read text) -> reads so far (RTF008's subjects)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.c.visit_FunctionDef(node)
@@ -300,7 +294,19 @@ class _ReadOnly(cst.CSTVisitor):
             f"they vary in the recorded traces ({listed})"
         )
 
+    def _read_subject(self, node: cst.Subscript) -> tuple:
+        """The problem RTF008 names the same read with: its text and its ordinal in the function."""
+        read = static_read(node)
+        function = self.c.current_function
+        if read is None or function is None:
+            return ()
+        text = f"{read[0]}.shape[{short_code(read[1])}]"
+        key = (id(function), text)
+        self.read_counts[key] = self.read_counts.get(key, 0) + 1
+        return (("static-shape-read", self.c.qualname(function), f"{text}#{self.read_counts[key]}"),)
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        subjects = self._read_subject(node)
         # x.shape[k] / x.get_shape()[k]
         base = node.value
         holder = None
@@ -346,6 +352,7 @@ class _ReadOnly(cst.CSTVisitor):
             f"`{short_code(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
             f"use `tf.shape({holder})[{short_code(index)}]`",
             code="RTF106",
+            subjects=subjects,
         )
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
@@ -370,6 +377,12 @@ class _ReadOnly(cst.CSTVisitor):
             return
         inner = node.value
         if isinstance(inner, cst.Attribute) and inner.attr.value == "shape" and isinstance(inner.value, cst.Name):
+            function = self.c.current_function
+            key = (id(function), f"{inner.value.value}.shape.as_list()")
+            self.read_counts[key] = self.read_counts.get(key, 0) + 1
+            subjects = () if function is None else (
+                ("static-shape-read", self.c.qualname(function), f"{key[1]}#{self.read_counts[key]}"),
+            )
             found = self._dims_for(inner.value.value)
             if found is None:
                 return
@@ -379,6 +392,7 @@ class _ReadOnly(cst.CSTVisitor):
                 f"`{short_code(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
                 f"use `tf.shape({inner.value.value})`",
                 code="RTF106",
+                subjects=subjects,
             )
 
     def leave_Call(self, original_node: cst.Call) -> None:

@@ -35,7 +35,10 @@ What it does
     loop is reported as a diagnostic naming the blocking line; RTF103 (varying
     Python arguments) does not repeat at the call sites what this codemod fixes
     or explains (one problem, one finding; ``--select RTF103`` still reports
-    it).  Loops over literals and constants (``range(3)``,
+    it).  A loop that appends to a Python list and stacks it is RTF007's
+    (list-loop-to-tensor-array): it rewrites it into a ``tf.TensorArray``
+    graph loop or says why not, and this code's diagnostic about the same step
+    count is dropped.  Loops over literals and constants (``range(3)``,
     ``range(NUM_LAYERS)``), ``len()`` of Python lists and static shapes
     (``range(x.shape[0])``) are left alone without a word: they are unrolled
     on purpose and do not retrace.  If the
@@ -126,6 +129,9 @@ RULE = Rule(
     ),
     doc=__doc__,
     golden="range-to-tf-range",
+    # RTF007 rewrites the loop that appends to a Python list (the blocker RTF001 names) into a
+    # tf.TensorArray graph loop, or says why it cannot
+    defers_to=("RTF007",),
 )
 
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable
 
-from retrace_fix.patches import encode, replace_file
 from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import display_path
+from retrace_fix.patches import encode
+from retrace_fix.writes import WriteRefused, write_file
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.gitsource import is_git_url
 from retrace_fix.roots import contains, plan_roots, root_directory
@@ -327,9 +328,9 @@ class BulkReport:
     def write_markdown(self, path: Path) -> str | None:
         """Write the Markdown summary atomically; an error message instead of raising."""
         try:
-            target = Path(os.path.abspath(path))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(str(target), self.markdown().encode("utf-8"))
+            write_file(os.path.abspath(path), self.markdown().encode("utf-8"), make_parents=True)
+        except WriteRefused as exc:
+            return f"--summary {path}: not written: {exc}"
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
@@ -404,7 +405,10 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
             continue
         target = patch_dir / f"{root.name}.patch"
         try:
-            replace_file(os.path.abspath(target), data)
+            write_file(os.path.abspath(target), data)
+        except WriteRefused as exc:
+            report.write_errors[root.name] = f"{target}: patch not written: {exc}"
+            continue
         except OSError as exc:
             report.write_errors[root.name] = f"{target}: cannot write the patch: {exc.strerror or exc}"
             continue

@@ -50,6 +50,7 @@ from retrace_fix.linemap import LineMap
 from retrace_fix.partial_parse import Outline
 
 PARSE_ERROR_PREFIX = "cannot parse"
+CALL_SITE_CODE = "RTF005"
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,24 @@ class RunOptions:
     #: also check the syntax of files whose bytes cannot hold a target (``--check-syntax``);
     #: by default they are never parsed, so their syntax errors are not reported
     check_syntax: bool = False
+    #: RTF005's whole-project decisions, per project root (resolved path -> CallSitePlan), made by
+    #: :func:`with_call_site_plans` before the files are processed; None: not made yet
+    call_site_plans: Any = None
     #: a ``--verify`` run: also edit unsafe fixes and the diagnostics a codemod could
     #: fix but lacks the evidence for (the user's program then proves or refutes them)
     verify_candidates: bool = False
     #: only these fixes, ``(relpath, code, line, ordinal)`` (a finding's ``fix_id`` under
     #: its file's relpath); None: every fix the tiers allow
     fix_selection: frozenset | None = None
+
+    @property
+    def wants_call_site_plans(self) -> bool:
+        """Is there RTF005 work for the pre-pass (traces, and RTF005 selected)?"""
+        return self.has_traces and self.code_selected(CALL_SITE_CODE)
+
+    def call_sites_for(self, root: str) -> Any:
+        """RTF005's plan for the files of project root ``root`` (None: none)."""
+        return (self.call_site_plans or {}).get(root)
 
     @property
     def has_traces(self) -> bool:
@@ -141,6 +154,16 @@ def decode_source(data: bytes) -> tuple[str, str]:
     """(text, encoding) of a file's bytes: PEP 263 cookie or BOM, else UTF-8."""
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding), encoding
+
+
+def _round_trips(data: bytes, text: str, encoding: str) -> bool:
+    """Whether writing ``text`` back in ``encoding`` would give ``data`` (not so for ``unicode_escape``)."""
+    if encoding in ("utf-8", "utf-8-sig"):
+        return True
+    try:
+        return text.encode(encoding) == data
+    except (UnicodeEncodeError, LookupError):
+        return False
 
 
 def might_contain_target(data: bytes, codemods: list[type[RetraceCodemod]], has_traces: bool) -> bool:
@@ -269,7 +292,13 @@ def plan_codemods(
 
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
-    """Run the selected codemods over one file; never raises."""
+    """Run the selected codemods over one file; never raises.
+
+    RTF005 needs the run's call-site plan (:func:`with_call_site_plans`); a caller that did not make
+    one gets a plan of this file alone (its call sites in other files are then outside the run).
+    """
+    if options.call_site_plans is None and options.wants_call_site_plans:
+        options = with_call_site_plans([job], options)
     result = _process_file(job, options)
     if options.trace_assignment is not None:  # which root's traces this file was checked against
         result.trace_root, result.trace_relpath = job.root, job.relpath
@@ -296,11 +325,19 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     except (SyntaxError, LookupError) as exc:  # a bad or unknown PEP 263 cookie
         result.error = f"{job.display}:1: cannot decode: {exc}"
         return result
+    if not _round_trips(data, text, encoding):
+        result.error = (
+            f"{job.display}:1: its encoding ({encoding}) does not give back the same bytes "
+            "when written; file left unchanged"
+        )
+        return result
     result.original = result.fixed = text
     result.encoding = encoding
     traces = options.traces_for(job.root)
     has_traces = traces is not None and _traces_mention(traces, job.relpath)
-    to_run, problem, outline = plan_codemods(data, text, selected_codemods(options), options, has_traces)
+    call_sites = options.call_sites_for(job.root)
+    edits_here = call_sites is not None and bool(call_sites.editing(job.relpath))
+    to_run, problem, outline = plan_codemods(data, text, selected_codemods(options), options, has_traces or edits_here)
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
     if not to_run:
@@ -382,7 +419,7 @@ def _transform_text(
     partial = source is not None
     result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
     try:
-        tree = cst.parse_module(text if source is None else source)
+        tree = parsed = cst.parse_module(text if source is None else source)
     except cst.ParserSyntaxError as exc:
         result.error = f"{job.display}:{exc.raw_line}:{exc.raw_column + 1}: {PARSE_ERROR_PREFIX}: {exc.message}"
         return result
@@ -396,11 +433,13 @@ def _transform_text(
     except BaseException as exc:  # MemoryError, a Rust panic (PanicException is a BaseException)
         result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: LibCST failed ({type(exc).__name__}: {exc})"
         return result
+    call_sites = options.call_sites_for(job.root)
     settings = CodemodSettings(
         unsafe_fixes=options.unsafe_fixes,
         traces=options.traces_for(job.root) if has_traces else None,
         relpath=job.relpath,
         source_text=text,
+        call_sites=call_sites,
         verify_candidates=options.verify_candidates,
         selected_fixes=_selection_for(options.fix_selection, job.relpath),
     )
@@ -465,7 +504,14 @@ def _transform_text(
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
     try:
-        new_text = tree.code
+        tail = _lost_tail(parsed, text)
+        if tail is None:
+            result.findings = []
+            result.error = (
+                f"{job.display}:1: LibCST does not reproduce this file byte for byte; file left unchanged"
+            )
+            return result
+        new_text = tree.code + tail
         if new_text != text:
             problem = _output_problem(new_text, compiles)
             if problem:
@@ -488,6 +534,21 @@ def _transform_text(
         return result
     result.fixed = new_text
     return result
+
+
+def _lost_tail(parsed: cst.Module, text: str) -> str | None:
+    """What LibCST's code generation leaves off the end of ``text`` ('' normally); None if more differs.
+
+    LibCST drops one carriage return at the very end of a file (``return x\\r``,
+    ``...\\r\\n\\r``); it is put back after the rewritten code.  Only computed
+    for files that are edited.
+    """
+    code = parsed.code
+    if code == text:
+        return ""
+    if text.startswith(code) and text[len(code):] == "\r":
+        return "\r"
+    return None
 
 
 def _selection_for(selection: frozenset | None, relpath: str) -> frozenset | None:
@@ -656,6 +717,50 @@ def _traces_mention(traces: Any, relpath: str) -> bool:
         return False
 
 
+# --------------------------------------------------------------------------- the call-site pre-pass
+
+
+def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions:
+    """``options`` with RTF005's plan of every project root of ``jobs`` (:mod:`retrace_fix.codemods._call_site_plan`).
+
+    RTF005 rewrites every recorded call site of a function or none, and those sites may be in any
+    module: that is decided here, once, from the files of the run that define a candidate function
+    or hold one of its recorded call sites (read and parsed only here, cheaply: most files hold
+    neither); every worker then receives the same plan.
+    """
+    if not options.wants_call_site_plans:
+        return options
+    from retrace_fix.codemods._call_site_plan import build_plan, wants_files
+
+    by_root: dict[str, dict[str, FileJob]] = {}
+    for job in jobs:
+        by_root.setdefault(job.root, {})[job.relpath] = job
+    plans: dict[str, Any] = {}
+    for root, files in sorted(by_root.items()):
+        traces = options.traces_for(root)
+        if traces is None:
+            continue
+        sources: dict[str, str | None] = {}
+        for relpath in sorted(wants_files(traces, files)):
+            job = files.get(relpath)
+            if job is not None:
+                sources[relpath] = _safe_source(job)
+        plans[root] = build_plan(sources, traces)
+    return replace(options, call_site_plans=plans)
+
+
+def _safe_source(job: FileJob) -> str | None:
+    """The text of a file LibCST can parse in this process, else None."""
+    try:
+        data = job.data if job.data is not None else job.path.read_bytes()
+        text, _ = decode_source(data)
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+        return None
+    if _risky_for_libcst(data) or _max_bracket_depth(data) > MAX_BRACKET_DEPTH or cpython_syntax_problem(text):
+        return None
+    return text
+
+
 # --------------------------------------------------------------------------- many files
 
 
@@ -747,6 +852,7 @@ def run(
 ) -> RunResult:
     """Process ``files``; results come back sorted by display path whatever ``jobs`` is."""
     work = make_jobs(files)
+    options = with_call_site_plans(work, options)
     workers = max(1, jobs or os.cpu_count() or 1)
     results: list[FileResult] = []
     if workers == 1 or len(work) < 2:

@@ -155,4 +155,7 @@ class FileResult:
 
     @property
     def applied_count(self) -> int:
+        """Fixes in the fixed text (none when the file has an error: e.g. its write was refused)."""
+        if self.error is not None:
+            return 0
         return sum(1 for f in self.findings if f.applied)

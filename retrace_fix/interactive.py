@@ -454,7 +454,7 @@ class Session:
     def _write(self, file_result: FileResult, hunks: list[Hunk]) -> None:
         import libcst as cst
 
-        from retrace_fix.patching import FileChangedError, atomic_write
+        from retrace_fix.writes import WriteRefused, replace_file
 
         original = file_result.original or ""
         outcome = apply_hunks(original, merge_overlapping(hunks), allow_offset=False)
@@ -473,12 +473,12 @@ class Session:
             return
         encoding = file_result.encoding
         try:
-            atomic_write(
+            replace_file(
                 Path(file_result.path),
                 outcome.text.encode(encoding),
                 expected_old=original.encode(encoding),
             )
-        except FileChangedError as exc:
+        except WriteRefused as exc:
             self.errors.append(f"{file_result.path}:1: {exc}")
             return
         except (OSError, UnicodeEncodeError) as exc:

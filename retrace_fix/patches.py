@@ -13,7 +13,10 @@ What ``apply`` guarantees:
   and every path of every patch is validated first; a patch naming an absolute
   path, a path whose ``..`` leaves the root, a path inside ``.git``, or a path
   that goes through a symbolic link leading out of the root makes the whole
-  command refuse (exit 2) without touching anything.
+  command refuse (exit 2) without touching anything.  The same is checked
+  on the *resolved* path (every symbolic link followed): a path that ends up
+  inside ``.git``, ``.hg`` or ``.svn`` (any case) or outside the root is
+  refused, and :mod:`retrace_fix.writes` checks it once more at write time.
 * **All or nothing per file.**  A file is written only when every hunk for it
   (from every patch given) matches.  Otherwise it is left untouched and all of
   its hunks go to ``FILE.rej`` (a valid patch, so it can be applied later).
@@ -44,14 +47,25 @@ import re
 import signal
 import stat
 import sys
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterator, List, Sequence
 
 from retrace_fix.diffs import NO_NEWLINE, quote_path, split_lines
-from retrace_fix.patching import FileChangedError, atomic_write
+from retrace_fix.hunk_search import HunkSearch
+from retrace_fix.hunk_search import eol as _eol
+from retrace_fix.hunk_search import strip_eol as _strip_eol
+from retrace_fix.writes import (
+    WriteRefused,
+    create_file,
+    delete_file,
+    is_inside,
+    replace_file,
+    unsafe_reason,
+    vcs_dir_name,
+    write_file,
+)
 
 EXIT_OK, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 DEV_NULL = "/dev/null"
@@ -268,6 +282,7 @@ class TextOutcome:
     text: str | None  # the new text (None when some hunk did not match)
     hunks: list[HunkResult]
     already_applied: bool = False
+    search_exhausted: bool = False  # some hunk was not searched to the end (see hunk_search)
 
     @property
     def ok(self) -> bool:
@@ -285,42 +300,9 @@ class TextOutcome:
         return notes
 
 
-def _eol(line: str) -> str:
-    if line.endswith("\r\n"):
-        return "\r\n"
-    if line.endswith("\n"):
-        return "\n"
-    return ""
-
-
-def _strip_eol(line: str) -> str:
-    return line[: len(line) - len(_eol(line))]
-
-
 def _dominant_eol(lines: Sequence[str]) -> str:
     crlf = sum(1 for line in lines if line.endswith("\r\n"))
     return "\r\n" if crlf * 2 > len(lines) else "\n"
-
-
-def _matches_at(lines: Sequence[str], pos: int, wanted: Sequence[str], loose: bool) -> bool:
-    if pos < 0 or pos + len(wanted) > len(lines):
-        return False
-    if not loose:
-        return list(lines[pos : pos + len(wanted)]) == list(wanted)
-    return all(_strip_eol(a) == _strip_eol(b) for a, b in zip(lines[pos : pos + len(wanted)], wanted))
-
-
-def _find(lines: Sequence[str], wanted: Sequence[str], expected: int, lower: int, loose: bool) -> int | None:
-    """Position of ``wanted`` in ``lines`` at/after ``lower``, nearest ``expected`` first."""
-    expected = max(lower, min(expected, len(lines)))
-    if not wanted:  # pure insertion without context: only where the patch says
-        return expected if lower <= expected <= len(lines) else None
-    span = max(expected - lower, len(lines) - expected) + 1
-    for distance in range(span):
-        for pos in ((expected,) if distance == 0 else (expected - distance, expected + distance)):
-            if pos >= lower and _matches_at(lines, pos, wanted, loose):
-                return pos
-    return None
 
 
 def apply_hunks(text: str, hunks: Sequence[Hunk], allow_offset: bool = True) -> TextOutcome:
@@ -332,6 +314,8 @@ def apply_hunks(text: str, hunks: Sequence[Hunk], allow_offset: bool = True) -> 
     a few lines away from its stated position (nearest first).
     """
     lines = split_lines(text)
+    search = HunkSearch(lines)
+    file_eol: str | None = None
     results: list[HunkResult] = []
     edits: list[tuple[int, int, list[str]]] = []
     lower = 0
@@ -343,8 +327,8 @@ def apply_hunks(text: str, hunks: Sequence[Hunk], allow_offset: bool = True) -> 
         loose = False
         for loose_try in (False, True):
             if allow_offset:
-                pos = _find(lines, wanted, expected, lower, loose_try)
-            elif expected >= lower and _matches_at(lines, expected, wanted, loose_try):
+                pos = search.find(wanted, expected, lower, loose_try)
+            elif expected >= lower and search.matches_at(expected, wanted, loose_try):
                 pos = expected
             if pos is not None:
                 loose = loose_try
@@ -355,7 +339,12 @@ def apply_hunks(text: str, hunks: Sequence[Hunk], allow_offset: bool = True) -> 
         offset = pos - (hunk.source_start - 1 if hunk.source_length else hunk.source_start)
         drift = offset
         replacement: list[str] = []
-        eol = _dominant_eol(lines[pos : pos + len(wanted)] or lines)
+        if wanted:
+            eol = _dominant_eol(lines[pos : pos + len(wanted)])
+        else:
+            if file_eol is None:
+                file_eol = _dominant_eol(lines)
+            eol = file_eol
         cursor = pos
         for kind, line in hunk.ops:
             if kind == " ":
@@ -373,7 +362,8 @@ def apply_hunks(text: str, hunks: Sequence[Hunk], allow_offset: bool = True) -> 
         results.append(HunkResult(index, hunk, applied=True, offset=offset, loose_eol=loose))
         lower = pos + len(wanted)
     if not all(r.applied for r in results):
-        return TextOutcome(None, results, already_applied=_already_applied(lines, hunks))
+        already = _already_applied(search, hunks)
+        return TextOutcome(None, results, already_applied=already, search_exhausted=search.exhausted)
     out = list(lines)
     for pos, length, replacement in reversed(edits):
         out[pos : pos + length] = replacement
@@ -385,7 +375,7 @@ def apply_hunks(text: str, hunks: Sequence[Hunk], allow_offset: bool = True) -> 
     return TextOutcome("".join(out), results)
 
 
-def _already_applied(lines: Sequence[str], hunks: Sequence[Hunk]) -> bool:
+def _already_applied(search: HunkSearch, hunks: Sequence[Hunk]) -> bool:
     """True when every hunk's result (context + added lines) is already in the file, in order."""
     lower = 0
     for hunk in hunks:
@@ -393,9 +383,9 @@ def _already_applied(lines: Sequence[str], hunks: Sequence[Hunk]) -> bool:
         if not wanted or hunk.new_lines == hunk.old_lines:
             return False
         expected = hunk.target_start - 1 if hunk.target_length else hunk.target_start
-        pos = _find(lines, wanted, expected, lower, loose=False)
+        pos = search.find(wanted, expected, lower, loose=False)
         if pos is None:
-            pos = _find(lines, wanted, expected, lower, loose=True)
+            pos = search.find(wanted, expected, lower, loose=True)
         if pos is None:
             return False
         lower = pos + len(wanted)
@@ -413,9 +403,12 @@ def validate_path(root_real: str, relpath: str) -> str:
     """The real absolute path ``relpath`` names under ``root_real``; raises UnsafePath.
 
     Refused: empty names, NUL bytes, absolute paths (POSIX or Windows style),
-    backslashes, ``..`` that leaves the root, any ``.git`` component, and paths
-    whose symbolic links (in any directory on the way, or the file itself)
-    resolve outside the root.
+    backslashes, ``..`` that leaves the root, any component naming a
+    version-control directory (``.git``, ``.hg``, ``.svn``, in any case or
+    spelling a file system treats as the same: see
+    :func:`retrace_fix.writes.vcs_dir_name`), and paths whose resolved form
+    (symbolic links followed, in any directory on the way or the file itself)
+    leaves the root or enters such a directory.
     """
     if not relpath or "\x00" in relpath:
         raise UnsafePath(f"{relpath!r}: empty path or NUL byte")
@@ -426,20 +419,36 @@ def validate_path(root_real: str, relpath: str) -> str:
     normal = posixpath.normpath(relpath)
     if normal in (".", "..") or normal.startswith("../"):
         raise UnsafePath(f"{relpath}: leaves the root")
-    if any(part.lower() == ".git" for part in normal.split("/")):
-        raise UnsafePath(f"{relpath}: inside .git")
+    for part in normal.split("/"):
+        vcs = vcs_dir_name(part)
+        if vcs is not None:
+            raise UnsafePath(f"{relpath}: inside {vcs}")
     full = os.path.join(root_real, *normal.split("/"))
     real = os.path.realpath(full)
     if not _inside(root_real, real):
         raise UnsafePath(f"{relpath}: goes through a symbolic link that leaves the root (to {real})")
+    reason = unsafe_reason(real, root_real)
+    if reason is not None:
+        raise UnsafePath(f"{relpath}: {reason}")
     return real
 
 
-def _inside(root_real: str, path: str) -> bool:
-    try:
-        return os.path.commonpath([root_real, path]) == root_real and path != root_real
-    except ValueError:
-        return False
+_inside = is_inside
+
+
+def _non_directory_parent(root_real: str, real: str) -> str | None:
+    """The first directory on the way from the root to ``real`` that exists but is not a directory."""
+    parts = os.path.relpath(os.path.dirname(real), root_real).split(os.sep)
+    path = root_real
+    for part in parts:
+        if part in ("", "."):
+            continue
+        path = os.path.join(path, part)
+        if not os.path.lexists(path):
+            return None
+        if not os.path.isdir(path):
+            return os.path.relpath(path, root_real).replace(os.sep, "/")
+    return None
 
 
 # =========================================================================== the command
@@ -458,6 +467,7 @@ class FilePlan:
     notes: list[str] = field(default_factory=list)
     message: str = ""
     rej_written: bool = True
+    root: str = ""  # the resolved root: no write may leave it
 
     @property
     def rej_path(self) -> str:
@@ -502,7 +512,7 @@ def plan(patch_names: Sequence[str], root: Path, stdin: IO[bytes] | None = None)
             problems.append(f"{file_patch.patch_name}: refused: {exc}")
             continue
         real = reals.pop()
-        entry = plans.setdefault(real, FilePlan(posixpath.normpath(file_patch.path), real, []))
+        entry = plans.setdefault(real, FilePlan(posixpath.normpath(file_patch.path), real, [], root=root_real))
         entry.patches.append(file_patch)
     if problems:
         raise PatchError("\n".join(problems))
@@ -530,6 +540,11 @@ def _decide(entry: FilePlan) -> None:
             entry.old_bytes = Path(entry.real).read_bytes()
         except OSError as exc:
             entry.action, entry.message = "error", f"cannot read: {exc.strerror or exc}"
+            return
+    else:
+        blocker = _non_directory_parent(entry.root, entry.real) if entry.root else None
+        if blocker is not None:
+            entry.action, entry.message = "error", f"cannot be created: {blocker} is not a directory"
             return
     text: str | None = decode(entry.old_bytes) if entry.old_bytes is not None else None
     failures: list[str] = []
@@ -571,6 +586,8 @@ def _decide(entry: FilePlan) -> None:
             for result in outcome.hunks:
                 if not result.applied:
                     failures.append(f"hunk {result.index} ({result.hunk.header.strip()}) does not match")
+            if outcome.search_exhausted:
+                failures.append("search limit reached (the hunks' lines occur too often to search them all)")
     if failures:
         entry.action = "reject"
         entry.message = "; ".join(failures)
@@ -603,65 +620,22 @@ def _sigint_held() -> Iterator[list[bool]]:
         raise KeyboardInterrupt
 
 
-def write_new_file(path: str, data: bytes) -> None:
-    """Create ``path`` atomically; fails (FileExistsError) if something appeared there meanwhile."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".retrace-tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.link(tmp, path)  # atomic, and never replaces an existing file
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-
-
-def replace_file(path: str, data: bytes) -> None:
-    """Write ``path`` atomically, replacing (never following) whatever is there."""
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".retrace-tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _write(entry: FilePlan) -> str | None:
-    """Carry out one plan; an error message instead of raising."""
+    """Carry out one plan through :mod:`retrace_fix.writes`; an error message instead of raising."""
+    root = entry.root or None
     try:
         if entry.action == "modify":
-            atomic_write(Path(entry.real), entry.new_bytes or b"", expected_old=entry.old_bytes)
+            replace_file(entry.real, entry.new_bytes or b"", expected_old=entry.old_bytes or b"", root=root)
         elif entry.action == "create":
-            write_new_file(entry.real, entry.new_bytes or b"")
+            create_file(entry.real, entry.new_bytes or b"", root=root)
         elif entry.action == "delete":
-            if Path(entry.real).read_bytes() != entry.old_bytes:
-                return "changed on disk during the run; not deleted"
-            os.unlink(entry.real)
+            delete_file(entry.real, entry.old_bytes or b"", root=root)
         elif entry.action == "reject":
             if not os.path.isdir(os.path.dirname(entry.rej_path)):
                 entry.rej_written = False  # nowhere to put it: the directory is gone
             else:
-                replace_file(entry.rej_path, encode(entry.rej_text()))
-    except FileChangedError as exc:
+                write_file(entry.rej_path, encode(entry.rej_text()), root=root)
+    except WriteRefused as exc:
         return str(exc)
     except FileExistsError:
         return "appeared on disk during the run; not written"

@@ -131,3 +131,14 @@ def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
     (checkout / "retrace_fix" / "codemods").symlink_to("../codemods")
     assert corpus.baseline_problem(checkout) is None
     assert corpus.baseline_problem(tmp_path) == "not a retrace-fix checkout"
+
+
+def test_apply_speed_script_prints_the_ratio():
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "apply_speed.py"), "--lines", "5000", "--hunks", "10", "--repeat", "1",
+         "--max-ratio", "1000000"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("10 hunks on a 5,000-line file: matching ")
+    assert "matching nowhere" in proc.stdout and "(target: at most 1e+06)" in proc.stdout

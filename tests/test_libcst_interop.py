@@ -5,7 +5,9 @@ The runs use the repository's ``.libcst.codemod.yaml`` (``modules: ['retrace_fix
 ``cat``), copied into a scratch directory that is the working directory, exactly as a user
 with that file in their project would run it.  Cases that select several codemods run them
 one after another in registry order, as the engine does; ``case.toml``'s ``unsafe-fixes``
-becomes ``--unsafe-fixes`` and a case's ``traces.json`` becomes ``--traces``.
+becomes ``--unsafe-fixes`` and a case's ``traces.json`` becomes ``--traces``.  Cases that chain a
+body rewrite (RTF007, RTF008) into a trace-driven fix of the same body are one-run features
+(:func:`one_run_chain`): as separate commands the second sees only the proofs of the old body.
 """
 
 from __future__ import annotations
@@ -45,6 +47,17 @@ def case_plan(case: GoldenCase) -> tuple[tuple[type, ...], bool, bool]:
     return chain, options.unsafe_fixes, options.traces is not None
 
 
+#: codemods that rewrite a tf.function's body, and the trace-driven ones that then fit it: the engine
+#: tells the second that the first rewrote the body in this run (codemods/_rewritten.py, in the
+#: run's scratch space); separate libcst.tool commands are separate runs and share no such fact
+BODY_REWRITERS, PROOF_READERS = {"RTF007", "RTF008"}, {"RTF003", "RTF004"}
+
+
+def one_run_chain(chain: tuple) -> bool:
+    codes = {cls.CODE for cls in chain}
+    return bool(codes & BODY_REWRITERS) and bool(codes & PROOF_READERS)
+
+
 def test_config_finds_the_codemods():
     text = CONFIG.read_text(encoding="utf-8")
     assert "- 'retrace_fix.codemods'" in text
@@ -75,7 +88,7 @@ def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[Gold
         if case.options().verify_candidates:
             continue  # the candidates of a --verify run: an engine setting, no LibCST command option
         chain, unsafe, has_traces = case_plan(case)
-        if has_traces != with_traces:
+        if has_traces != with_traces or one_run_chain(chain):
             continue
         workdir = tmp_path / f"case{index:03d}"
         workdir.mkdir()
@@ -85,6 +98,8 @@ def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[Gold
             data = json.loads((case.directory / "traces.json").read_text(encoding="utf-8"))
             for function in data["functions"]:
                 function["file"] = f"{workdir.name}/input.py"
+                for site in function.get("call_sites", []):  # the recorded calls move with the file
+                    site["file"] = f"{workdir.name}/{site['file']}"
             merged.setdefault((chain, unsafe), []).append(data)
 
     failures: list[str] = []

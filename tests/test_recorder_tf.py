@@ -238,6 +238,9 @@ def test_call_form_and_recreated_functions(recorded):
     assert [len(t.args["cfg"]["items"]) for t in scale.traces] == [2, 3]
     add_one = functions["add_one"]
     assert (add_one.calls, [t.count for t in add_one.traces]) == (3, [3])
+    # three tf.function objects traced the same thing: two re-creations (RTF006's evidence); a function
+    # whose traces differ, or that traces again only inside another one's traces, was not re-created
+    assert (add_one.recreated, scale.recreated, functions["inner"].recreated) == (2, 0, 0)
 
 
 def test_objects_and_flags(recorded):

@@ -91,7 +91,7 @@ def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
     assert proc.returncode == 0, proc.stderr
     source = (checkout / "codemods" / "demo_fix.py").read_text()
     assert "class DemoFixCommand(RetraceCodemod):" in source and "tier=Tier.UNSAFE" in source
-    assert "    ORDER = 50\n" in source  # after RTF004, the last fix (40)
+    assert "    ORDER = 60\n" in source  # after RTF006, the last fix (50)
     diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF009", "golden/demo-fix")
     assert (diff.returncode, diff.stdout) == (0, "")
     assert filecmp.cmp(checkout / "golden/demo-fix/positive/input.py", checkout / "golden/demo-fix/positive/expected.py")

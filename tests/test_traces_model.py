@@ -695,3 +695,26 @@ def test_the_project_round_trips_and_is_validated(tmp_path):
     data["project"] = {"remote": None}
     with pytest.raises(TraceFileError, match=r"invalid trace file: project: missing 'name'"):
         load_trace_file(write(tmp_path, json.dumps(data)))
+
+
+def test_recreated_counts_one_process_and_merges_by_the_largest(tmp_path):
+    """``recreated``: a per-process count of identical traces made by new tf.function objects.
+
+    Merging two runs sums ``count`` (the same trace, recorded twice) but must not make a
+    function that traced once per process look re-created: the merge keeps the largest value.
+    """
+    once = function(file="train.py", qualname="run.<locals>.step", line=3, traces=[Trace({"x": tensor(2, 4)})])
+    again = function(file="train.py", qualname="run.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2)
+    save_trace_file(trace_set(once), tmp_path / "once.json")
+    save_trace_file(trace_set(again), tmp_path / "again.json")
+    assert "recreated" not in json.loads((tmp_path / "once.json").read_text())["functions"][0]
+    assert json.loads((tmp_path / "again.json").read_text())["functions"][0]["recreated"] == 2
+    (twice,) = load_trace_files([str(tmp_path / "once.json"), str(tmp_path / "once.json")])
+    assert (twice.traces[0].count, twice.recreated) == (2, 0)
+    (merged,) = load_trace_files([str(tmp_path / "once.json"), str(tmp_path / "again.json")])
+    assert (merged.traces[0].count, merged.recreated) == (4, 2)
+    data = v1_file_data()
+    data["functions"][0]["recreated"] = -1
+    with pytest.raises(TraceFileError, match=r"functions\[0\].recreated: expected a non-negative integer"):
+        load_trace_file(write(tmp_path, json.dumps(data)))

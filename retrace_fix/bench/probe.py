@@ -35,6 +35,8 @@ import sys
 import threading
 import time
 
+from retrace_fix.writes import write_file
+
 ENV_BENCH_DIR = "RETRACE_FIX_BENCH_DIR"
 
 #: Modules that have held ``_graph_building_time_counter`` (newest first).
@@ -136,11 +138,8 @@ def _write() -> None:
     }
     path = os.path.join(directory, f"timing-{os.getpid()}.json")
     try:
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(record, handle)
-        os.replace(tmp, path)
-    except OSError:  # never disturb the program's exit
+        write_file(path, json.dumps(record).encode("utf-8"))
+    except Exception:  # never disturb the program's exit
         pass
 
 

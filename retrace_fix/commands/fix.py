@@ -18,9 +18,9 @@ from retrace_fix.findings import FileResult
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 from retrace_fix.interactive import run_interactive
 from retrace_fix.next_step import next_step_hint
-from retrace_fix.patching import FileChangedError, atomic_write
 from retrace_fix.stdin_source import read_stdin_source
 from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
+from retrace_fix.writes import WriteRefused, replace_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.verify.report import VerifyReport
@@ -217,8 +217,8 @@ def write_result(file_result: FileResult) -> str | None:
     path = Path(file_result.path)
     try:
         original = (file_result.original or "").encode(file_result.encoding)
-        atomic_write(path, (file_result.fixed or "").encode(file_result.encoding), expected_old=original)
-    except FileChangedError as exc:
+        replace_file(path, (file_result.fixed or "").encode(file_result.encoding), expected_old=original)
+    except WriteRefused as exc:
         return f"{file_result.path}:1: {exc}"
     except (OSError, UnicodeEncodeError) as exc:
         return f"{file_result.path}:1: cannot write: {getattr(exc, 'strerror', None) or exc}"

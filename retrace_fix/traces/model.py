@@ -31,14 +31,16 @@ with neither.
 from __future__ import annotations
 
 import json
+import keyword
 import math
 import os
 import posixpath
-import tempfile
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from retrace_fix.patching import make_parent_dirs
+from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line, read_limited
+from retrace_fix.writes import write_file
 
 FORMAT = "retrace-fix-traces"
 VERSION = 2
@@ -71,6 +73,9 @@ PROOF_RESULTS = ("failed", "traced", "not_run")
 
 class TraceFileError(Exception):
     """A trace file cannot be used; the message is one line naming the file."""
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message))
 
 
 # ---------------------------------------------------------------------------
@@ -176,6 +181,10 @@ class FunctionTraces:
     call_sites: list[CallSite] = field(default_factory=list)
     #: candidate key -> outcome of its trial trace (format version 2), in the order they were tried
     proofs: dict[str, Proof] = field(default_factory=dict)
+    #: traces that repeated an identical (not nested) trace within one recorded process: each is
+    #: a new tf.function object made at this source location (merged files: the largest); 0 when
+    #: none, or not recorded (files written before the key existed)
+    recreated: int = 0
     _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -249,6 +258,7 @@ class FunctionTraces:
             traces=[t.copy() for t in self.traces],
             reduce_retracing=self.reduce_retracing or other.reduce_retracing,
             has_input_signature=self.has_input_signature or other.has_input_signature,
+            recreated=max(self.recreated, other.recreated),  # per process: merging adds no re-creation
         )
         for trace in other.traces:
             result.add_trace(trace)
@@ -260,7 +270,7 @@ class FunctionTraces:
         return result
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "file": self.file,
             "qualname": self.qualname,
             "firstlineno": self.firstlineno,
@@ -273,6 +283,9 @@ class FunctionTraces:
             "call_sites": [site.to_json() for site in self.call_sites],
             "proofs": [proof.to_json(key) for key, proof in self.proofs.items()],
         }
+        if self.recreated:
+            data["recreated"] = self.recreated
+        return data
 
 
 def _sort_key(key: tuple[str, str, int]) -> tuple[str, int, str]:
@@ -398,28 +411,48 @@ class _Checker:
             self.fail(f"{where}.{name}", f"expected {_type_names(types)}")
         return value
 
+    def name(self, obj: dict, key: str, where: str, default: Any = ..., optional: bool = False) -> Any:
+        """A string field that names something (path, function, type): no control characters."""
+        value = self.field(obj, key, (str, type(None)) if optional else str, where, default)
+        if isinstance(value, str) and _CONTROL.search(value):
+            self.fail(f"{where}.{key}", f"control character in {value!r}")
+        return value
+
+    def text(self, obj: dict, key: str, where: str) -> str | None:
+        """An optional one-line message (printed as it is): no line breaks or escape sequences."""
+        value = self.field(obj, key, (str, type(None)), where, default=None)
+        if isinstance(value, str) and _CONTROL.search(value.replace("\t", " ")):
+            self.fail(f"{where}.{key}", f"control character in {value!r}")
+        return value
+
     def function(self, item: Any, where: str) -> FunctionTraces:
         if not isinstance(item, dict):
             self.fail(where, "expected an object")
-        file = self.field(item, "file", str, where)
-        if not file or _is_absolute(file):
+        file = self.name(item, "file", where)
+        if not file or _is_absolute(file) or normalize_path(file).split("/")[0] in ("..", "."):
             self.fail(f"{where}.file", f"expected a path relative to the project root, got {file!r}")
         params = self.field(item, "params", list, where, default=[])
-        if not all(isinstance(p, str) for p in params):
+        if not all(isinstance(p, str) and not _CONTROL.search(p) for p in params):
             self.fail(f"{where}.params", "expected a list of strings")
         calls = self.field(item, "calls", int, where, default=0)
         if calls < 0:
             self.fail(f"{where}.calls", "expected a non-negative integer")
+        firstlineno = self.field(item, "firstlineno", int, where)
+        if firstlineno < 0:
+            self.fail(f"{where}.firstlineno", "expected a non-negative integer")
         function = FunctionTraces(
             file=normalize_path(file),
-            qualname=self.field(item, "qualname", str, where),
-            firstlineno=self.field(item, "firstlineno", int, where),
-            name=self.field(item, "name", str, where, default=""),
+            qualname=self.name(item, "qualname", where),
+            firstlineno=firstlineno,
+            name=self.name(item, "name", where, default=""),
             params=list(params),
             calls=calls,
             reduce_retracing=self.field(item, "reduce_retracing", bool, where, default=False),
             has_input_signature=self.field(item, "has_input_signature", bool, where, default=False),
+            recreated=self.field(item, "recreated", int, where, default=0),
         )
+        if function.recreated < 0:
+            self.fail(f"{where}.recreated", "expected a non-negative integer")
         traces = self.field(item, "traces", list, where, default=[])
         for index, trace in enumerate(traces):
             function.add_trace(self.trace(trace, f"{where}.traces[{index}]"))
@@ -435,16 +468,16 @@ class _Checker:
             return None
         if not isinstance(item, dict):
             self.fail("project", "expected an object or null")
-        name = self.field(item, "name", str, "project")
-        remote = self.field(item, "remote", (str, type(None)), "project", default=None)
-        commit = self.field(item, "commit", (str, type(None)), "project", default=None)
+        name = self.name(item, "name", "project")
+        remote = self.name(item, "remote", "project", default=None, optional=True)
+        commit = self.name(item, "commit", "project", default=None, optional=True)
         return {"name": name, "remote": remote, "commit": commit}
 
     def call_site(self, item: Any, where: str) -> CallSite:
         if not isinstance(item, dict):
             self.fail(where, "expected an object")
-        file = self.field(item, "file", str, where)
-        if not file or _is_absolute(file):
+        file = self.name(item, "file", where)
+        if not file or _is_absolute(file) or normalize_path(file).split("/")[0] in ("..", "."):
             self.fail(f"{where}.file", f"expected a path relative to the project root, got {file!r}")
         line = self.field(item, "line", int, where)
         column = self.field(item, "column", (int, type(None)), where, default=None)
@@ -463,8 +496,8 @@ class _Checker:
         result = self.field(item, "result", str, where)
         if result not in PROOF_RESULTS:
             self.fail(f"{where}.result", f"expected one of {', '.join(PROOF_RESULTS)}, got {result!r}")
-        error = self.field(item, "error", (str, type(None)), where, default=None)
-        note = self.field(item, "note", (str, type(None)), where, default=None)
+        error = self.text(item, "error", where)
+        note = self.text(item, "note", where)
         return key, Proof(fix=fix, result=result, error=error, note=note)
 
     def trace(self, item: Any, where: str) -> Trace:
@@ -472,6 +505,8 @@ class _Checker:
             self.fail(where, "expected an object")
         args = self.field(item, "args", dict, where)
         for name, value in args.items():
+            if _CONTROL.search(name):
+                self.fail(f"{where}.args", f"control character in the argument name {name!r}")
             self.value(value, f"{where}.args.{name}")
         count = self.field(item, "count", int, where, default=1)
         if count < 1:
@@ -488,7 +523,12 @@ class _Checker:
         return Trace(args=args, count=count, nested=nested, via=via, seconds=seconds)
 
     def value(self, value: Any, where: str) -> None:
-        """Check one value descriptor (recursively)."""
+        """Check one value descriptor (recursively).
+
+        Every field that the codemods turn into source text (dtypes, shapes,
+        ragged ranks, namedtuple class and field names) must have the form the
+        recorder writes, so that a hostile file cannot smuggle code into a fix.
+        """
         if not isinstance(value, dict):
             self.fail(where, "expected a value descriptor object")
         kind = value.get("kind")
@@ -498,27 +538,48 @@ class _Checker:
             shape = value.get("shape")
             if shape is not None and not (
                 isinstance(shape, list)
-                and all(d is None or (isinstance(d, int) and not isinstance(d, bool)) for d in shape)
+                and all(d is None or (isinstance(d, int) and not isinstance(d, bool) and d >= 0) for d in shape)
             ):
                 self.fail(f"{where}.shape", "expected a list of integers/nulls, or null")
-            self.field(value, "dtype", str, where)
+            self.dtype(value, "dtype", where)
+            if kind == "ragged":
+                rank = value.get("ragged_rank")
+                if rank is not None and not (isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0):
+                    self.fail(f"{where}.ragged_rank", "expected a non-negative integer")
+                if value.get("row_splits_dtype") is not None:
+                    self.dtype(value, "row_splits_dtype", where)
         elif kind == "python":
-            self.field(value, "type", str, where)
+            self.name(value, "type", where)
             if not isinstance(value.get("value"), (int, float, str, bool, type(None))):
                 self.fail(f"{where}.value", "expected a JSON scalar")
         elif kind == "object":
-            self.field(value, "type", str, where)
+            self.name(value, "type", where)
             self.field(value, "id", int, where)
         elif kind in ("list", "tuple", "per_replica"):
             for index, item in enumerate(self.field(value, "items", list, where)):
                 self.value(item, f"{where}[{index}]")
         elif kind in ("dict", "namedtuple"):
             if kind == "namedtuple":
-                self.field(value, "type", str, where)
+                type_name = self.name(value, "type", where)
+                if not all(part.isidentifier() for part in type_name.split(".")):
+                    self.fail(f"{where}.type", f"expected a class name, got {type_name!r}")
             for key, item in self.field(value, "items", dict, where).items():
+                if kind == "namedtuple" and not (key.isidentifier() and not keyword.iskeyword(key)):
+                    self.fail(f"{where}.items", f"expected field names, got {key!r}")
                 self.value(item, f"{where}[{key!r}]")
         else:  # other
-            self.field(value, "type", str, where)
+            self.name(value, "type", where)
+
+    def dtype(self, value: dict, key: str, where: str) -> None:
+        dtype = self.field(value, key, str, where)
+        if not _DTYPE.fullmatch(dtype):
+            self.fail(f"{where}.{key}", f"expected a dtype name such as 'float32', got {dtype!r}")
+
+
+#: What a TensorFlow dtype name looks like (``float32``, ``qint8``, ``float8_e4m3fn``, ``bfloat16``).
+_DTYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+#: Control characters (C0, DEL, C1): never in a path, function, parameter or type name.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _as_tuple(types: type | tuple) -> tuple:
@@ -536,21 +597,36 @@ def _type_names(types: type | tuple) -> str:
 
 
 def load_trace_file(path: str) -> TraceSet:
-    """Read and validate one trace file; raises TraceFileError with a one-line message."""
+    """Read and validate one trace file; raises TraceFileError with a one-line message.
+
+    Whatever the file holds (see :mod:`retrace_fix.traces.json_limits` for the
+    limits: size, nesting, number length, text), the outcome is a TraceSet or
+    a TraceFileError, never another exception.
+    """
     try:
         with open(path, "rb") as handle:
-            raw = handle.read()
+            raw = read_limited(handle)
+    except JSONLimitError as exc:
+        raise TraceFileError(f"{path}: not a usable trace file: {exc}") from None
     except OSError as exc:
         raise TraceFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (ValueError, OverflowError) as exc:  # e.g. an embedded NUL in the name
+        raise TraceFileError(f"{path!r}: cannot read: {exc}") from None
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise TraceFileError(f"{path}: not a retrace-fix trace file (not UTF-8 text)") from None
+        data = loads_limited(raw)
+    except JSONLimitError as exc:
+        message = str(exc)
+        if message.startswith("not UTF-8"):
+            raise TraceFileError(f"{path}: not a retrace-fix trace file (not UTF-8 text)") from None
+        if message.startswith("invalid JSON"):
+            raise TraceFileError(f"{path}: {message}") from None
+        raise TraceFileError(f"{path}: not a usable trace file: {message}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TraceFileError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    return TraceSet.from_json(data, source=str(path))
+        return TraceSet.from_json(data, source=str(path))
+    except TraceFileError:
+        raise
+    except (RecursionError, ValueError, TypeError, OverflowError) as exc:  # the checker's blind spots
+        raise TraceFileError(f"{path}: invalid trace file: {type(exc).__name__}: {one_line(str(exc))}") from None
 
 
 def load_trace_files(paths: Iterable[str]) -> TraceSet:
@@ -566,20 +642,11 @@ def dumps(trace_set: TraceSet) -> str:
     return json.dumps(trace_set.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
-def save_trace_file(trace_set: TraceSet, path: str | os.PathLike) -> None:
-    """Write ``trace_set`` to ``path`` atomically (temp file in the same directory + os.replace)."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    make_parent_dirs(path)  # a new .retrace/ gets its own .gitignore
-    text = dumps(trace_set)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+def save_trace_file(trace_set: TraceSet, path: str | os.PathLike, make_parents: bool = True) -> None:
+    """Write ``trace_set`` to ``path`` atomically (see :mod:`retrace_fix.writes`).
+
+    A new file gets the usual mode of a new file (0666 less the umask), an
+    existing one keeps its mode.  Raises OSError (``WriteRefused`` for a path
+    inside a version-control directory).
+    """
+    write_file(os.path.abspath(os.fspath(path)), dumps(trace_set).encode("utf-8"), make_parents=make_parents)

@@ -21,9 +21,12 @@ matplotlib state and needs no display.
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+from retrace_fix.writes import write_file
 
 try:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -186,7 +189,9 @@ def write_plot(reports: Sequence[Any], path: str | os.PathLike) -> None:
     figure = build_figure(reports)
     suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
     fmt = suffix if suffix in figure.canvas.get_supported_filetypes() else "png"
-    figure.savefig(path, format=fmt)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt)
+    write_file(os.path.abspath(os.fspath(path)), buffer.getvalue())
 
 
 __all__ = ["write_plot", "build_figure", "plot_rows", "PlotRow"]

@@ -530,6 +530,8 @@ class Recorder:
                     has_input_signature=function.has_input_signature,
                     call_sites=[CallSite(c.file, c.line, c.column, c.count) for c in function.call_sites],
                     proofs=dict(function.proofs),
+                    # one process: an identical trace again is a new tf.function object at this origin
+                    recreated=sum(t.count - 1 for t in function.traces if not t.nested),
                 )
                 result.add(snapshot)
         return result
@@ -823,8 +825,17 @@ def deactivate(recorder: Recorder) -> None:
 
 
 def _after_fork_in_child() -> None:
-    """A forked child starts empty: the parent writes what the parent recorded."""
+    """A forked child starts empty: the parent writes what the parent recorded.
+
+    Locks are made anew first: another thread of the parent may have held one
+    at the moment of the fork, and that thread does not exist in the child, so
+    the copy would stay locked for ever.
+    """
+    global _STATS_LOCK
+    _STATS_LOCK = threading.Lock()
+    OBJECT_IDS._lock = threading.Lock()
     for recorder in _RECORDERS:
+        recorder._lock = threading.Lock()
         recorder.start()
     if _PROCESS is not None:
         _PROCESS.after_fork()
@@ -846,6 +857,7 @@ class _ProcessRecorder:
         self.recorder = Recorder(project_root)
         self._previous_sigterm: Any = None
         self._token: str | None = None
+        self._finalizer: Any = None  # multiprocessing.util.Finalize that writes at a child's exit
 
     def install(self) -> None:
         atexit.register(self.write)
@@ -878,7 +890,12 @@ class _ProcessRecorder:
         return os.path.join(self.shard_dir, f"traces-{self._token}.json")
 
     def write(self) -> None:
-        """Write this process's shard (only once TensorFlow was imported); Ctrl-C can't cut it short."""
+        """Write this process's shard (once TensorFlow was imported and something traced).
+
+        Ctrl-C cannot cut it short.  The shard directory is never created here:
+        when ``retrace-fix record`` has already merged and removed it (a process
+        that outlived the recording), there is nobody left to read the shard.
+        """
         if not is_patched():
             return
         previous_sigint = None
@@ -889,7 +906,11 @@ class _ProcessRecorder:
                 previous_sigint = None
         try:
             prove = not getattr(self, "_proved_at_exit", False)
-            save_trace_file(self.recorder.trace_set(prove=prove), self.shard_path())
+            trace_set = self.recorder.trace_set(prove=prove)
+            if len(trace_set):
+                save_trace_file(trace_set, self.shard_path(), make_parents=False)
+        except FileNotFoundError:
+            pass  # the recording is over (its shard directory is gone)
         except Exception as exc:
             print(f"retrace-fix: could not write traces: {exc}", file=sys.stderr)
         finally:
@@ -918,15 +939,38 @@ class _ProcessRecorder:
             os.kill(os.getpid(), signal.SIGTERM)
 
     def after_fork(self) -> None:
-        """A forked child writes its own shard; multiprocessing's fork children end with
-        os._exit, so they write from multiprocessing's exit finalizers."""
+        """A forked child writes its own shard.
+
+        Children of ``multiprocessing`` (``fork`` and ``forkserver`` start
+        methods; ``spawn`` children are fresh interpreters with their own
+        ``atexit``) end with ``os._exit``, which skips ``atexit``: they write
+        from multiprocessing's exit finalizers instead.  But
+        ``BaseProcess._bootstrap`` clears the finalizer registry
+        (``util._finalizer_registry.clear()``) after the fork, before the
+        child's work, and only then runs ``util._run_after_forkers()``; so the
+        finalizer is registered now (for forks that never bootstrap) *and*
+        again from an after-forker (``util.register_after_fork``), which is
+        what survives in pool workers and forkserver children.
+        """
         self._token = None
+        self._finalizer = None
         util = sys.modules.get("multiprocessing.util")
         if util is not None:
             try:
-                util.Finalize(None, self.write, exitpriority=-100)
-            except Exception:  # pragma: no cover
-                pass
+                self.ensure_exit_writer()
+                util.register_after_fork(self, _ProcessRecorder.ensure_exit_writer)
+            except Exception as exc:  # pragma: no cover - a multiprocessing without these
+                _report_error(exc)
+
+    def ensure_exit_writer(self) -> None:
+        """Register ``write`` with multiprocessing's exit finalizers (once per registry)."""
+        util = sys.modules.get("multiprocessing.util")
+        if util is None:
+            return
+        if self._finalizer is not None and self._finalizer.still_active():
+            return
+        # exitpriority below 0: after multiprocessing has joined this process's own children
+        self._finalizer = util.Finalize(None, self.write, exitpriority=-100)
 
 
 def _register_before_atexit(callback: Callable[[], None]) -> None:

@@ -1,0 +1,51 @@
+import tensorflow as tf
+
+
+def fused_project(features, num_hash, hash_scale):
+    @tf.function
+    def func(x):
+        projected = tf.math.floormod(tf.cast(x * hash_scale, tf.int32), num_hash)
+        return tf.one_hot(projected, num_hash)
+
+    return func(features)
+
+
+def per_layer(x, layers):
+    outputs = []
+    for layer in layers:
+        @tf.function
+        def apply(v):
+            return layer(v)
+
+        outputs.append(apply(x))
+    return outputs
+
+
+def scaled(x, factor):
+    @tf.function(jit_compile=factor > 1)
+    def step(v):
+        return v * 2.0
+
+    return step(x)
+
+
+def main(batches, layers):
+    for batch in batches:
+        fused_project(batch, 8, 7.0)
+        per_layer(batch, layers)
+        scaled(batch, 2)
+
+
+SCALE = 2.0
+
+
+def make():
+    @tf.function
+    def doubled(x):
+        return x * SCALE
+
+    return doubled
+
+
+def use_made(batches):
+    return [make()(b) for b in batches]

@@ -1,0 +1,3 @@
+from input import main
+
+print(main())
