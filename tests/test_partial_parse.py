@@ -318,7 +318,7 @@ def test_generated_programs_same_either_way(source, extra, first, unsafe, tmp_pa
 def test_a_codemod_needs_the_whole_module_unless_it_says_otherwise():
     assert RetraceCodemod.NEEDS_WHOLE_MODULE is True
     allowing = {cls.CODE for cls in REGISTRY if not cls.NEEDS_WHOLE_MODULE}
-    assert allowing == {"RTF001", "RTF004", "RTF101", "RTF102"}  # one codemod per entry (RTF101: the call-site diagnostics)
+    assert allowing == {"RTF001", "RTF004", "RTF006", "RTF007", "RTF101", "RTF102"}  # one codemod per entry (RTF101: the call-site diagnostics)
 
 
 BIG = (
