@@ -59,6 +59,9 @@ class CodemodSettings:
     #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
     #: ``verifiable=True``; the user's program then keeps or drops each of them
     verify_candidates: bool = False
+    #: RTF005's decisions for the file's project root (``retrace_fix.codemods._call_site_plan.CallSitePlan``),
+    #: made once for the whole run before the files are processed; None without traces or RTF005
+    call_sites: Any = None
     #: only these fixes may be edited, by identity ``(code, line in the file, ordinal)``
     #: (:attr:`~retrace_fix.findings.Finding.fix_id`); None: every fix the tiers allow.
     #: ``--verify`` applies subsets of the candidate fixes this way.
@@ -358,11 +361,20 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         self._fix_ordinals[(code, file_line)] = ordinal + 1
         return (code, file_line, ordinal)
 
+    def call_sites_converted(self, function: Any) -> Any:
+        """RTF005's decision for recorded ``function`` (a ``FunctionTraces``) when it converts the
+        function's call sites in this run, else None: RTF003 then writes no signature for it, and
+        RTF004 proves ``reduce_retracing`` on the converted traces."""
+        plan = self.settings.call_sites
+        decision = plan.for_function(function.key) if plan is not None else None
+        return decision if decision is not None and decision.applies(self.settings) else None
+
     def subject(self, kind: str, function: cst.FunctionDef, param: str) -> tuple[str, str, str]:
         """``(kind, qualname of function, param)``: the problem a finding is about.
 
         Kinds: ``"python-value"`` (a parameter called with varying Python values),
-        ``"dtype"`` (a parameter called with tensors of varying dtypes).  ``function``
+        ``"dtype"`` (a parameter called with tensors of varying dtypes), ``"function"``
+        (``param`` empty: why the function as a whole keeps retracing).  ``function``
         is a def of the tree this codemod is transforming.
         """
         return (kind, self.qualname(function), param)

@@ -26,7 +26,7 @@ from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
 from retrace_fix.node_text import code_of
-from retrace_fix.tfnames import Scope, local_bindings
+from retrace_fix.tfnames import BUILTIN_NAMES, ImportTable, Scope, canonical, local_bindings
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
     TENSOR_KINDS,
@@ -71,7 +71,32 @@ _NEEDS_PYTHON = {
     "tensorflow.get_static_value",
 }
 _NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
+#: clocks a tf.function body reads while tracing (RTF102), and what to use in graph code instead
+CLOCKS = {
+    "time.time": "tf.timestamp()",
+    "time.time_ns": "tf.timestamp()",
+    "time.perf_counter": "tf.timestamp()",
+    "time.perf_counter_ns": "tf.timestamp()",
+    "time.monotonic": "tf.timestamp()",
+    "time.monotonic_ns": "tf.timestamp()",
+    "time.process_time": "tf.timestamp()",
+    "time.clock": "tf.timestamp()",
+    "datetime.datetime.now": "tf.timestamp()",
+    "datetime.datetime.utcnow": "tf.timestamp()",
+    "datetime.datetime.today": "tf.timestamp()",
+    "datetime.date.today": "tf.timestamp()",
+}
+
+
+def draws_at_trace_time(qualified: str | None) -> bool:
+    """A clock or random draw: its value is frozen into each trace, so a fix that changes how often the
+    function traces changes how often it is drawn, and with it the results."""
+    return bool(qualified) and (qualified in CLOCKS or qualified.startswith(("random.", "numpy.random.")))
+
+
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+#: methods of a ``tf.Variable`` whose first argument is converted to the variable's dtype
+_VARIABLE_METHODS = {"assign", "assign_add", "assign_sub"}
 _LITERAL_CLIMB = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Divide)
 
 
@@ -241,6 +266,10 @@ class _BodyFactsCollector(cst.CSTVisitor):
         expr.visit(_Names())
         return found
 
+    def visit_Call(self, node: cst.Call) -> None:
+        if draws_at_trace_time(self.scope.qualify(node.func)):
+            self.facts.trace_draws.append(short(node))
+
     # -- names
     def visit_Name(self, node: cst.Name) -> None:
         parent = self._parent(node)
@@ -359,7 +388,26 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 keyword = arg.keyword.value if arg.keyword is not None else None
                 uses.append(ScalarUse("tf_arg", short(call), needs_python=_needs_python(self.scope.qualify(call.func), keyword)))
                 return
-        uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr)))
+        uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr), in_test=self._in_test(expr)))
+
+    def _in_test(self, expr: cst.CSTNode) -> bool:
+        """Is ``expr`` (the name, or the expression of it being classified) the test of a Python
+        ``if``/``while``/conditional expression, alone or inside comparisons, ``and``/``or``/``not``?"""
+        current = expr
+        while True:
+            up = self._parent_of(current)
+            if isinstance(up, (cst.Comparison, cst.ComparisonTarget, cst.BooleanOperation)) or (
+                isinstance(up, cst.UnaryOperation) and isinstance(up.operator, cst.Not)
+            ):
+                current = up
+                continue
+            return isinstance(up, (cst.If, cst.While, cst.IfExp)) and up.test is current
+
+    def _parent_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        for i in range(len(self.stack) - 1, 0, -1):
+            if self.stack[i] is node:
+                return self.stack[i - 1]
+        return None
 
     def _call_use(self, call: cst.Call, arg: cst.Arg, expr, node, depth: int, float_op: bool) -> ScalarUse:
         qualified = self.scope.qualify(call.func)
@@ -374,7 +422,20 @@ class _BodyFactsCollector(cst.CSTVisitor):
         if qualified == "tensorflow.range":
             return ScalarUse("tf_range", short(call), float_op=float_op)
         if qualified == "tensorflow.cast" and call.args and call.args[0] is arg:
-            return ScalarUse("cast", short(call))
+            target = call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
+            for other in call.args:
+                if other.keyword is not None and other.keyword.value == "dtype":
+                    target = other.value
+            dotted = (self.scope.qualify(target) or short(target)) if target is not None else None
+            return ScalarUse("cast", short(call), dtype=dotted.rsplit(".", 1)[-1] if dotted else None)
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _VARIABLE_METHODS
+            and positional
+            and call.args[0] is arg
+        ):
+            # `variable.assign(n)`: a tf.Variable converts the number (or takes a tensor of its dtype)
+            return ScalarUse("tf_arg", short(call))
         if qualified in _RANDOM_APIS and keyword in _RANDOM_KEYWORDS:
             dtype = None
             for other in call.args:
@@ -617,6 +678,21 @@ def _explicit_values(sites: list) -> dict[str, list]:
 
 
 # --------------------------------------------------------------------------- editing
+
+
+def tf_spelling(table: ImportTable) -> tuple[str | None, bool]:
+    """(how to spell ``tensorflow`` in a module, whether ``import`` of it must be added); (None, False)
+    when the module imports no TensorFlow and both ``tf`` and ``tensorflow`` are taken."""
+    for local, target in sorted(table.aliases.items()):
+        if canonical(f"{target}.TensorSpec") == "tensorflow.TensorSpec" and canonical(target) in (
+            "tensorflow",
+            "tensorflow.compat.v2",
+        ):
+            return local, False
+    for candidate in ("tf", "tensorflow"):
+        if candidate not in table.aliases and candidate not in table.rebound and candidate not in BUILTIN_NAMES:
+            return candidate, True
+    return None, False
 
 
 def call_arg_indent(expr: cst.BaseExpression) -> str | None:

@@ -70,14 +70,17 @@ sites (``train(x, 10)``, ``train(x, 20)``), a loop variable
 (``for epoch in range(n): step(x, epoch)``) or a counter (``step += 1``).
 Booleans are not reported (two graphs at most, usually intended).  Parameters
 with a ``tf.TensorSpec`` slot in ``input_signature`` are skipped (Python
-numbers are converted to tensors there).  Never edits.
+numbers are converted to tensors there), and so are calls made inside another
+tf.function's body: those trace only while that caller traces, never at
+steady state (this holds for RTF104, RTF105 and RTF107 too).  Never edits.
 
 One problem, one finding: when RTF001 also runs and fixes or explains the same
 parameter as a step count (its loop analysis says whether ``tf.range`` is safe,
 where "pass a tensor" alone could be wrong), RTF003 reports it from recorded
-traces (``--traces``), or RTF007 turns the list-building loop it bounds into a
-graph loop, this finding is dropped as their duplicate; so it is when
-their finding is suppressed (``# retrace-fix: ignore[RTF001]`` on the loop).
+traces (``--traces``), RTF005 converts it at the recorded call sites, or RTF007
+turns the list-building loop it bounds into a graph loop, this finding is
+dropped as their duplicate; so it is when their finding is suppressed
+(``# retrace-fix: ignore[RTF001]`` on the loop).
 ``--select RTF103`` (or ``--ignore RTF001``) always reports it, and
 ``ignore[RTF103]`` never hides RTF001's or RTF003's finding.
 """,
@@ -177,7 +180,8 @@ that reach the call.  Never edits.
 One problem, one finding: with ``--traces``, dtype drift the traces recorded for
 the same parameter is reported once, by the input-signature codemod (RTF003): the
 recorded dtypes are what every caller really passed, those in other modules
-included.  This finding is then dropped as its duplicate, also when RTF003's
+included; RTF005 casts it at the recorded call sites where that keeps the results.
+This finding is then dropped as their duplicate, also when RTF003's
 finding is suppressed (``# retrace-fix: ignore[RTF003]`` on the decorator line).
 ``--select RTF105`` (or ``--ignore RTF003``) always reports it, and
 ``ignore[RTF105]`` never hides RTF003's finding.
@@ -278,9 +282,10 @@ RULES = (
         golden="call-site-diagnostics",
         # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
         # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
-        # --traces) saw the values every caller really passed, other modules' included; RTF007
-        # turns the list-building loop over it into a graph loop
-        defers_to=("RTF001", "RTF003", "RTF007"),
+        # --traces) saw the values every caller really passed, other modules' included; RTF005
+        # converts them at the call sites the traces recorded (or says why not); RTF007 turns the
+        # list-building loop over it into a graph loop
+        defers_to=("RTF001", "RTF003", "RTF005", "RTF007"),
     ),
     Rule(
         code="RTF104",
@@ -298,8 +303,8 @@ RULES = (
         doc=RTF105_DOC,
         golden="call-site-diagnostics",
         # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
-        # it with a signature or says why none is possible
-        defers_to=("RTF003",),
+        # it with a signature or says why none is possible; RTF005 casts at the call sites
+        defers_to=("RTF003", "RTF005"),
     ),
     Rule(
         code="RTF107",
@@ -324,8 +329,11 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
         self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self._per_call_functions()
+        graph_code = set(self.analysis.tf_functions)
         for callee in self.calls.callables.values():
-            sites = [s for s in self.calls.calls_of(callee)]
+            # a call made inside another tf.function's body traces only while that caller traces
+            # (nested traces): nothing to pay at steady state, nothing to report
+            sites = [s for s in self.calls.calls_of(callee) if not set(s.functions) & graph_code]
             if not sites:
                 continue
             tensor_slots = signature_tensor_params(callee.site, callee.node, self.scope)

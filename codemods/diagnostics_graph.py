@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
+from retrace_fix.codemods._trace_plan import CLOCKS as _CLOCKS, traced_dims, traced_functions
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
 from retrace_fix.codemods.static_to_dynamic_shape import static_read
 from retrace_fix.findings import Tier
@@ -17,20 +17,6 @@ from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import dotted_name
 
-_CLOCKS = {
-    "time.time": "tf.timestamp()",
-    "time.time_ns": "tf.timestamp()",
-    "time.perf_counter": "tf.timestamp()",
-    "time.perf_counter_ns": "tf.timestamp()",
-    "time.monotonic": "tf.timestamp()",
-    "time.monotonic_ns": "tf.timestamp()",
-    "time.process_time": "tf.timestamp()",
-    "time.clock": "tf.timestamp()",
-    "datetime.datetime.now": "tf.timestamp()",
-    "datetime.datetime.utcnow": "tf.timestamp()",
-    "datetime.datetime.today": "tf.timestamp()",
-    "datetime.date.today": "tf.timestamp()",
-}
 
 RTF102_DOC = doc_page(
     what="""

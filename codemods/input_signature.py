@@ -39,7 +39,10 @@ What it does
     One problem, one finding: the call-site diagnostics RTF105 (dtype drift)
     and RTF103 (varying Python values) do not repeat, for the same parameter,
     what this finding reports from the traces (``--select RTF105`` alone
-    still reports it).
+    still reports it).  Where no signature fits but the recorded call sites
+    can pass the varying values as tensors, RTF005 (call-site-tensor) does it,
+    and its finding at the def replaces this diagnostic (``--select RTF003``
+    still shows it).
 
 Why it retraces
     tf.function keys its graph cache on every argument's shape, dtype and
@@ -89,7 +92,9 @@ Fix safety
     "not proven on the live function"), and, even when proven, where a
     converted number feeds a division (a float64 tensor instead of a Python
     float), ``jit_compile`` (XLA needs the value at compile time) or a static
-    size computed from it.  diagnostic when the proof failed: the signature
+    size computed from it, and where the body reads a clock or draws a random
+    number while tracing (RTF102: one draw per trace, so fewer traces change
+    the results).  diagnostic when the proof failed: the signature
     raised on the live function (``tf.math.pow(x, k)`` with an int32 ``k``
     fails, so float32 is tried next; ``tf.constant(k)`` fails for every
     dtype).  A proof shows the body *traces*; it does not show the results are
@@ -106,12 +111,11 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._trace_plan import (
-    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list,
+    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list, tf_spelling,
 )
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import BUILTIN_NAMES, canonical
 from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names, render_spec
 
 RULE = Rule(
@@ -121,6 +125,9 @@ RULE = Rule(
     summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
     doc=__doc__,
     golden="input-signature",
+    # RTF005 converts the varying values at the call sites where no signature fits, or says why it
+    # cannot: its finding at the def replaces this one's "no input_signature" diagnostic
+    defers_to=("RTF005",),
 )
 
 KEYWORD = "input_signature"
@@ -189,6 +196,8 @@ class InputSignatureCommand(RetraceCodemod):
     def _handle(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
         if not plan.retraced or plan.already_signed:
             return  # traced once, or only while callers were traced (nothing at steady state)
+        if self.call_sites_converted(plan.function):
+            return  # RTF005 passes tensors at the call sites instead (its finding at the def says so)
         name = function.name.value
         count = f"`{name}` traced {plan.distinct_traces} times"
         if not plan.possible:
@@ -239,7 +248,8 @@ class InputSignatureCommand(RetraceCodemod):
         relax = plan.relax
         if relax is not None and relax.status in ("traced", "unproven") and plan.shape_varies:
             reason += "; reduce_retracing=True folds the shape part (RTF004)"
-        self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason, subjects=self._subjects(function, plan, reason))
+        subjects = (*self._subjects(function, plan, reason), self.subject("function", function, ""))
+        self.report(anchor, one_line(message), Tier.DIAGNOSTIC, reason=reason, subjects=subjects)
 
     # ------------------------------------------------------------------ helpers
 
@@ -254,17 +264,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     def _tf_name(self) -> tuple[str | None, bool]:
         """(how to spell ``tensorflow`` here, whether an import must be added)."""
-        table = self.analysis.table
-        for local, target in sorted(table.aliases.items()):
-            if canonical(f"{target}.TensorSpec") == "tensorflow.TensorSpec" and canonical(target) in (
-                "tensorflow",
-                "tensorflow.compat.v2",
-            ):
-                return local, False
-        for candidate in ("tf", "tensorflow"):
-            if candidate not in table.aliases and candidate not in table.rebound and candidate not in BUILTIN_NAMES:
-                return candidate, True
-        return None, False
+        return tf_spelling(self.analysis.table)
 
     def _signature_value(self, plan: SignaturePlan, tf_name: str, anchor: cst.CSTNode) -> cst.BaseExpression:
         specs = plan.render(tf_name)

@@ -44,6 +44,11 @@ Example
     already given.  When the body reads a static size of a dimension that
     varied (``x.shape[0]``, ``len(x)``, ``x.shape.as_list()``) it is a
     diagnostic instead: on the generalised trace that size is ``None``.
+    Where RTF005 (call-site-tensor) passes the varying Python values as
+    tensors at the call sites, it is added on top when relaxing the converted
+    traces folds more (a float next to a model, three batch sizes per value:
+    6 traces, 3 with the conversion, 2 with both), proven on the converted
+    arguments with relaxed shapes.
 
     Before::
 
@@ -86,7 +91,9 @@ Fix safety
     rejected); the objects and Python values still key the cache as before.
     unsafe (``--unsafe-fixes``) without a proof: a trace file recorded before
     proofs, an argument object or instance no longer alive at the end of the
-    program, the time budget spent (the reason says which).  diagnostic when
+    program, the time budget spent (the reason says which); and where the body
+    reads a clock or draws a random number while tracing (RTF102: one draw per
+    trace, so fewer traces change the results).  diagnostic when
     the proof failed (the relaxed trace raised, for instance a helper that
     reads a static dimension): the error is quoted.
 """
@@ -151,6 +158,10 @@ class ReduceRetracingCommand(RetraceCodemod):
         return True
 
     def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+        converted = self.call_sites_converted(plan.function)
+        if converted is not None:  # RTF005 passes tensors at the call sites: relax the converted traces
+            self._after_call_sites(function, site, converted, anchor)
+            return
         if not plan.retraced or plan.already_signed or plan.possible:
             return  # traced once / only nested / RTF003 injects a signature
         relax = plan.relax
@@ -185,15 +196,39 @@ class ReduceRetracingCommand(RetraceCodemod):
         if len(message) > MAX_MESSAGE:  # one line: the dimensions that varied are in the reason
             message = f"`{name}` traced {plan.distinct_traces} times {alone}: {why}; add {NEW_KEYWORD}=True"
         message = one_line(message)
+        draws = plan.source.facts.draws_note() if plan.source is not None else None
         if plan.rewritten:  # the proof, traced or failed, was made on the body before this run rewrote it
             tier, reason = Tier.UNSAFE, plan.rewritten
-        elif relax.status == "traced":
+        elif relax.status == "traced" and not draws:
             tier = Tier.SAFE
             reason = f"{explained}; proven on the live function: a fresh tf.function traced with the relaxed shapes"
             if not plan.shape_only:
                 reason += " (the values that vary still retrace, each once per shape)"
         else:
-            tier, reason = Tier.UNSAFE, relax.note or "not proven on the live function"
+            tier, reason = Tier.UNSAFE, draws or relax.note or "not proven on the live function"
+        if self.report(anchor, message, tier, reason=reason):
+            self._edits.add(anchor)
+
+    def _after_call_sites(self, function: cst.FunctionDef, site: TfFunctionSite, decision, anchor: cst.CSTNode) -> None:
+        """``reduce_retracing=True`` on top of RTF005's call-site conversion, when relaxing the converted
+        traces folds more (proven on the live function with the converted arguments and relaxed shapes)."""
+        if decision.relax not in ("traced", "unproven"):
+            return  # the conversion alone leaves nothing for reduce_retracing to fold
+        if {"input_signature", NEW_KEYWORD, OLD_KEYWORD} & set(site_keywords(site)):
+            return
+        params = ", ".join(f"`{c.param}`" for c in decision.conversions)
+        message = one_line(
+            f"`{function.name.value}` traced {decision.before} times, partly on tensor shapes: with {params} passed "
+            f"as tensors (RTF005), add {NEW_KEYWORD}=True ({decision.before} → {decision.relax_after} traces)"
+        )
+        if decision.relax == "traced" and not decision.draws:
+            tier = Tier.SAFE
+            reason = (
+                f"proven on the live function: a fresh tf.function traced with {params} converted as at the call "
+                "sites and the shapes relaxed as reduce_retracing generalises them"
+            )
+        else:
+            tier, reason = Tier.UNSAFE, decision.draws or decision.relax_note or "not proven on the live function"
         if self.report(anchor, message, tier, reason=reason):
             self._edits.add(anchor)
 

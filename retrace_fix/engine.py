@@ -44,6 +44,7 @@ from retrace_fix.linemap import LineMap
 from retrace_fix.tf_functions import ast_references_tf_function
 
 PARSE_ERROR_PREFIX = "cannot parse"
+CALL_SITE_CODE = "RTF005"
 
 
 @dataclass(frozen=True)
@@ -60,12 +61,24 @@ class RunOptions:
     #: skip files whose bytes cannot hold a target before parsing them (False: parse
     #: every file; the corpus check uses it to prove the prefilter loses nothing)
     prefilter: bool = True
+    #: RTF005's whole-project decisions, per project root (resolved path -> CallSitePlan), made by
+    #: :func:`with_call_site_plans` before the files are processed; None: not made yet
+    call_site_plans: Any = None
     #: a ``--verify`` run: also edit unsafe fixes and the diagnostics a codemod could
     #: fix but lacks the evidence for (the user's program then proves or refutes them)
     verify_candidates: bool = False
     #: only these fixes, ``(relpath, code, line, ordinal)`` (a finding's ``fix_id`` under
     #: its file's relpath); None: every fix the tiers allow
     fix_selection: frozenset | None = None
+
+    @property
+    def wants_call_site_plans(self) -> bool:
+        """Is there RTF005 work for the pre-pass (traces, and RTF005 selected)?"""
+        return self.has_traces and self.code_selected(CALL_SITE_CODE)
+
+    def call_sites_for(self, root: str) -> Any:
+        """RTF005's plan for the files of project root ``root`` (None: none)."""
+        return (self.call_site_plans or {}).get(root)
 
     @property
     def has_traces(self) -> bool:
@@ -264,7 +277,13 @@ def plan_codemods(
 
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
-    """Run the selected codemods over one file; never raises."""
+    """Run the selected codemods over one file; never raises.
+
+    RTF005 needs the run's call-site plan (:func:`with_call_site_plans`); a caller that did not make
+    one gets a plan of this file alone (its call sites in other files are then outside the run).
+    """
+    if options.call_site_plans is None and options.wants_call_site_plans:
+        options = with_call_site_plans([job], options)
     result = _process_file(job, options)
     if options.trace_assignment is not None:  # which root's traces this file was checked against
         result.trace_root, result.trace_relpath = job.root, job.relpath
@@ -301,7 +320,9 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result.encoding = encoding
     traces = options.traces_for(job.root)
     has_traces = traces is not None and _traces_mention(traces, job.relpath)
-    to_run, problem = plan_codemods(data, text, selected_codemods(options), options, has_traces)
+    call_sites = options.call_sites_for(job.root)
+    edits_here = call_sites is not None and bool(call_sites.editing(job.relpath))
+    to_run, problem = plan_codemods(data, text, selected_codemods(options), options, has_traces or edits_here)
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
     if not to_run:
@@ -362,11 +383,13 @@ def _transform(
     except BaseException as exc:  # MemoryError, a Rust panic (PanicException is a BaseException)
         result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: LibCST failed ({type(exc).__name__}: {exc})"
         return result
+    call_sites = options.call_sites_for(job.root)
     settings = CodemodSettings(
         unsafe_fixes=options.unsafe_fixes,
         traces=options.traces_for(job.root) if has_traces else None,
         relpath=job.relpath,
         source_text=text,
+        call_sites=call_sites,
         verify_candidates=options.verify_candidates,
         selected_fixes=_selection_for(options.fix_selection, job.relpath),
     )
@@ -642,6 +665,50 @@ def _traces_mention(traces: Any, relpath: str) -> bool:
         return False
 
 
+# --------------------------------------------------------------------------- the call-site pre-pass
+
+
+def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions:
+    """``options`` with RTF005's plan of every project root of ``jobs`` (:mod:`retrace_fix.codemods._call_site_plan`).
+
+    RTF005 rewrites every recorded call site of a function or none, and those sites may be in any
+    module: that is decided here, once, from the files of the run that define a candidate function
+    or hold one of its recorded call sites (read and parsed only here, cheaply: most files hold
+    neither); every worker then receives the same plan.
+    """
+    if not options.wants_call_site_plans:
+        return options
+    from retrace_fix.codemods._call_site_plan import build_plan, wants_files
+
+    by_root: dict[str, dict[str, FileJob]] = {}
+    for job in jobs:
+        by_root.setdefault(job.root, {})[job.relpath] = job
+    plans: dict[str, Any] = {}
+    for root, files in sorted(by_root.items()):
+        traces = options.traces_for(root)
+        if traces is None:
+            continue
+        sources: dict[str, str | None] = {}
+        for relpath in sorted(wants_files(traces, files)):
+            job = files.get(relpath)
+            if job is not None:
+                sources[relpath] = _safe_source(job)
+        plans[root] = build_plan(sources, traces)
+    return replace(options, call_site_plans=plans)
+
+
+def _safe_source(job: FileJob) -> str | None:
+    """The text of a file LibCST can parse in this process, else None."""
+    try:
+        data = job.data if job.data is not None else job.path.read_bytes()
+        text, _ = decode_source(data)
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+        return None
+    if _risky_for_libcst(data) or _max_bracket_depth(data) > MAX_BRACKET_DEPTH or cpython_syntax_problem(text):
+        return None
+    return text
+
+
 # --------------------------------------------------------------------------- many files
 
 
@@ -733,6 +800,7 @@ def run(
 ) -> RunResult:
     """Process ``files``; results come back sorted by display path whatever ``jobs`` is."""
     work = make_jobs(files)
+    options = with_call_site_plans(work, options)
     workers = max(1, jobs or os.cpu_count() or 1)
     results: list[FileResult] = []
     if workers == 1 or len(work) < 2:

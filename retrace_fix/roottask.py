@@ -31,7 +31,7 @@ from typing import Callable
 
 from retrace_fix import __version__
 from retrace_fix.discovery import DiscoveryError, discover, display_path
-from retrace_fix.engine import RunOptions, make_jobs, process_file
+from retrace_fix.engine import RunOptions, make_jobs, process_file, with_call_site_plans
 from retrace_fix.findings import FileResult
 from retrace_fix.gitsource import GitSource, clone
 from retrace_fix.roots import contains
@@ -130,6 +130,7 @@ def _process(files: list[Path], display: Callable[[Path], str], options: RunOpti
     for job in jobs:
         job.display = display(job.path)
     with ENGINE_LOCK:
+        options = with_call_site_plans(jobs, options)  # RTF005 decides over the whole root
         results = [process_file(job, options) for job in jobs]
     for result in results:
         if not result.changed:  # only changed files' text is needed (patches, writes, branches)

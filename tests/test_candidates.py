@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from retrace_fix.traces.candidates import (
     FIX_CALL_SITE,
+    FIX_CAST,
     FIX_RELAX,
+    FIX_SCALAR,
     FIX_SIGNATURE,
     UNMATCHED_NOTE,
     UNPROVEN_NOTE,
+    call_site_relax_candidate,
     error_line,
     layout,
     plan_candidates,
     relax_candidate,
     signature_candidate,
     stored_oracle,
+    traces_after,
 )
 from retrace_fix.traces.summaries import NO_LITERAL, ParamInfo
 from retrace_fix.traces.model import FunctionTraces, Proof, Trace
@@ -95,6 +99,16 @@ def test_nested_only_retraces_are_not_retraces():
     assert plan.layout.nested_only and not plan.layout.retraced and keys == []
 
 
+def test_traces_made_by_get_concrete_function_are_not_retraces():
+    """An export or a warm-up asks for its trace once: nothing to fix at steady state."""
+    traces = [Trace(args={"x": tensor([2])}), Trace(args={"x": tensor([None])}, via="get_concrete_function")]
+    fn = FunctionTraces(file="m.py", qualname="f", firstlineno=1, name="f", params=["x"], calls=1, traces=traces)
+    keys, plan = asked(fn, [ParamInfo("x")])
+    assert not plan.layout.retraced and not plan.layout.nested_only and keys == []
+    fn.traces.append(Trace(args={"x": tensor([3])}))
+    assert plan_candidates(fn, [ParamInfo("x")], None, lambda c: Proof(c.fix, "traced")).layout.retraced
+
+
 def test_reduce_retracing_relaxes_each_group_of_same_values_and_counts_what_it_saves():
     fn = function(*({"x": tensor([n, 4]), "mode": py(m)} for m in ("a", "b") for n in (1, 2, 3)))
     candidate = relax_candidate(fn, None)
@@ -129,6 +143,26 @@ def test_call_site_conversion_of_varying_scalars_and_drifting_dtypes():
     assert candidate.trials == [
         {"x": tensor([2], "float32"), "alpha": tensor([]), "model": {"kind": "object", "type": "Dense", "id": 1}}
     ]  # both traces become one once converted
+
+
+def test_reduce_retracing_after_the_call_site_conversion_is_its_own_proven_candidate():
+    model = {"kind": "object", "type": "Dense", "id": 1}
+    fn = function(*({"x": tensor([n, 3]), "w": py(w), "model": model} for w in (0.5, 1.5) for n in (2, 4, 8)))
+    keys, plan = asked(fn, [ParamInfo("x"), ParamInfo("w"), ParamInfo("model")])
+    assert plan.call_site.candidate.converts == {"w": "float32"}
+    combined = plan.call_site_relax
+    assert combined.status == "traced" and combined.candidate.fix == FIX_RELAX and combined.candidate.relax
+    assert combined.candidate.key.startswith("reduce_retracing after call_site (w=float32): x=float32[None, 3]")
+    assert combined.candidate.trials == [{"x": tensor([None, 3]), "w": tensor([]), "model": model}]
+    assert combined.candidate.key in keys  # the recorder proves it
+    kinds = {"w": FIX_SCALAR}
+    assert traces_after(fn, None, {"w": "float32"}, kinds) == 3
+    assert traces_after(fn, None, {"w": "float32"}, kinds, relaxed=True) == 2
+    # relaxing saves nothing with two shapes: no combined candidate
+    two = function(*({"x": tensor([n, 3]), "w": py(w), "model": model} for w in (0.5, 1.5) for n in (2, 4)))
+    assert call_site_relax_candidate(two, None, {"w": "float32"}, kinds) is None
+    drift = function({"x": tensor([2], "float64")}, {"x": tensor([2], "float32")})
+    assert traces_after(drift, None, {"x": "float32"}, {"x": FIX_CAST}) == 1
 
 
 def test_error_line_keeps_the_useful_line():

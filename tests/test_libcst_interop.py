@@ -98,6 +98,8 @@ def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[Gold
             data = json.loads((case.directory / "traces.json").read_text(encoding="utf-8"))
             for function in data["functions"]:
                 function["file"] = f"{workdir.name}/input.py"
+                for site in function.get("call_sites", []):  # the recorded calls move with the file
+                    site["file"] = f"{workdir.name}/{site['file']}"
             merged.setdefault((chain, unsafe), []).append(data)
 
     failures: list[str] = []

@@ -25,10 +25,11 @@ def make_rule(code: str = "RTF901", name: str = "demo-rule", **changes) -> Rule:
 
 
 def test_registry_order_is_the_engines():
+    # RTF005 first: it rewrites call sites at the positions the recording gave, before anything moves them;
     # RTF008 and RTF007 rewrite bodies that RTF003 and RTF001 then read; RTF006 moves defs after the
     # trace-driven codemods matched them to their traces by their original place
     assert [cls.CODE for cls in REGISTRY] == [
-        "RTF002", "RTF008", "RTF007", "RTF003", "RTF001", "RTF004", "RTF006", "RTF102", "RTF101",
+        "RTF005", "RTF002", "RTF008", "RTF007", "RTF003", "RTF001", "RTF004", "RTF006", "RTF102", "RTF101",
     ]
 
 
@@ -45,7 +46,8 @@ def test_one_rule_per_code_and_its_codemod():
 
 def test_defers_to_comes_from_the_rules():
     assert dict(DEFERS_TO) == {
-        "RTF001": ("RTF007",), "RTF101": ("RTF006",), "RTF103": ("RTF001", "RTF003", "RTF007"), "RTF105": ("RTF003",),
+        "RTF001": ("RTF007",), "RTF003": ("RTF005",), "RTF101": ("RTF006",),
+        "RTF103": ("RTF001", "RTF003", "RTF005", "RTF007"), "RTF105": ("RTF003", "RTF005"),
         "RTF106": ("RTF008",),
     }
 

@@ -10,7 +10,7 @@ traces.json .`` (two TensorFlow processes in all):
 * every fixed function now traces exactly as often as its hand-fixed twin;
 * every output is unchanged (allclose);
 * a second fix run prints nothing and changes nothing;
-* dtype drift is a diagnostic (``--check`` exits 1) and its file is not edited.
+* dtype drift that the body casts away anyway is cast at the call sites (RTF005).
 """
 
 from __future__ import annotations
@@ -400,7 +400,7 @@ def test_the_fix_touched_only_the_retracing_programs(project):
     root = project["root"]
     for path in root.glob("*.py"):
         changed = path.read_text(encoding="utf-8") != project["originals"][path.name]
-        assert changed == (path.stem in SCENARIOS), path.name
+        assert changed == (path.stem in SCENARIOS or path.stem == "s_drift"), path.name
     s_steps = (root / "s_steps.py").read_text(encoding="utf-8")
     assert "tf.TensorSpec(shape=[], dtype=tf.int32)" in s_steps
     assert "@tf.function(reduce_retracing=True)" in (root / "s_train.py").read_text(encoding="utf-8")
@@ -409,7 +409,7 @@ def test_the_fix_touched_only_the_retracing_programs(project):
 
 def test_a_second_fix_run_prints_nothing(project):
     root = project["root"]
-    files = [f"{name}.py" for name in SCENARIOS]
+    files = [f"{name}.py" for name in [*SCENARIOS, "s_drift"]]
     snapshot = {f: (root / f).read_text(encoding="utf-8") for f in files}
     again = _cli(root, "--traces", "traces.json", *files)
     assert again.returncode == 0, again.stderr
@@ -419,14 +419,13 @@ def test_a_second_fix_run_prints_nothing(project):
     assert (diff.returncode, diff.stdout) == (0, "")
 
 
-def test_dtype_drift_is_diagnosed_and_not_edited(project):
-    root = project["root"]
-    assert (root / "s_drift.py").read_text(encoding="utf-8") == project["originals"]["s_drift.py"]
-    check = _cli(root, "--check", "--traces", "traces.json", "s_drift.py")
-    assert check.returncode == 1
-    assert "s_drift.py:4:1: RTF003 [diagnostic] `mixed_type_op` traced 3 times: `x`: dtype varies (int32, float32, int64)" in check.stdout
-    diff = _cli(root, "--diff", "--traces", "traces.json", "s_drift.py")
-    assert (diff.returncode, diff.stdout) == (0, "")
+def test_dtype_drift_is_cast_at_the_call_sites(project):
+    """The body casts `x` to float32 first: casting at the call sites computes the same, in one trace."""
+    text = (project["root"] / "s_drift.py").read_text(encoding="utf-8")
+    assert "mixed_type_op(tf.cast(tf.constant(1, dtype=tf.int32), tf.float32), tf.constant(2.0))" in text
+    assert "mixed_type_op(tf.cast(tf.constant(1, dtype=tf.int64), tf.float32), tf.constant(2.0))" in text
+    assert project["before"]["s_drift"]["traces"] == {"mixed_type_op": 3}
+    assert project["after"]["s_drift"]["traces"] == {"mixed_type_op": 1}
 
 
 @pytest.fixture(scope="module")
@@ -468,6 +467,10 @@ def test_the_proofs_decide_the_tier(check_of_the_originals):
             "4, 8, 16): `dropout` blocks an input_signature; add reduce_retracing=True") in out
     # the nested-only helper is not a finding; its caller is
     assert "s_nested.py:4:" not in out and "s_nested.py:9:1: RTF003 [*] [safe] `caller`" in out
+    # dtype drift the body casts away: cast at the call sites, proven, in place of RTF003's diagnostic
+    assert ("s_drift.py:4:1: RTF005 [*] [safe] `mixed_type_op` traced 3 times (`x`: dtype varies (int32, float32, "
+            "int64)): cast `x` to tf.float32 at its 3 call sites (3 → 1 traces)") in out
+    assert "s_drift.py:4:1: RTF003" not in out
     # the distributed step generalises like its components
     assert ("s_dist.py:12:1: RTF004 [*] [safe] `distributed_step` traced 4 times on tensor shapes alone: `x` is a "
             "PerReplica value (no input_signature can name it); add reduce_retracing=True") in out

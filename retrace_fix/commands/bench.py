@@ -118,7 +118,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
     """
     import dataclasses
 
-    from retrace_fix.engine import FileJob, process_file
+    from retrace_fix.engine import FileJob, process_file, with_call_site_plans
     from retrace_fix.findings import Tier
     from retrace_fix.output import file_diff
     from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
@@ -141,6 +141,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
         run_options = options if traces is None else dataclasses.replace(options, traces=traces, trace_assignment=None)
         summary = FixSummary()
         diffs = []
+        jobs = []
         for path in files:
             try:
                 rel = path.relative_to(root).as_posix()
@@ -149,7 +150,12 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
             target = after_root / rel
             if not target.is_file() or target.is_symlink():
                 continue
-            result = process_file(FileJob(path=target, display=rel, relpath=rel), run_options)
+            jobs.append(FileJob(path=target, display=rel, relpath=rel))
+        # RTF005 decides over every file of the copy at once (its call sites may be in any module)
+        run_options = with_call_site_plans(jobs, dataclasses.replace(run_options, call_site_plans=None))
+        for job in jobs:
+            rel, target = job.relpath, job.path
+            result = process_file(job, run_options)
             if result.error:
                 summary.errors.append(result.error)
                 continue

@@ -8,7 +8,7 @@ parameters, which one is ``self``):
   trial-traces each candidate on a fresh ``tf.function`` around the live
   Python function (``get_concrete_function``: traced, never executed) and
   stores the outcome in the trace file under :attr:`Candidate.key`;
-* the fixer (RTF003, RTF004; RTF005 later) with an oracle that reads those
+* the fixer (RTF003, RTF004, RTF005) with an oracle that reads those
   stored outcomes (:func:`stored_oracle`), so it finds the proof of exactly the
   fix it is about to propose and walks the dtype ladders to the same answer.
 
@@ -30,6 +30,12 @@ The kinds of candidates (``Candidate.fix``):
     converted to tensors of one dtype each (as a caller would with
     ``tf.constant(v, dtype)`` / ``tf.cast``); every recorded trace with those
     substitutions, the other arguments as recorded.
+``reduce_retracing`` after ``call_site`` (RTF005 with RTF004)
+    the ``call_site`` substitutions first, then ``reduce_retracing``'s relaxed
+    shapes over the converted traces (grouped by everything but tensor shapes):
+    the combination proven when, with the values converted, relaxing folds more
+    traces than either fix alone.  Its ``fix`` is ``reduce_retracing``; its key
+    starts with ``reduce_retracing after call_site``.
 ``scalar`` / ``cast`` (probes)
     one parameter converted, every other argument as in the first trace: which
     dtype each parameter can take, and which one blocks when a candidate fails.
@@ -108,6 +114,8 @@ class Candidate:
     #: reduce_retracing: how many of the recorded traces it would have saved (each group of traces
     #: that differ in shapes alone keeps two: the first, exact, and one relaxed)
     saves: int = 0
+    #: traced on a ``tf.function(..., reduce_retracing=True)`` (``reduce_retracing`` candidates)
+    relax: bool = False
 
 
 def render_arg(desc: dict) -> str:
@@ -261,9 +269,14 @@ def layout(
     """The signature the traces allow, before any proof (``unpinnable``: parameters not to pin)."""
     result = Layout()
     traces = list(function.traces)
-    result.distinct, retraced_all = distinct_by_instance(traces, skip_self)
-    _, result.retraced = distinct_by_instance(_steady(traces), skip_self)
-    result.nested_only = retraced_all and not result.retraced
+    result.distinct, _ = distinct_by_instance(traces, skip_self)
+    # retracing is what calls cost at steady state: a trace made while a caller was traced is
+    # redone only when the caller retraces, and one made by get_concrete_function() (an export,
+    # a warm-up) is asked for explicitly, once
+    calls = [t for t in traces if t.via == "call"]
+    _, retraced_with_nested = distinct_by_instance(calls, skip_self)
+    _, result.retraced = distinct_by_instance(_steady(calls), skip_self)
+    result.nested_only = retraced_with_nested and not result.retraced
     if not result.retraced:
         return result
     params = [p for p in params if p.name != skip_self]
@@ -412,9 +425,17 @@ def relax(descs: list[dict]) -> dict:
 def relax_candidate(function: FunctionTraces, skip_self: str | None) -> Candidate | None:
     """``reduce_retracing=True``: one trial per group of traces (same everything but tensor shapes)
     whose shapes varied; None when no group's shapes varied (then it folds nothing)."""
+    trials, saves = _relaxed_trials([_trial_args(trace, skip_self) for trace in function.traces])
+    if not trials:
+        return None
+    return Candidate(FIX_RELAX, f"{FIX_RELAX}: {_shown_relaxed(trials)} #{_digest(trials)}", trials=trials,
+                     saves=saves, relax=True)
+
+
+def _relaxed_trials(argument_sets: list[dict]) -> tuple[list[dict], int]:
+    """(the relaxed argument set of every group whose shapes varied, the traces relaxing saves)."""
     groups: dict[str, list[dict]] = {}
-    for trace in function.traces:
-        args = _trial_args(trace, skip_self)
+    for args in argument_sets:
         groups.setdefault(json.dumps(_strip_shapes(args), sort_keys=True), []).append(args)
     trials = []
     saves = 0
@@ -424,13 +445,13 @@ def relax_candidate(function: FunctionTraces, skip_self: str | None) -> Candidat
             continue
         saves += len(distinct) - 2
         trials.append({name: relax([m[name] for m in members]) for name in members[0]})
-    if not trials:
-        return None
-    trials = trials[:MAX_TRIALS]
-    shown = "; ".join(
+    return trials[:MAX_TRIALS], saves
+
+
+def _shown_relaxed(trials: list[dict]) -> str:
+    return "; ".join(
         ", ".join(f"{n}={render_arg(d)}" for n, d in trial.items() if _has_tensor(d)) for trial in trials[:2]
     )
-    return Candidate(FIX_RELAX, f"{FIX_RELAX}: {shown} #{_digest(trials)}", trials=trials, saves=saves)
 
 
 def call_site_targets(lay: Layout) -> dict[str, tuple[str, tuple]]:
@@ -452,27 +473,76 @@ def call_site_targets(lay: Layout) -> dict[str, tuple[str, tuple]]:
     return targets
 
 
+def convert_args(args: dict, dtypes: dict, kinds: dict) -> dict:
+    """``args`` (a trial's or trace's arguments) with each parameter of ``dtypes`` converted as a caller
+    would: ``kinds[param]`` ``scalar`` (a Python value -> a scalar tensor) or ``cast`` (a tensor's dtype)."""
+    out = dict(args)
+    for name, dtype in dtypes.items():
+        if name not in out:
+            continue
+        if kinds[name] == FIX_SCALAR:
+            out[name] = _tensor_desc(dtype)
+        else:
+            out[name] = {**out[name], "dtype": dtype}
+    return out
+
+
 def call_site_candidate(function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict) -> Candidate:
     """The recorded traces with ``dtypes`` applied (``kinds[param]``: scalar or cast), deduplicated."""
     trials: list[dict] = []
     seen: set[str] = set()
     for trace in _steady(function.traces) or function.traces:
-        args = dict(_trial_args(trace, skip_self))
-        for name, dtype in dtypes.items():
-            if name not in args:
-                continue
-            if kinds[name] == FIX_SCALAR:
-                args[name] = _tensor_desc(dtype)
-            else:
-                args[name] = {**args[name], "dtype": dtype}
+        args = convert_args(_trial_args(trace, skip_self), dtypes, kinds)
         ident = json.dumps(args, sort_keys=True)
         if ident not in seen:
             seen.add(ident)
             trials.append(args)
     trials = trials[:MAX_TRIALS]
-    head = ", ".join(f"{name}={dtype}" for name, dtype in dtypes.items())
-    return Candidate(FIX_CALL_SITE, f"{FIX_CALL_SITE}: {head} #{_digest(trials)}", trials=trials,
+    return Candidate(FIX_CALL_SITE, f"{FIX_CALL_SITE}: {_head(dtypes)} #{_digest(trials)}", trials=trials,
                      converts=dict(dtypes))
+
+
+def _head(dtypes: dict) -> str:
+    return ", ".join(f"{name}={dtype}" for name, dtype in dtypes.items())
+
+
+def call_site_relax_candidate(
+    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict
+) -> Candidate | None:
+    """``reduce_retracing=True`` on top of the call-site conversion ``dtypes``: the converted steady traces
+    grouped by everything but tensor shapes, each group whose shapes varied relaxed; None when relaxing
+    the converted traces would save nothing (then ``reduce_retracing`` adds nothing to the conversion)."""
+    converted = [convert_args(_trial_args(t, skip_self), dtypes, kinds) for t in _steady(function.traces)]
+    trials, saves = _relaxed_trials(converted)
+    if not trials or saves <= 0:
+        return None
+    key = f"{FIX_RELAX} after {FIX_CALL_SITE} ({_head(dtypes)}): {_shown_relaxed(trials)} #{_digest(trials)}"
+    return Candidate(FIX_RELAX, key, trials=trials, converts=dict(dtypes), saves=saves, relax=True)
+
+
+def traces_after(
+    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict, relaxed: bool = False
+) -> int:
+    """How many distinct traces the recorded calls would have made with the call-site conversion ``dtypes``
+    (and ``reduce_retracing`` when ``relaxed``: each group that differs in shapes alone keeps two).
+
+    Traces made while a caller was traced (``nested``) have no call site to convert: they are counted
+    as recorded.
+    """
+    converted = [convert_args(_trial_args(t, skip_self), dtypes, kinds) for t in _steady(function.traces)]
+    keys = _unique(json.dumps(args, sort_keys=True) for args in converted)
+    if relaxed:
+        groups: dict[str, int] = {}
+        for key in keys:
+            shapeless = json.dumps(_strip_shapes(json.loads(key)), sort_keys=True)
+            groups[shapeless] = groups.get(shapeless, 0) + 1
+        count = sum(min(n, 2) for n in groups.values())
+    else:
+        count = len(keys)
+    nested = _unique(
+        json.dumps(_trial_args(t, skip_self), sort_keys=True) for t in function.traces if t.nested
+    )
+    return count + len(nested)
 
 
 # ---------------------------------------------------------------------------
@@ -610,6 +680,9 @@ class CandidatePlan:
     signature: Outcome
     relax: Outcome
     call_site: Outcome
+    #: ``reduce_retracing`` on top of the traced call-site conversion (none: relaxing the converted
+    #: traces saves nothing, or the conversion did not trace)
+    call_site_relax: Outcome = field(default_factory=lambda: Outcome("none"))
 
 
 def plan_candidates(
@@ -629,7 +702,24 @@ def plan_candidates(
         # reason only the source shows (a parameter used as a Python value), and then offers these
         relax_outcome = search_relax(function, skip_self, oracle)
         call_site = search_call_site(lay, function, skip_self, oracle)
-    return CandidatePlan(lay, signature, relax_outcome, call_site)
+    combined = Outcome("none")
+    if call_site.status == "traced" and call_site.candidate is not None:
+        kinds = {name: kind for name, (kind, _) in call_site_targets(lay).items()}
+        combined = search_call_site_relax(function, skip_self, call_site.candidate.converts, kinds, oracle)
+    return CandidatePlan(lay, signature, relax_outcome, call_site, combined)
+
+
+def search_call_site_relax(
+    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict, oracle: Oracle
+) -> Outcome:
+    """The proof of ``reduce_retracing=True`` on the traces converted at the call sites (``dtypes``)."""
+    candidate = call_site_relax_candidate(function, skip_self, dtypes, kinds)
+    if candidate is None:
+        return Outcome("none")
+    proof = oracle(candidate)
+    if not _known(proof):
+        return _unproven(candidate, proof)
+    return Outcome("traced", candidate) if proof.traced else Outcome("failed", candidate, error=proof.error)
 
 
 def stored_oracle(function: FunctionTraces) -> Oracle:

@@ -67,7 +67,7 @@ class ScalarUse:
 
     kinds: ``range`` (bound of ``for ... in range(...)``; ``blockers`` say why the
     loop is not safe with a tensor bound), ``tf_range`` (argument of
-    ``tf.range``), ``cast`` (first argument of ``tf.cast``), ``binop`` (arithmetic
+    ``tf.range``), ``cast`` (first argument of ``tf.cast``; ``dtype`` the target when written), ``binop`` (arithmetic
     operand; ``other`` names the other operand when it is a parameter),
     ``random_kw`` (``mean/stddev/minval/maxval`` of ``tf.random.*``; ``dtype``
     when a dtype keyword is given), ``tf_arg`` (any other argument of a
@@ -82,6 +82,9 @@ class ScalarUse:
     dtype: str | None = None
     float_op: bool = False  # arithmetic only valid on floats (``/``)
     needs_python: bool = False  # tf_arg: an argument TensorFlow needs as a Python value (``num=``, ``axis=``)
+    #: other: the use is (part of) the test of a Python ``if``/``while``/``x if c else y`` (with a tensor,
+    #: AutoGraph turns it into ``tf.cond``/``tf.while_loop``: both branches are traced)
+    in_test: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,17 @@ class BodyFacts:
     uses: dict = field(default_factory=dict)  # param -> [ScalarUse]
     shape_reads: list = field(default_factory=list)  # [ShapeRead]
     reassigned: set = field(default_factory=set)
+    #: clock or random draws in the body (``np.random.uniform(0.5, 1.5)``): one per trace, frozen
+    trace_draws: list = field(default_factory=list)
+
+    def draws_note(self) -> str | None:
+        """Why a fix that removes traces changes the results here (None: it does not)."""
+        if not self.trace_draws:
+            return None
+        return (
+            f"the body draws `{self.trace_draws[0]}` while tracing, once per trace: with fewer traces, fewer "
+            "draws, and other results"
+        )
 
 
 @dataclass
@@ -168,6 +182,8 @@ class SignaturePlan:
     notes: list = field(default_factory=list)
     #: :attr:`SourceInfo.rewritten`: the proofs were made on the body before this run changed it
     rewritten: str = ""
+    #: what the source says (:class:`SourceInfo`): parameters, ``self``, the body's uses
+    source: Any = None
 
     @property
     def possible(self) -> bool:
@@ -204,7 +220,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
     proofs); the source adds what only it knows: the body's uses of each parameter, static
     shape reads, calls in the module that pass values a pinned default would reject.
     """
-    plan = SignaturePlan(function=function, rewritten=source.rewritten)
+    plan = SignaturePlan(function=function, rewritten=source.rewritten, source=source)
     unpinnable = [
         p.name for p in source.params
         if any(not _same_literal(v, p.default) for v in source.call_site_values.get(p.name, ()))
@@ -322,6 +338,9 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             plan.proof = "unproven"
             plan.proof_note = signature.note or "not proven on the live function"
             plan.unsafe_reasons.insert(0, plan.proof_note)
+    note = source.facts.draws_note()
+    if note and not plan.refusals:
+        plan.unsafe_reasons.append(note)
     # problems are de-duplicated (a container reports its children's)
     plan.problems = _unique(plan.problems)
     plan.refusals = _unique(plan.refusals)

@@ -364,7 +364,7 @@ def trial_trace(live: LiveFunction, candidate: Candidate, lookup: Callable[[int]
     try:
         with _quiet(tf):
             for args, kwargs in calls:
-                fresh = _fresh_function(tf, function, signature, candidate.fix == FIX_RELAX, options)
+                fresh = _fresh_function(tf, function, signature, candidate.relax or candidate.fix == FIX_RELAX, options)
                 fresh.get_concrete_function(*args, **kwargs)
     except Exception as exc:
         return Proof(candidate.fix, "failed", error=error_line(exc))

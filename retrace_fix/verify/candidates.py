@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine import FileJob, RunOptions, process_file, with_call_site_plans
 from retrace_fix.findings import FileResult, Finding
 
 #: codes whose fixes do not aim at trace counts: RTF002 makes a program that fails inside a
@@ -73,13 +73,16 @@ class Fixer:
     def run(self, traces: Any, selected: frozenset | None = None, rels: Iterable[str] | None = None) -> dict[str, FileResult]:
         """Every file's result with the candidates applied (``selected``: only those)."""
         options = dataclasses.replace(self.options, traces=traces, trace_assignment=None, verify_candidates=True,
-                                      fix_selection=selected)
+                                      fix_selection=selected, call_site_plans=None)
+        wanted = list(self.rels if rels is None else rels)
+        jobs = {rel: FileJob(path=self.root / rel, display=rel, relpath=rel) for rel in [*self.rels, *wanted]}
+        jobs = {rel: job for rel, job in jobs.items() if job.path.is_file() and not job.path.is_symlink()}
+        # RTF005 decides over the whole project at once (a function's call sites may be in any module)
+        options = with_call_site_plans(list(jobs.values()), options)
         results = {}
-        for rel in self.rels if rels is None else rels:
-            path = self.root / rel
-            if not path.is_file() or path.is_symlink():
-                continue
-            results[rel] = process_file(FileJob(path=path, display=rel, relpath=rel), options)
+        for rel in wanted:
+            if rel in jobs:
+                results[rel] = process_file(jobs[rel], options)
         return results
 
     def texts(self, traces: Any, units: Iterable[Unit]) -> dict[str, tuple[str, str]]:
