@@ -178,6 +178,8 @@ class HoistTfFunctionCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 50  # after the trace-driven codemods: they match traces by the def's original place
     TRIGGERS = (b"function",)
+    #: reads only the tf.functions, the defs that create them and the names they use (partial parsing)
+    NEEDS_WHOLE_MODULE = False
 
     # ------------------------------------------------------------------ planning
 

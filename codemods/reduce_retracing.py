@@ -128,6 +128,7 @@ class ReduceRetracingCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 40  # after RTF003: it adds reduce_retracing only where no signature fits
     TRIGGERS = (OLD_KEYWORD.encode(),)
+    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
     # ------------------------------------------------------------------ trace-driven
 
