@@ -375,6 +375,10 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 )
             )
             return
+        comparison = self._tensor_comparison(node, expr, parent, depth)
+        if comparison is not None:
+            uses.append(comparison)
+            return
         if isinstance(parent, cst.Element):
             container = self._parent(node, depth + 1)
             arg = self._parent(node, depth + 2)
@@ -389,6 +393,24 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 uses.append(ScalarUse("tf_arg", short(call), needs_python=_needs_python(self.scope.qualify(call.func), keyword)))
                 return
         uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr), in_test=self._in_test(expr)))
+
+    def _tensor_comparison(self, node: cst.Name, expr, parent, depth: int) -> ScalarUse | None:
+        """``coin < epsilon`` outside a Python test, against another parameter: a ``compare`` use
+        (a tensor comparison when that parameter is a tensor, which the traces tell)."""
+        if isinstance(parent, cst.Comparison) and parent.left is expr:
+            comparison = parent
+            other = parent.comparisons[0].comparator if len(parent.comparisons) == 1 else None
+        elif isinstance(parent, cst.ComparisonTarget) and parent.comparator is expr:
+            comparison = self._parent(node, depth + 1)
+            other = comparison.left if isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1 else None
+        else:
+            return None
+        if not isinstance(other, cst.Name) or not self._visible(other.value) or self._in_test(comparison):
+            return None
+        operator = comparison.comparisons[0].operator
+        if not isinstance(operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)):
+            return None  # ==, !=, is, in: left to the general rule (a Python value)
+        return ScalarUse("compare", short(comparison), other=other.value)
 
     def _in_test(self, expr: cst.CSTNode) -> bool:
         """Is ``expr`` (the name, or the expression of it being classified) the test of a Python
