@@ -97,8 +97,10 @@ Fix safety
     that does not retrace.  A ``--verify`` run also tries two diagnostics that
     are refused only for lack of evidence: a function that uses local
     variables of its creator moves out with them as keyword-only parameters
-    (``func(x, *, num_hash)``, called as ``func(x, num_hash=num_hash)``), and a
-    returned or stored function moves all the same; the program's run decides.
+    (``func(x, *, num_hash)``, called as ``func(x, num_hash=num_hash)``; when it
+    also uses the instance of a method, it becomes a method of the class instead,
+    ``self.func(x, num_hash=num_hash)``), and a returned or stored function moves
+    all the same; the program's run decides.
 """
 
 from __future__ import annotations
