@@ -475,3 +475,42 @@ def test_comparisons_with_a_tensor_parameter_outside_python_tests():
         ("other", "e = coin < eps < 1.0", None),  # chained: left to the general rule
         ("other", "g = eps == coin", None),
     ]
+
+
+def test_changes_to_python_state_outside_the_call_are_trace_time_effects():
+    facts = _facts(
+        "import numpy as np\n"
+        "import tensorflow as tf\n"
+        "COUNT = 0\n"
+        "def f(x, tracker, history, cfg):\n"
+        "    global COUNT\n"
+        "    tracker.value += 1\n"
+        "    history.append(x)\n"
+        "    COUNT += 1\n"
+        "    cfg['seen'] = True\n"  # a plain assignment: lazy set-up, not counted
+        "    outs = []\n"
+        "    outs.append(x)\n"
+        "    cache = {}\n"
+        "    cache.update(a=1)\n"
+        "    total = 0\n"
+        "    total += 1\n"
+        "    y = np.add(x, 1)\n"
+        "    def body(acc):\n"
+        "        acc.append(1)\n"
+        "        return acc\n"
+        "    return tf.add(x, 1)\n",
+        {"x", "tracker", "history", "cfg"},
+    )
+    assert facts.trace_mutations == ["tracker.value += 1", "history.append(x)", "COUNT += 1"]
+    assert facts.draws_note() == (
+        "the body changes Python state while tracing (`tracker.value += 1`), once per trace: with fewer traces, "
+        "other results"
+    )
+
+
+def test_a_trace_time_effect_makes_a_proven_signature_unsafe():
+    fn = function({"x": tensor([3]), "n": py(1)}, {"x": tensor([3]), "n": py(2)})
+    facts = BodyFacts(uses={"n": [ScalarUse("tf_arg", "tf.tile(x, [n])")]}, trace_mutations=["calls.append(1)"])
+    plan = plan_signature(proved(fn, source("x", "n", facts=facts)), source("x", "n", facts=facts))
+    assert plan.possible and plan.tier == "unsafe"
+    assert any("changes Python state while tracing (`calls.append(1)`)" in r for r in plan.unsafe_reasons)

@@ -108,15 +108,23 @@ class BodyFacts:
     reassigned: set = field(default_factory=set)
     #: clock or random draws in the body (``np.random.uniform(0.5, 1.5)``): one per trace, frozen
     trace_draws: list = field(default_factory=list)
+    #: changes to Python state the call does not own (``tracker.value += 1``, ``history.append(x)`` on a
+    #: parameter, a global or a closure): made once per trace, not per call
+    trace_mutations: list = field(default_factory=list)
 
     def draws_note(self) -> str | None:
         """Why a fix that removes traces changes the results here (None: it does not)."""
-        if not self.trace_draws:
-            return None
-        return (
-            f"the body draws `{self.trace_draws[0]}` while tracing, once per trace: with fewer traces, fewer "
-            "draws, and other results"
-        )
+        if self.trace_draws:
+            return (
+                f"the body draws `{self.trace_draws[0]}` while tracing, once per trace: with fewer traces, fewer "
+                "draws, and other results"
+            )
+        if self.trace_mutations:
+            return (
+                f"the body changes Python state while tracing (`{self.trace_mutations[0]}`), once per trace: with "
+                "fewer traces, other results"
+            )
+        return None
 
 
 @dataclass
