@@ -215,7 +215,8 @@ def scaffold(root: Path, code: str, name: str, tier: Tier, summary: str) -> list
         directory = root / "golden" / name / case
         directory.mkdir(parents=True)
         source = template.format(**values)
-        for file_name, text in (("input.py", source), ("expected.py", source), ("findings.txt", "")):
+        # no expected.py: the case must not change until the codemod does what its golden case says
+        for file_name, text in (("input.py", source), ("findings.txt", "")):
             (directory / file_name).write_text(text, encoding="utf-8")
         written.append(directory)
     return written

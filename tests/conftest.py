@@ -8,5 +8,5 @@ def pytest_addoption(parser):
         "--update-golden",
         action="store_true",
         default=False,
-        help="rewrite golden/*/*/expected.py and findings.txt from the current codemods",
+        help="rewrite golden/*/*/expected.py (deleted when the case must not change) and findings.txt from the current codemods",
     )

@@ -3,7 +3,8 @@
 Each case holds
 
 * ``input.py`` — the code before;
-* ``expected.py`` — the code after (equal to ``input.py`` when it must not change);
+* ``expected.py`` — the code after; **no** ``expected.py`` means the case must not change
+  (the output must equal ``input.py`` byte for byte);
 * ``findings.txt`` — every finding, one per line: ``LINE:COL: CODE[ [*]] [tier] message``
   (``[*]`` = the fix was applied), followed by ``    reason: ...`` when it has a reason
   (the full explanation: why unsafe, what was proven, what blocks);
@@ -31,6 +32,8 @@ fails the case), e.g. that the fixed code equals an eager reference.
 
 from __future__ import annotations
 
+import difflib
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -55,6 +58,21 @@ class GoldenCase:
     @property
     def id(self) -> str:
         return f"{self.directory.parent.name}/{self.directory.name}"
+
+    @property
+    def changes(self) -> bool:
+        """Does the case rewrite its input (it has an ``expected.py``)?"""
+        return (self.directory / "expected.py").is_file()
+
+    @property
+    def expected_path(self) -> Path:
+        """``expected.py``, or ``input.py`` for a case that must not change."""
+        return self.directory / ("expected.py" if self.changes else "input.py")
+
+    @property
+    def node_id(self) -> str:
+        """The pytest node id of its golden test (what ``--update-golden`` is given to update this one case)."""
+        return f"tests/test_golden.py::test_golden_case[{self.id}]"
 
     @property
     def codemod_name(self) -> str:
@@ -112,3 +130,60 @@ def render_findings(findings: list[Finding]) -> str:
         if f.reason:
             lines.append(f"    reason: {f.reason}")
     return "".join(line + "\n" for line in lines)
+
+
+def write_expected(case: GoldenCase, fixed: str) -> None:
+    """``--update-golden``: store ``fixed`` as the case's expectation (no ``expected.py`` when unchanged)."""
+    path = case.directory / "expected.py"
+    if fixed == (case.directory / "input.py").read_text(encoding="utf-8"):
+        path.unlink(missing_ok=True)
+    else:
+        path.write_text(fixed, encoding="utf-8")
+
+
+_FINDING_POSITION = re.compile(r"^(\d+):(\d+): ")
+
+
+def _pointed(line: str, source_lines: list[str]) -> list[str]:
+    """A finding line, then the source line it points at with a caret under the column."""
+    out = [line]
+    match = _FINDING_POSITION.match(line.lstrip("+- "))
+    if match:
+        number, column = int(match.group(1)), int(match.group(2))
+        if 1 <= number <= len(source_lines):
+            text = source_lines[number - 1].rstrip("\r\n")
+            gutter = f"{number:>5} | "
+            out.append(f"      {gutter}{text}")
+            out.append(f"      {' ' * len(gutter)}{' ' * (column - 1)}^")
+    return out
+
+
+def review_message(case: GoldenCase, fixed: str, findings: str) -> str | None:
+    """What a reviewer needs when a case fails (None: it passes): the case path, each finding that
+    differs with its source line and a caret, the diff of the rewritten code, and the command that
+    updates this one case."""
+    expected_text = case.expected_path.read_text(encoding="utf-8")
+    expected_findings = (case.directory / "findings.txt").read_text(encoding="utf-8")
+    if fixed == expected_text and findings == expected_findings:
+        return None
+    where = case.directory.relative_to(GOLDEN_ROOT.parent).as_posix()
+    source_lines = (case.directory / "input.py").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = [f"golden case {where} differs from what the codemods do now"]
+    if findings != expected_findings:
+        lines.append("findings (- expected in findings.txt, + now):")
+        for line in difflib.ndiff(expected_findings.splitlines(), findings.splitlines()):
+            if line[:1] in "-+" and not line[2:].startswith("    reason:"):
+                lines.extend("  " + text for text in _pointed(line, source_lines))
+            elif line[:1] in "-+":
+                lines.append("  " + line)
+    if fixed != expected_text:
+        label = f"{where}/{case.expected_path.name}"
+        if case.changes:
+            lines.append("rewritten code (- expected.py, + now):")
+        else:
+            lines.append("the case must not change (no expected.py), but the code was rewritten:")
+        diff = difflib.unified_diff(expected_text.splitlines(keepends=True), fixed.splitlines(keepends=True),
+                                    fromfile=label, tofile="rewritten now")
+        lines.extend("  " + line.rstrip("\n") for line in diff)
+    lines.append(f"if the new behaviour is right, update this case: python -m pytest '{case.node_id}' --update-golden")
+    return "\n".join(lines)

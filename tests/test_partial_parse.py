@@ -260,8 +260,8 @@ def padded_variants(source: str) -> list[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_golden_cases_same_either_way(case: GoldenCase, tmp_path):
-    for name in ("input.py", "expected.py"):
-        source = (case.directory / name).read_text(encoding="utf-8")
+    for path in {case.directory / "input.py", case.expected_path}:
+        source = path.read_text(encoding="utf-8")
         for options in option_sets(case):
             assert_same_either_way(source, options, tmp_path)
 

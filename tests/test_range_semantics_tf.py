@@ -90,7 +90,7 @@ def parse(output: str) -> tuple[list[list[float]], dict[str, int], list[str]]:
 def changed_cases() -> list[Path]:
     cases = [
         d for d in sorted(RANGE.iterdir())
-        if (d / "drive.py").exists() and (d / "expected.py").read_text() != (d / "input.py").read_text()
+        if (d / "drive.py").exists() and (d / "expected.py").exists()  # no expected.py: must not change
     ]
     predict = GOLDEN / "predict-to-call"
     return cases + [predict / "outside-tf-function-unsafe-fix", predict / "outside-tf-function-unsafe-forms"]
@@ -133,7 +133,7 @@ def naive_rewrite(source: str) -> str:
 )
 def test_naive_tf_range_breaks_the_hazards(case: str, error: type, match: str, tmp_path: Path):
     case_dir = RANGE / case
-    assert (case_dir / "expected.py").read_text() == (case_dir / "input.py").read_text()
+    assert not (case_dir / "expected.py").exists()  # the case must not change
     run_drive(case_dir, case_dir / "input.py", tmp_path, "original")  # the original works
     naive = naive_rewrite((case_dir / "input.py").read_text())
     assert naive != (case_dir / "input.py").read_text()

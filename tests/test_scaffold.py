@@ -7,7 +7,6 @@ on the repository itself.
 
 from __future__ import annotations
 
-import filecmp
 import os
 import shutil
 import subprocess
@@ -56,10 +55,8 @@ def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout)
         "codemods/static_shape_read.py",
         "docs/codemods/RTF109.md",
         "docs/codemods/index.md",
-        "golden/static-shape-read/negative/expected.py",
         "golden/static-shape-read/negative/findings.txt",
         "golden/static-shape-read/negative/input.py",
-        "golden/static-shape-read/positive/expected.py",
         "golden/static-shape-read/positive/findings.txt",
         "golden/static-shape-read/positive/input.py",
         "mkdocs.yml",
@@ -94,7 +91,7 @@ def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
     assert "    ORDER = 60\n" in source  # after RTF006, the last fix (50)
     diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF009", "golden/demo-fix")
     assert (diff.returncode, diff.stdout) == (0, "")
-    assert filecmp.cmp(checkout / "golden/demo-fix/positive/input.py", checkout / "golden/demo-fix/positive/expected.py")
+    assert not (checkout / "golden/demo-fix/positive/expected.py").exists()  # must not change until implemented
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,12 @@ results.  It is run once with the case's ``input.py`` and once with its
       [semantic]
       before = "raises"          # the original must fail (e.g. Keras 3 `predict` in a tf.function),
       raises = "AttributeError"  #   with an error matching this regex; the fixed code must run
-                                 #   (when expected.py differs from input.py)
+                                 #   (when the case has an expected.py)
       traces-after = { predict = 1 }   # exact recorder trace count per qualname after the fix
 
 All cases of one side run in one child process (``tests/semantic_runner.py``;
-TensorFlow is imported once); the two sides run concurrently.  Cases whose
-``expected.py`` equals ``input.py`` run once.
+TensorFlow is imported once); the two sides run concurrently.  Cases without
+``expected.py`` (must not change) run once.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ REPO = RUNNER.parent.parent
 RTOL, ATOL = 1e-5, 1e-6
 CASE_FILES = {"input.py", "expected.py", "findings.txt", "case.toml", "traces.json"}
 
-CASES = [c for c in discover_cases() if (c.directory / "drive.py").is_file() and (c.directory / "expected.py").is_file()]
+CASES = [c for c in discover_cases() if (c.directory / "drive.py").is_file()]
 
 
 def semantic_spec(case: GoldenCase) -> dict:
@@ -57,14 +57,14 @@ def semantic_spec(case: GoldenCase) -> dict:
 
 
 def changed(case: GoldenCase) -> bool:
-    return (case.directory / "expected.py").read_bytes() != (case.directory / "input.py").read_bytes()
+    return case.changes
 
 
 def _materialise(case: GoldenCase, side: str, root: Path) -> Path:
     directory = root / side / case.id.replace("/", "__")
     directory.mkdir(parents=True)
-    source = "input.py" if side == "before" else "expected.py"
-    shutil.copyfile(case.directory / source, directory / "input.py")
+    source = case.directory / "input.py" if side == "before" else case.expected_path
+    shutil.copyfile(source, directory / "input.py")
     for path in case.directory.iterdir():
         if path.is_file() and path.name not in CASE_FILES:
             shutil.copyfile(path, directory / path.name)  # drive.py and any helper it needs
