@@ -34,8 +34,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
+import numpy as np
 
 pytestmark = pytest.mark.tf
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 from retrace_fix.traces.model import load_trace_file
 from retrace_fix.commands.record import run_record
 from retrace_fix.traces.report import build_report, render_report
