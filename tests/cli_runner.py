@@ -51,6 +51,11 @@ class CliResult:
     def stderr(self) -> str:
         return self.stderr_bytes.decode("utf-8")
 
+    @property
+    def outcome(self) -> tuple[int, str, str]:
+        """``(exit code, stdout, stderr)``, to unpack."""
+        return self.returncode, self.stdout, self.stderr
+
 
 def _stream(data: bytes = b"") -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
