@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -55,11 +54,7 @@ def test_the_issue_command_exits_2_and_writes_nothing(tmp_path):
     )
     subprocess.run(["bash", "-c", script], cwd=tmp_path, check=True)
     before = digest(tmp_path)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    done = subprocess.run(
-        [sys.executable, "-m", "retrace_fix", "apply", "--root", "root", "p.patch"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    done = run_cli("apply", "--root", "root", "p.patch", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.splitlines() == [
         f"retrace-fix: error: p.patch: refused: gl/config: resolves inside .git ({(tmp_path / 'root' / '.git' / 'config').resolve()})",
