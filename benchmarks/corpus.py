@@ -3,8 +3,8 @@
 For every TREE given on the command line (a checkout of some repository; never
 commit their code):
 
-1. ``retrace-fix --diff --format json`` on the tree as it is: files, lines, files
-   that do not parse (reported and skipped, not crashes), files that would change,
+1. ``retrace-fix --diff --check-syntax --format json`` on the tree as it is: files,
+   lines, files that do not parse (reported and skipped, not crashes), files that would change,
    fixes and diagnostics by code, time.  A crash is an exit code other than 0/1/2,
    a traceback on stderr, or an ``internal error`` message.
 2. The tree is copied to a temporary directory and fixed in place there
@@ -178,11 +178,13 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     report["files"] = len(listed)
     report["lines"] = sum(p.read_bytes().count(b"\n") for p in listed if p.is_file())
     common = ["--format", "json", "--jobs", str(options.jobs)] + (["--unsafe-fixes"] if options.unsafe_fixes else [])
+    # every file's syntax is checked (by default a file that cannot hold a target is never parsed)
+    checked = ["--check-syntax", *common]
 
     # 1. --diff on the original tree
     before = snapshot(tree)
     start = time.perf_counter()
-    first = run_cli(["--diff", *common, "."], cwd=tree)
+    first = run_cli(["--diff", *checked, "."], cwd=tree)
     report["seconds"] = round(time.perf_counter() - start, 2)
     problems += [f"first run: {s}" for s in crash_signs(first)]
     try:
@@ -209,7 +211,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     # 2. fix a copy in place
     copy = workdir / name
     shutil.copytree(tree, copy, symlinks=True)
-    fixed_run = run_cli([*common, "."], cwd=copy)
+    fixed_run = run_cli([*checked, "."], cwd=copy)
     problems += [f"fix run: {s}" for s in crash_signs(fixed_run)]
     after = snapshot(copy)
     changed_paths = {path for path in set(before) | set(after) if before.get(path) != after.get(path)}
@@ -234,7 +236,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
             problems.append(f"{path}: what was written differs from the --diff output")
 
     # 3. second run on the fixed copy: nothing left to do
-    second = run_cli(["--diff", *common, "."], cwd=copy)
+    second = run_cli(["--diff", *checked, "."], cwd=copy)
     problems += [f"second run: {s}" for s in crash_signs(second)]
     try:
         again = json.loads(second.stdout)
@@ -308,6 +310,21 @@ def compare_prefilter(tree: Path, options: argparse.Namespace, problems: list[st
     }
 
 
+def baseline_problem(checkout: Path) -> str | None:
+    """Why ``checkout`` cannot be run as the baseline, else None.  The codemods live in
+    ``codemods/`` and are installed as ``retrace_fix.codemods``: on PYTHONPATH a checkout
+    without the link ``retrace_fix/codemods -> ../codemods`` would take the *installed*
+    codemods, and the comparison would run a mix of the two."""
+    if not (checkout / "retrace_fix" / "engine.py").is_file():
+        return "not a retrace-fix checkout"
+    if (checkout / "codemods").is_dir() and not (checkout / "retrace_fix" / "codemods").exists():
+        return (
+            "retrace_fix/codemods is missing: link it (ln -s ../codemods retrace_fix/codemods), "
+            "or the installed codemods would be mixed into the baseline"
+        )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("trees", nargs="+", type=Path)
@@ -318,6 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_out", default=None, help="write the figures here")
     parser.add_argument("--keep", default=None, help="keep the fixed copies in this directory")
     options = parser.parse_args(argv)
+    if options.baseline:
+        problem = baseline_problem(Path(options.baseline))
+        if problem:
+            print(f"--baseline {options.baseline}: {problem}", file=sys.stderr)
+            return 2
 
     reports = []
     with tempfile.TemporaryDirectory(prefix="retrace-corpus-") as tmp:

@@ -21,7 +21,7 @@ import re
 from abc import ABC
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext, VisitorBasedCodemodCommand
@@ -32,6 +32,11 @@ from retrace_fix.findings import Finding, Tier
 from retrace_fix.rules import Rule
 from retrace_fix.tf_functions import may_reference_tf_function
 from retrace_fix.tfnames import Scope
+
+if TYPE_CHECKING:
+    import ast
+
+    from retrace_fix.partial_parse import Outline
 
 _ANALYSIS_KEY = "retrace_fix.analysis"
 _QUALNAMES_KEY = "retrace_fix.qualnames"
@@ -101,6 +106,16 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
     REQUIRES_TF_FUNCTION: ClassVar[bool] = True
     #: True when the codemod only acts on recorded traces (``--traces``)
     NEEDS_TRACES: ClassVar[bool] = False
+    #: True (the default, always correct): the engine gives it the whole module.  False
+    #: promises what :mod:`retrace_fix.partial_parse` needs to parse only part of it:
+    #: everything it reports or edits is about the tf.functions of the module (inside
+    #: them, in the calls that create them, at the calls of them), and what it reads
+    #: elsewhere it finds by name (what a name means, who calls a function, which defs
+    #: share a name).  The engine then hands it a module where the defs and classes
+    #: those questions never reach are blank lines, and runs the whole module again
+    #: when a codemod would edit the file.  ``tests/test_partial_parse.py`` checks the
+    #: promise on its golden cases.
+    NEEDS_WHOLE_MODULE: ClassVar[bool] = True
 
     DESCRIPTION: ClassVar[str] = ""
 
@@ -167,6 +182,15 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         if not any(_trigger_found(trigger, data) for trigger in cls.TRIGGERS):
             return False
         return not cls.REQUIRES_TF_FUNCTION or may_reference_tf_function(data)
+
+    @classmethod
+    def might_apply_to_tree(cls, tree: "ast.Module", outline: "Outline") -> bool:
+        """Can a module whose bytes passed :meth:`might_apply` hold a target, seen in CPython's
+        tree (a tenth of a LibCST parse)?  A superset of what the codemod acts on: False
+        means it would report nothing there.  By default: a codemod that requires a
+        tf.function needs a name that can be one
+        (:attr:`~retrace_fix.partial_parse.Outline.references_tf_function`)."""
+        return not cls.REQUIRES_TF_FUNCTION or outline.references_tf_function
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:

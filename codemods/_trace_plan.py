@@ -94,6 +94,17 @@ def draws_at_trace_time(qualified: str | None) -> bool:
     return bool(qualified) and (qualified in CLOCKS or qualified.startswith(("random.", "numpy.random.")))
 
 
+#: methods that change a Python container in place (``history.append(loss)``)
+_MUTATORS = {"append", "extend", "insert", "update", "add", "setdefault", "pop", "popitem", "remove", "clear", "discard"}
+
+
+def _root_name(node: cst.BaseExpression) -> cst.Name | None:
+    """``a`` of ``a.b[c].d``."""
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 #: methods of a ``tf.Variable`` whose first argument is converted to the variable's dtype
 _VARIABLE_METHODS = {"assign", "assign_add", "assign_sub"}
@@ -178,6 +189,11 @@ class _BodyFactsCollector(cst.CSTVisitor):
         self.shadowed: list[set[str]] = []
         # local name -> parameters it was computed from (static-shape taint)
         self.derived: dict[str, set[str]] = {}
+        #: names bound inside the body (the def's own and its nested defs' bindings, parameters of the
+        #: def excluded, names declared global or nonlocal excluded): what mutating them changes no state
+        #: outside the call
+        self.local_names: set[str] = set()
+        self.outer_names: set[str] = set()  # declared global or nonlocal
 
     # -- bookkeeping
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -233,6 +249,26 @@ class _BodyFactsCollector(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._mark_reassigned(node.target)
+        target = node.target
+        if isinstance(target, cst.Name):
+            if target.value in self.outer_names:
+                self.facts.trace_mutations.append(short(node))
+        elif self._outside_state(target):
+            self.facts.trace_mutations.append(short(node))
+
+    def _outside_state(self, target: cst.BaseExpression) -> bool:
+        """Is ``target`` (``tracker.value``, ``cache[k]``) part of an object the call does not own: one
+        reached from a parameter (``self`` included), a global or a closure, not a module?"""
+        root = _root_name(target)
+        if root is None or root.value in self.local_names and root.value not in self.outer_names:
+            return False
+        return self.scope.lookup(root.value) is None  # an imported module or a builtin is not state
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.outer_names.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.outer_names.update(item.name.value for item in node.names)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._mark_reassigned(node.target)
@@ -269,6 +305,9 @@ class _BodyFactsCollector(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if draws_at_trace_time(self.scope.qualify(node.func)):
             self.facts.trace_draws.append(short(node))
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS and self._outside_state(func.value):
+            self.facts.trace_mutations.append(short(node))
 
     # -- names
     def visit_Name(self, node: cst.Name) -> None:
@@ -375,6 +414,10 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 )
             )
             return
+        comparison = self._tensor_comparison(node, expr, parent, depth)
+        if comparison is not None:
+            uses.append(comparison)
+            return
         if isinstance(parent, cst.Element):
             container = self._parent(node, depth + 1)
             arg = self._parent(node, depth + 2)
@@ -389,6 +432,24 @@ class _BodyFactsCollector(cst.CSTVisitor):
                 uses.append(ScalarUse("tf_arg", short(call), needs_python=_needs_python(self.scope.qualify(call.func), keyword)))
                 return
         uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr), in_test=self._in_test(expr)))
+
+    def _tensor_comparison(self, node: cst.Name, expr, parent, depth: int) -> ScalarUse | None:
+        """``coin < epsilon`` outside a Python test, against another parameter: a ``compare`` use
+        (a tensor comparison when that parameter is a tensor, which the traces tell)."""
+        if isinstance(parent, cst.Comparison) and parent.left is expr:
+            comparison = parent
+            other = parent.comparisons[0].comparator if len(parent.comparisons) == 1 else None
+        elif isinstance(parent, cst.ComparisonTarget) and parent.comparator is expr:
+            comparison = self._parent(node, depth + 1)
+            other = comparison.left if isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1 else None
+        else:
+            return None
+        if not isinstance(other, cst.Name) or not self._visible(other.value) or self._in_test(comparison):
+            return None
+        operator = comparison.comparisons[0].operator
+        if not isinstance(operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)):
+            return None  # ==, !=, is, in: left to the general rule (a Python value)
+        return ScalarUse("compare", short(comparison), other=other.value)
 
     def _in_test(self, expr: cst.CSTNode) -> bool:
         """Is ``expr`` (the name, or the expression of it being classified) the test of a Python
@@ -497,10 +558,35 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
     scope.push_function(node)
     try:
         collector = _BodyFactsCollector(params, scope, blockers)
+        collector.local_names = _names_bound_inside(node) - _param_names(node)
         node.body.visit(collector)
     finally:
         scope.pop_function()
     return collector.facts
+
+
+def _param_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:
+    params = node.params
+    found = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            found.append(star.name.value)
+    return set(found)
+
+
+def _names_bound_inside(node: cst.FunctionDef) -> set[str]:
+    """Names bound in ``node`` and in the defs and lambdas nested in it (their parameters included)."""
+    found: set[str] = set(local_bindings(node))
+
+    class _Nested(cst.CSTVisitor):
+        def visit_FunctionDef(self, inner: cst.FunctionDef) -> None:
+            found.update(local_bindings(inner))
+
+        def visit_Lambda(self, inner: cst.Lambda) -> None:
+            found.update(local_bindings(inner))
+
+    node.body.visit(_Nested())
+    return found
 
 
 def loop_blockers_for(loop: cst.For, scope: Scope, function: cst.FunctionDef, tensor_names: set[str]) -> list[str]:

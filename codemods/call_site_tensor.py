@@ -86,7 +86,8 @@ Fix safety
     data used by float ops), where only part of the varying values can be
     converted (the recording proved them all together), where calls of the function in the files read were not
     recorded (they may still pass Python values), or where the body reads a
-    clock or draws a random number while tracing (RTF102: one draw per trace,
+    clock, draws a random number or changes Python state it does not own
+    (``tracker.calls += 1``) while tracing (RTF102: one draw per trace,
     so fewer traces change the results).  diagnostic when the proof
     failed (the error is quoted) or a recorded call site cannot be rewritten
     (named).  Calls from code outside the run keep passing Python values and

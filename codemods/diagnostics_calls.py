@@ -322,6 +322,7 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
     NAME = "call-site-diagnostics"
     SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
     TRIGGERS = (b"function",)
+    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:

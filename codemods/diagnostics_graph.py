@@ -141,6 +141,7 @@ class GraphDiagnosticsCommand(DiagnosticsCodemod):
     NAME = "graph-code-diagnostics"
     SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
     TRIGGERS = (b"function",)
+    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:

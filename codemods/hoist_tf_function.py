@@ -97,8 +97,10 @@ Fix safety
     that does not retrace.  A ``--verify`` run also tries two diagnostics that
     are refused only for lack of evidence: a function that uses local
     variables of its creator moves out with them as keyword-only parameters
-    (``func(x, *, num_hash)``, called as ``func(x, num_hash=num_hash)``), and a
-    returned or stored function moves all the same; the program's run decides.
+    (``func(x, *, num_hash)``, called as ``func(x, num_hash=num_hash)``; when it
+    also uses the instance of a method, it becomes a method of the class instead,
+    ``self.func(x, num_hash=num_hash)``), and a returned or stored function moves
+    all the same; the program's run decides.
 """
 
 from __future__ import annotations
@@ -178,6 +180,8 @@ class HoistTfFunctionCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 50  # after the trace-driven codemods: they match traces by the def's original place
     TRIGGERS = (b"function",)
+    #: reads only the tf.functions, the defs that create them and the names they use (partial parsing)
+    NEEDS_WHOLE_MODULE = False
 
     # ------------------------------------------------------------------ planning
 
@@ -554,12 +558,19 @@ class _Planner:
                                f"{'arguments' if len(captured) > 1 else 'an argument'} to move it out)")
             message = "; ".join([*problems, *soft])
             if len(problems) == 1 and not soft and not needs and self._calls_only(uses, owner):
-                # the edit a --verify run may try: captured values passed as keyword arguments
-                plan = self._module_def_plan(creation, head, name, uses, header_names, needs, module_names, [])
-                if plan.kind == "module-def":
-                    plan.kind, plan.tier, plan.verifiable = "module-def", Tier.DIAGNOSTIC, True
+                # the edit a --verify run may try: captured values passed as keyword arguments, to a
+                # method when it also uses the instance (`self` cannot be a keyword of a tf.function call)
+                if self_name is not None and self_name in captured:
+                    plan = self._method_plan(creation, head, name, uses, header_names, module_names, [],
+                                             self_name, owner, inner)
+                    kind = "method"
+                else:
+                    plan = self._module_def_plan(creation, head, name, uses, header_names, needs, module_names, [])
+                    kind = "module-def"
+                if plan.kind == kind and (kind == "method" or "self" not in captured):
+                    plan.tier, plan.verifiable = Tier.DIAGNOSTIC, True
                     plan.message, plan.reason = self.diagnostic(creation, head, message).message, ""
-                    plan.extra = list(captured)
+                    plan.extra = [n for n in captured if kind == "module-def" or n != self_name]
                     plan.calls = {id(_parents(owner)[id(a.node)]) for a in uses}
                     return plan
             return self.diagnostic(creation, head, message)
@@ -571,9 +582,16 @@ class _Planner:
         if needs:
             return self.diagnostic(creation, head, f"it uses {', '.join(f'`{n}`' for n in sorted(needs))} "
                                                    f"of `{owner.name.value}`")
-        # a method of the class
+        assert self_name is not None
+        plan = self._method_plan(creation, head, name, uses, header_names, module_names, unsafe, self_name, owner, inner)
+        return self._soften(plan, creation, head, soft)
+
+    def _method_plan(self, creation, head, name, uses, header_names, module_names, unsafe, self_name, owner,
+                     inner) -> _Plan:
+        """A ``@tf.function`` method of the class of ``owner`` (a method whose body defines it)."""
         cls = _enclosing_class(self.analysis.module, owner)
-        assert cls is not None and self_name is not None
+        assert cls is not None
+        unsafe = list(unsafe)
         taken = self._method_taken(cls, name)
         if taken:
             return self.diagnostic(creation, head, taken)
@@ -588,7 +606,7 @@ class _Planner:
                               "traced once")
         plan.name, plan.anchor, plan.container, plan.self_name = name, owner, cls, self_name
         plan.renames = {id(a.node) for a in uses}
-        return self._soften(plan, creation, head, soft)
+        return plan
 
     def _soften(self, plan: _Plan, creation: Creation, head: str, soft: list[str]) -> _Plan:
         """A fix refused only for lack of evidence: a diagnostic whose edit a --verify run may try."""

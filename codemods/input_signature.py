@@ -92,8 +92,9 @@ Fix safety
     "not proven on the live function"), and, even when proven, where a
     converted number feeds a division (a float64 tensor instead of a Python
     float), ``jit_compile`` (XLA needs the value at compile time) or a static
-    size computed from it, and where the body reads a clock or draws a random
-    number while tracing (RTF102: one draw per trace, so fewer traces change
+    size computed from it, and where the body reads a clock, draws a random
+    number or changes Python state it does not own (``history.append(x)`` on a
+    parameter) while tracing (RTF102: one draw per trace, so fewer traces change
     the results).  diagnostic when the proof failed: the signature
     raised on the live function (``tf.math.pow(x, k)`` with an int32 ``k``
     fails, so float32 is tried next; ``tf.constant(k)`` fails for every

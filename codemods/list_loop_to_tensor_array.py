@@ -156,6 +156,8 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 16  # before RTF003 and RTF001: they read the graph loop it writes
     TRIGGERS = (b"append",)
+    #: reads only the tf.functions, the defs that create them and the names they use (partial parsing)
+    NEEDS_WHOLE_MODULE = False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self._applied = {}

@@ -81,12 +81,16 @@ Fix safety
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
+from retrace_fix.ast_walk import child_fields
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
+from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
 
 RULE = Rule(
@@ -114,8 +118,21 @@ class PredictToCallCommand(RetraceCodemod):
     ORDER = 10
     TRIGGERS = (b".predict",)
     #: it also reports Keras predict calls outside any tf.function (its unsafe form):
-    #: its TRIGGERS alone decide whether a file is worth parsing
+    #: its TRIGGERS and might_apply_to_tree decide whether a file is worth parsing
     REQUIRES_TF_FUNCTION = False
+
+    @classmethod
+    def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:
+        """A predict call is reported only inside a tf.function, or on a bare name in the body
+        of a loop of a module that builds a ``Sequential`` or ``Model`` (the unsafe form needs
+        the model's constructor): a module needs parsing when it has such a call, or a
+        predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
+        in_loop, anywhere = _predict_calls(tree)
+        if in_loop and ("Model" in outline.text or "Sequential" in outline.text):
+            return True
+        if not anywhere or not outline.references_tf_function:
+            return False
+        return any(_predict_calls(node)[1] for node in outline.tf_function_code())
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)
@@ -389,6 +406,38 @@ class PredictToCallCommand(RetraceCodemod):
             comma=cst.MaybeSentinel.DEFAULT if x_is_last else last.comma,
         )
         return node.with_changes(func=receiver, args=[first, training])
+
+
+#: the fields of a loop whose code runs once per iteration (as ``_in_loop_body`` reads them;
+#: a ``while`` loop's test too); None: every field
+_LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
+    ast.For: ("body",), ast.AsyncFor: ("body",), ast.While: None,
+    ast.ListComp: ("elt",), ast.SetComp: ("elt",), ast.GeneratorExp: ("elt",), ast.DictComp: ("key", "value"),
+}
+
+
+def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
+    """(a predict call on a bare name in the body of a loop or comprehension, any predict call)
+    in ``root``."""
+    anywhere = False
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    while stack:
+        node, in_loop = stack.pop()
+        kind = type(node)
+        if kind is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute and func.attr in PREDICT_METHODS:
+                if in_loop and type(func.value) is ast.Name:
+                    return True, True
+                anywhere = True
+        bodies = _LOOP_BODIES.get(kind, ())
+        for name in child_fields(kind):
+            value = getattr(node, name, None)
+            flag = in_loop or bodies is None or name in bodies
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast.AST):
+                    stack.append((child, flag))
+    return False, anywhere
 
 
 def _function_bindings(function: cst.FunctionDef) -> dict:

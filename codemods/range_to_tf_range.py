@@ -665,6 +665,7 @@ class RangeToTfRangeCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 30
     TRIGGERS = (b"range",)
+    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         result = super().transform_module(tree)

@@ -92,7 +92,8 @@ Fix safety
     unsafe (``--unsafe-fixes``) without a proof: a trace file recorded before
     proofs, an argument object or instance no longer alive at the end of the
     program, the time budget spent (the reason says which); and where the body
-    reads a clock or draws a random number while tracing (RTF102: one draw per
+    reads a clock, draws a random number or changes Python state it does not
+    own while tracing (RTF102: one draw per
     trace, so fewer traces change the results).  diagnostic when
     the proof failed (the relaxed trace raised, for instance a helper that
     reads a static dimension): the error is quoted.
@@ -128,6 +129,7 @@ class ReduceRetracingCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 40  # after RTF003: it adds reduce_retracing only where no signature fits
     TRIGGERS = (OLD_KEYWORD.encode(),)
+    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
     # ------------------------------------------------------------------ trace-driven
 

@@ -1,4 +1,4 @@
-"""``[tool.retrace-fix]`` in pyproject.toml: select, ignore, exclude, unsafe-fixes."""
+"""``[tool.retrace-fix]`` in pyproject.toml: select, ignore, exclude, unsafe-fixes, check-syntax."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KNOWN_KEYS = {"select", "ignore", "exclude", "unsafe-fixes", "unsafe_fixes"}
+KNOWN_KEYS = {"select", "ignore", "exclude", "unsafe-fixes", "unsafe_fixes", "check-syntax", "check_syntax"}
 
 
 class ConfigError(Exception):
@@ -25,6 +25,7 @@ class Config:
     ignore: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     unsafe_fixes: bool = False
+    check_syntax: bool = False
 
     @property
     def base_dir(self) -> Path:
@@ -70,6 +71,10 @@ def load_config(path: Path | None) -> Config:
     if not isinstance(unsafe, bool):
         raise ConfigError(f"{path}: `unsafe-fixes` must be true or false")
     config.unsafe_fixes = unsafe
+    check_syntax = table.get("check-syntax", table.get("check_syntax", False))
+    if not isinstance(check_syntax, bool):
+        raise ConfigError(f"{path}: `check-syntax` must be true or false")
+    config.check_syntax = check_syntax
     return config
 
 

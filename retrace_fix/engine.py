@@ -1,9 +1,15 @@
 """discover files → prefilter text → parse → run codemods → results.
 
-The engine never imports TensorFlow.  One parse per file; the selected codemods
-run one after another on that tree and share its analysis (imports, tf.function
-sites, suppressions, positions) while it is unchanged.  Files whose bytes cannot
-contain a target (no trigger text, no recorded traces) are never parsed.
+The engine never imports TensorFlow.  Files whose bytes cannot contain a target
+(no trigger text, no recorded traces) are never parsed, not even by CPython
+(``--check-syntax`` checks them).  The others are parsed by CPython first: its
+tree drops the codemods that cannot act on the module
+(:meth:`~retrace_fix.codemods._base.RetraceCodemod.might_apply_to_tree`) and
+tells what LibCST must see (:mod:`retrace_fix.partial_parse`).  One LibCST parse
+per file; the selected codemods run one after another on that tree and share its
+analysis (imports, tf.function sites, suppressions, positions) while it is
+unchanged.  A file parsed in part that a codemod would edit is parsed and run
+again whole: what is written always comes from the whole module.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.tf_functions import ast_references_tf_function
+from retrace_fix.partial_parse import Outline
 
 PARSE_ERROR_PREFIX = "cannot parse"
 CALL_SITE_CODE = "RTF005"
@@ -61,6 +67,12 @@ class RunOptions:
     #: skip files whose bytes cannot hold a target before parsing them (False: parse
     #: every file; the corpus check uses it to prove the prefilter loses nothing)
     prefilter: bool = True
+    #: give LibCST only the statements the analyses read when every codemod to run
+    #: allows it (retrace_fix.partial_parse; False: always the whole module)
+    partial_parse: bool = True
+    #: also check the syntax of files whose bytes cannot hold a target (``--check-syntax``);
+    #: by default they are never parsed, so their syntax errors are not reported
+    check_syntax: bool = False
     #: RTF005's whole-project decisions, per project root (resolved path -> CallSitePlan), made by
     #: :func:`with_call_site_plans` before the files are processed; None: not made yet
     call_site_plans: Any = None
@@ -257,23 +269,26 @@ def _risky_for_libcst(data: bytes) -> bool:
 
 def plan_codemods(
     data: bytes, text: str, codemods: list[type[RetraceCodemod]], options: RunOptions, has_traces: bool
-) -> tuple[list[type[RetraceCodemod]], SyntaxProblem | None]:
-    """The codemods a file needs LibCST for (none: never parsed), and CPython's syntax verdict on it.
+) -> tuple[list[type[RetraceCodemod]], SyntaxProblem | None, Outline | None]:
+    """The codemods a file needs LibCST for (none: never parsed), CPython's syntax verdict on
+    it, and CPython's tree of it read for the tf.function analyses (None when not built).
 
-    The byte prefilter drops codemods whose triggers the bytes lack; codemods that
-    need a tf.function are dropped when CPython's tree shows none can be referenced.
+    The byte prefilter drops codemods whose triggers the bytes lack; CPython's tree then
+    drops those that cannot act on it (:meth:`RetraceCodemod.might_apply_to_tree`: a
+    codemod that needs a tf.function, in a module where no name can be one).  A file
+    whose bytes leave no codemod is not parsed at all, not even by CPython: its syntax
+    is not checked unless ``options.check_syntax`` (``--check-syntax``) asks for it.
     """
     if has_traces or not options.prefilter:
-        to_run = codemods
-    else:
-        to_run = [cls for cls in codemods if cls.might_apply(data)]
-    if options.prefilter and not has_traces and any(cls.REQUIRES_TF_FUNCTION for cls in to_run):
-        problem, python_tree = cpython_check(text, want_tree=True)
-        if python_tree is not None and not ast_references_tf_function(python_tree):
-            to_run = [cls for cls in to_run if not cls.REQUIRES_TF_FUNCTION]
-    else:
-        problem = cpython_syntax_problem(text)
-    return to_run, problem
+        return codemods, cpython_syntax_problem(text), None
+    to_run = [cls for cls in codemods if cls.might_apply(data)]
+    if not to_run:
+        return to_run, cpython_syntax_problem(text) if options.check_syntax else None, None
+    problem, python_tree = cpython_check(text, want_tree=True)
+    if python_tree is None:
+        return to_run, problem, None
+    outline = Outline(text, python_tree)
+    return [cls for cls in to_run if cls.might_apply_to_tree(python_tree, outline)], problem, outline
 
 
 def process_file(job: FileJob, options: RunOptions) -> FileResult:
@@ -322,7 +337,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     has_traces = traces is not None and _traces_mention(traces, job.relpath)
     call_sites = options.call_sites_for(job.root)
     edits_here = call_sites is not None and bool(call_sites.editing(job.relpath))
-    to_run, problem = plan_codemods(data, text, selected_codemods(options), options, has_traces or edits_here)
+    to_run, problem, outline = plan_codemods(data, text, selected_codemods(options), options, has_traces or edits_here)
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
     if not to_run:
@@ -337,7 +352,10 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     if problem is not None and not problem.confirmable:
         result.error = _syntax_error_message(job.display, problem)
         return result
-    args = (job, options, text, encoding, to_run, has_traces, problem is None)
+    parse_text = None  # the text LibCST parses when not the whole module
+    if outline is not None and options.partial_parse and not any(cls.NEEDS_WHOLE_MODULE for cls in to_run):
+        parse_text = outline.pruned_text()
+    args = (job, options, text, encoding, to_run, has_traces, problem is None, parse_text)
     if problem is None and not _risky_for_libcst(data):
         with _gc_paused(), fastvisit.installed():
             transformed = _transform(*args)
@@ -364,12 +382,44 @@ def _transform(
     codemods: list[type[RetraceCodemod]],
     has_traces: bool,
     compiles: bool,
+    parse_text: str | None = None,
     in_child: bool = False,
 ) -> FileResult | None:
-    """Parse and run ``codemods``; None when the code is nested too deeply for this stack."""
+    """Parse and run ``codemods``; None when the code is nested too deeply for this stack.
+
+    With ``parse_text`` (``text`` with the defs and classes the codemods need not see
+    emptied, :mod:`retrace_fix.partial_parse`) LibCST parses that instead; whenever that
+    run would not simply report (a codemod edits, or anything fails) the whole module is
+    run instead, so what is written always comes from the whole module.
+    """
+    if parse_text is not None:
+        partial = _transform_text(job, options, text, encoding, codemods, has_traces, compiles, in_child, parse_text)
+        if partial is None or (partial is not _WHOLE_MODULE and partial.error is None):
+            return partial
+    return _transform_text(job, options, text, encoding, codemods, has_traces, compiles, in_child)
+
+
+#: what :func:`_transform_text` of a partial text returns when the whole module must be run
+_WHOLE_MODULE: Any = object()
+
+
+def _transform_text(
+    job: FileJob,
+    options: RunOptions,
+    text: str,
+    encoding: str,
+    codemods: list[type[RetraceCodemod]],
+    has_traces: bool,
+    compiles: bool,
+    in_child: bool = False,
+    source: str | None = None,
+) -> FileResult | None:
+    """:func:`_transform` of ``source`` (default: ``text``, the file's text); a partial
+    ``source`` gives :data:`_WHOLE_MODULE` where the whole module must be run."""
+    partial = source is not None
     result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
     try:
-        tree = parsed = cst.parse_module(text)
+        tree = parsed = cst.parse_module(text if source is None else source)
     except cst.ParserSyntaxError as exc:
         result.error = f"{job.display}:{exc.raw_line}:{exc.raw_column + 1}: {PARSE_ERROR_PREFIX}: {exc.message}"
         return result
@@ -434,6 +484,8 @@ def _transform(
             reported = [replace(f, line=line_map[1].original_line(f.line)) for f in reported]
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)
+        if edited and partial:
+            return _WHOLE_MODULE
         findings.extend(reported)
         suppressed.extend(s for s in codemod.suppressed_subjects if options.code_selected(s[0]))
     analysis = shared_analysis(context)

@@ -39,6 +39,7 @@ class FixRequest:
     mode: str = "fix"  # fix | diff | check | interactive
     traces: list[str] = field(default_factory=list)
     unsafe_fixes: bool | None = None
+    check_syntax: bool | None = None  # --check-syntax: also files that cannot hold a target
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     jobs: int | None = None
@@ -93,11 +94,13 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
         raise UsageProblem(f"unknown code `{bad[0]}` (see `retrace-fix codemods`)")
     assignment = trace_assignment(request)
     unsafe = request.unsafe_fixes if request.unsafe_fixes is not None else config.unsafe_fixes
+    check_syntax = getattr(request, "check_syntax", None)
     options = RunOptions(
         select=tuple(select) if select is not None else None,
         ignore=tuple(ignore),
         unsafe_fixes=unsafe,
         trace_assignment=assignment,
+        check_syntax=check_syntax if check_syntax is not None else config.check_syntax,
     )
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
     return options, excludes

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from retrace_fix.ast_walk import walk
 from retrace_fix.tfnames import TF_FUNCTION, Scope, canonical, dotted_name, push_children
 
 _EXIT = object()  # marks the end of a scope on the finder's walk stack
@@ -45,14 +46,36 @@ TF_FUNCTION_REFERENCE = re.compile(
 )
 
 
+# The same three alternatives, searched faster: ``re`` tries every alternative at every
+# byte of the file, and a pattern that starts with ``\b`` has no literal to skip ahead
+# to.  The attribute alternative starts with a literal ``.``; the two import
+# alternatives are tried only where the word ``import`` is.
+_ATTRIBUTE = re.compile(rb"\.[ \t\\\r\n]*function\b")
+_IMPORT_PARENTHESISED = re.compile(rb"import[ \t]*\([^)]*\bfunction\b")
+_IMPORT_LINE = re.compile(rb"import\b(?:[^\n;#\\]|\\(?:\r\n|\n|.))*\bfunction\b")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
 def may_reference_tf_function(data: bytes) -> bool:
     """:data:`TF_FUNCTION_REFERENCE` in ``data`` (the last answer is remembered: every
     codemod of a run asks about the same file)."""
     if _LAST_REFERENCE[0] is data:
         return _LAST_REFERENCE[1]
-    found = b"function" in data and TF_FUNCTION_REFERENCE.search(data) is not None
+    found = b"function" in data and (_ATTRIBUTE.search(data) is not None or _imports_function(data))
     _LAST_REFERENCE[:] = [data, found]
     return found
+
+
+def _imports_function(data: bytes) -> bool:
+    """The import alternatives of :data:`TF_FUNCTION_REFERENCE`, tried at each word ``import``."""
+    at = data.find(b"import")
+    while at != -1:
+        if (at == 0 or data[at - 1] not in _WORD_BYTES) and (
+            _IMPORT_PARENTHESISED.match(data, at) or _IMPORT_LINE.match(data, at)
+        ):
+            return True
+        at = data.find(b"import", at + 6)
+    return False
 
 
 _LAST_REFERENCE: list = [None, False]
@@ -71,7 +94,7 @@ def ast_references_tf_function(tree: ast.Module) -> bool:
     bound: dict[str, list[str]] = {}
     candidates: list[ast.expr] = []  # `<chain>.function`
     names: set[str] = set()  # every bare name used (`tfn` from `import function as tfn`)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         kind = type(node)
         if kind is ast.Attribute:
             if node.attr == "function":

@@ -32,7 +32,9 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.gitcmd",
     ]),
     ("source analyses", [
-        "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.tf_functions", "retrace_fix.analysis",
+        "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",
+        "retrace_fix.partial_parse",
+        "retrace_fix.analysis",
         "retrace_fix.config", "retrace_fix.discovery", "retrace_fix.gitsource", "retrace_fix.roots",
     ]),
     ("codemods and traces", ["retrace_fix.codemods", "retrace_fix.traces"]),

@@ -95,10 +95,42 @@ def test_speed_script_prints_ratios(tree: Path, tmp_path: Path):
     assert proc.returncode == 0, proc.stderr
     figures = json.loads(out.read_text())
     assert (figures["files"], figures["files_past_byte_prefilter"], figures["files_parsed_by_libcst"]) == (3, 1, 1)
+    assert figures["lines_given_to_libcst"] == figures["lines_of_parsed_files"] == RELAXED.count("\n")
     assert [row["jobs"] for row in figures["runs"]] == [1, 2]
-    assert all(row["exit_codes"] == [2] for row in figures["runs"])  # --diff with one unparsable file
-    assert all(row["ratio"] > 0 and row["peak_rss_mib"] > 0 for row in figures["runs"])
-    assert "scaling jobs 1 -> 2" in proc.stdout and "target ratio <= 0.5" in proc.stdout
+    # --diff finds the fix; broken.py cannot hold a target, so it is not parsed (no exit 2)
+    assert all(row["exit_codes"] == [1] for row in figures["runs"])
+    assert all(row["ratio"] > 0 and row["cpu_ratio"] > 0 and row["peak_rss_mib"] > 0 for row in figures["runs"])
+    assert "scaling jobs 1 -> 2" in proc.stdout and "target ratio <= 0.25" in proc.stdout
+
+
+def test_speed_script_measures_each_tree(tree: Path, tmp_path: Path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "step.py").write_text(RELAXED)
+    out = tmp_path / "speed.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "speed.py"), str(tree), str(other), "--each", "--jobs", "1",
+         "--repeat", "1", "--target", "0.4", "--json", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(out.read_text())
+    assert [(row["tree"], row["files"]) for row in figures["per_tree"]] == [(str(tree), 3), (str(other), 1)]
+    assert figures["files"] == 4 and figures["target"] == 0.4
+    assert "target ratio <= 0.4" in proc.stdout
+
+
+def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
+    corpus = _load("corpus")
+    checkout = tmp_path / "base"
+    (checkout / "retrace_fix").mkdir(parents=True)
+    (checkout / "retrace_fix" / "engine.py").write_text("")
+    (checkout / "codemods").mkdir()
+    assert "retrace_fix/codemods is missing" in corpus.baseline_problem(checkout)
+    assert corpus.main([str(tmp_path), "--baseline", str(checkout)]) == 2
+    (checkout / "retrace_fix" / "codemods").symlink_to("../codemods")
+    assert corpus.baseline_problem(checkout) is None
+    assert corpus.baseline_problem(tmp_path) == "not a retrace-fix checkout"
 
 
 def test_apply_speed_script_prints_the_ratio():

@@ -125,8 +125,8 @@ def test_jobs_1_and_2_give_identical_output(tmp_path: Path):
     for i in range(12):
         (tmp_path / f"m{i:02d}.py").write_text(PREDICT_SRC if i % 2 else RELAX_SRC)
     (tmp_path / "broken.py").write_text("def f(:\n")
-    one = run_cli("--diff", "--jobs", "1", ".", cwd=tmp_path)
-    two = run_cli("--diff", "--jobs", "2", ".", cwd=tmp_path)
+    one = run_cli("--diff", "--check-syntax", "--jobs", "1", ".", cwd=tmp_path)
+    two = run_cli("--diff", "--check-syntax", "--jobs", "2", ".", cwd=tmp_path)
     assert one.returncode == two.returncode == 2
     assert one.stdout == two.stdout and one.stdout.count("--- a/") == 12
     assert one.stderr == two.stderr
@@ -134,11 +134,27 @@ def test_jobs_1_and_2_give_identical_output(tmp_path: Path):
 
 def test_unparseable_file_is_reported_others_processed_exit_2(project: Path):
     (project / "pkg" / "bad.py").write_text("x = (\n")
+    (project / "pkg" / "bad_target.py").write_text("import tensorflow as tf\n@tf.function\ndef f(:\n")
     proc = run_cli("--diff", "pkg", cwd=project)
     assert proc.returncode == 2
-    assert "error: pkg/bad.py:" in proc.stderr and "cannot parse" in proc.stderr
+    assert "error: pkg/bad_target.py:" in proc.stderr and "cannot parse" in proc.stderr
+    assert "pkg/bad.py" not in proc.stderr  # nothing to rewrite there: never parsed
     assert "--- a/pkg/predict.py" in proc.stdout  # the others were still processed
     assert "Traceback" not in proc.stderr
+    checked = run_cli("--diff", "--check-syntax", "pkg", cwd=project)
+    assert checked.returncode == 2 and "error: pkg/bad.py:1:5: cannot parse: '(' was never closed" in checked.stderr
+    assert checked.stdout == proc.stdout
+
+
+def test_files_without_targets_are_not_parsed_unless_asked(project: Path):
+    (project / "pkg" / "bad.py").write_text("x = (\n")
+    proc = run_cli("--check", "pkg/bad.py", cwd=project)
+    assert proc.returncode == 0 and "bad.py" not in proc.stderr
+    proc = run_cli("--check", "--check-syntax", "pkg/bad.py", cwd=project)
+    assert proc.returncode == 2 and "error: pkg/bad.py:1:5: cannot parse" in proc.stderr
+    (project / "pyproject.toml").write_text("[tool.retrace-fix]\ncheck-syntax = true\n")
+    assert run_cli("--check", "pkg/bad.py", cwd=project).returncode == 2
+    assert run_cli("--check", "--no-check-syntax", "pkg/bad.py", cwd=project).returncode == 0
 
 
 def test_undecodable_file_is_reported(tmp_path: Path):

@@ -200,6 +200,9 @@ def test_a_constant_that_is_not_the_default_becomes_a_scalar_spec_when_safe():
         ([ScalarUse("binop", "n / 2", float_op=True)], "unsafe", "unsafe"),  # a float64 tensor, traced or not
         ([ScalarUse("range", "for i in range(n)", blockers=("`outs.append(i)` mutates a list",))], "blocked", "blocked"),
         ([ScalarUse("other", "n > 0")], "blocked", "blocked"),
+        ([ScalarUse("compare", "k < n", other="k")], "safe", "unsafe"),  # two int32 tensors: a bool tensor
+        ([ScalarUse("compare", "x < n", other="x")], "safe", "unsafe"),  # float32 against int32: the proof decides
+        ([ScalarUse("compare", "m < n", other="m")], "blocked", "blocked"),  # m: not a tensor parameter
     ],
 )
 def test_varying_python_int_conversion(uses, proven, unproven):
@@ -450,3 +453,64 @@ def test_len_of_a_python_container_is_not_a_static_shape_read():
     assert plan_signature(fn, source("xs", facts=BodyFacts(shape_reads=[read]))).possible
     deeper = ShapeRead("xs", None, "xs[0].shape[0]")
     assert not plan_signature(fn, source("xs", facts=BodyFacts(shape_reads=[deeper]))).possible
+
+
+def test_comparisons_with_a_tensor_parameter_outside_python_tests():
+    facts = _facts(
+        "import tensorflow as tf\n"
+        "def f(coin, eps, a, b):\n"
+        "    c = tf.where(coin < eps, a, b)\n"
+        "    d = tf.where(eps >= coin, a, b)\n"
+        "    if coin > eps:\n"
+        "        c = c + 1\n"
+        "    e = coin < eps < 1.0\n"
+        "    g = eps == coin\n"
+        "    return c, d, e, g\n",
+        {"coin", "eps", "a", "b"},
+    )
+    assert [(u.kind, u.text, u.other) for u in facts.uses["eps"]] == [
+        ("compare", "coin < eps", "coin"),
+        ("compare", "eps >= coin", "coin"),
+        ("other", "coin > eps", None),  # a Python test: autograph would make it a tf.cond
+        ("other", "e = coin < eps < 1.0", None),  # chained: left to the general rule
+        ("other", "g = eps == coin", None),
+    ]
+
+
+def test_changes_to_python_state_outside_the_call_are_trace_time_effects():
+    facts = _facts(
+        "import numpy as np\n"
+        "import tensorflow as tf\n"
+        "COUNT = 0\n"
+        "def f(x, tracker, history, cfg):\n"
+        "    global COUNT\n"
+        "    tracker.value += 1\n"
+        "    history.append(x)\n"
+        "    COUNT += 1\n"
+        "    cfg['seen'] = True\n"  # a plain assignment: lazy set-up, not counted
+        "    outs = []\n"
+        "    outs.append(x)\n"
+        "    cache = {}\n"
+        "    cache.update(a=1)\n"
+        "    total = 0\n"
+        "    total += 1\n"
+        "    y = np.add(x, 1)\n"
+        "    def body(acc):\n"
+        "        acc.append(1)\n"
+        "        return acc\n"
+        "    return tf.add(x, 1)\n",
+        {"x", "tracker", "history", "cfg"},
+    )
+    assert facts.trace_mutations == ["tracker.value += 1", "history.append(x)", "COUNT += 1"]
+    assert facts.draws_note() == (
+        "the body changes Python state while tracing (`tracker.value += 1`), once per trace: with fewer traces, "
+        "other results"
+    )
+
+
+def test_a_trace_time_effect_makes_a_proven_signature_unsafe():
+    fn = function({"x": tensor([3]), "n": py(1)}, {"x": tensor([3]), "n": py(2)})
+    facts = BodyFacts(uses={"n": [ScalarUse("tf_arg", "tf.tile(x, [n])")]}, trace_mutations=["calls.append(1)"])
+    plan = plan_signature(proved(fn, source("x", "n", facts=facts)), source("x", "n", facts=facts))
+    assert plan.possible and plan.tier == "unsafe"
+    assert any("changes Python state while tracing (`calls.append(1)`)" in r for r in plan.unsafe_reasons)

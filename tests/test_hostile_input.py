@@ -5,7 +5,7 @@ processed, the right exit code (2 for a file that cannot be read or parsed, and
 the rest is still processed; 1 for ``--diff`` with a diff; 0 when clean), and
 nothing else affected: a fixable file next to the odd one is still fixed.
 
-Most cases call ``retrace_fix.cli.main`` in this process with ``--jobs 1``; the
+Most cases run the CLI in this process (tests/cli_runner.py) with ``--jobs 1``; the
 ones that could crash an interpreter (deep nesting) or hang one (a FIFO) run
 ``python -m retrace_fix`` in a subprocess with a timeout.
 """
@@ -67,7 +67,7 @@ def no_traceback(err: str) -> None:
 def test_syntax_errors_reported_with_position_others_fixed(tree):
     (tree / "broken_target.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f(:\n    pass\n")
     (tree / "broken_plain.py").write_text("x = (\n")  # nothing to rewrite: CPython's check reports it
-    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
+    code, out, err = run_cli("--jobs", "1", "--check-syntax", ".", cwd=tree).outcome
     assert code == 2
     # a file with targets is parsed by LibCST, whose message (and position) is reported
     assert "error: broken_target.py:" in err and "cannot parse: parser error" in err
@@ -83,7 +83,7 @@ def test_python2_code_is_reported_not_rewritten(tree):
         "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n"
         "    print 'tracing'\n    return x\n"
     )
-    code, out, err = run_cli("--jobs", "1", "--diff", ".", cwd=tree).outcome
+    code, out, err = run_cli("--jobs", "1", "--diff", "--check-syntax", ".", cwd=tree).outcome
     assert code == 2
     assert "error: py2.py:1:1: cannot parse: Missing parentheses in call to 'print'" in err
     assert "error: py2_target.py:" in err and "py2_target.py:1: " not in err
@@ -93,7 +93,7 @@ def test_python2_code_is_reported_not_rewritten(tree):
 
 def test_nul_byte_is_a_parse_error(tree):
     (tree / "nul.py").write_bytes(b"x = 1\ny = '\x00'\n")
-    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
+    code, out, err = run_cli("--jobs", "1", "--check-syntax", ".", cwd=tree).outcome
     assert code == 2
     assert "error: nul.py:2:6: cannot parse: source contains a NUL byte" in err
     assert good_was_fixed(tree)
@@ -216,7 +216,7 @@ def test_deep_nesting_reported_or_processed_never_crashes(tree):
         "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return "
         + " + ".join(["x"] * 2000) + "\n"
     )
-    proc = cli_subprocess(tree, "--diff", ".")
+    proc = cli_subprocess(tree, "--diff", "--check-syntax", ".")
     assert proc.returncode == 2, proc.stderr
     no_traceback(proc.stderr)
     assert "error: deep_parens.py:5:" in proc.stderr and "too many nested parentheses" in proc.stderr
@@ -371,14 +371,14 @@ def test_file_names_that_are_not_utf8(tree):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # strict encoding: must not crash
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "--diff", "."], cwd=tree, env=env,
-                          capture_output=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "--diff", "--check-syntax", "."], cwd=tree,
+                          env=env, capture_output=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert b"+++ b/caf\xe9.py\n" in proc.stdout  # the name's own bytes: the diff applies
     assert b"error: br\\udcf6ken.py:1:5: cannot parse" in proc.stderr
     assert b"Traceback" not in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "."], cwd=tree, env=env, capture_output=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "--check-syntax", "."], cwd=tree, env=env,
+                          capture_output=True, timeout=120)
     assert proc.returncode == 2
     with open(bad, "rb") as handle:
         assert handle.read() == RELAX_FIXED.encode()

@@ -145,12 +145,53 @@ def test_a_trial_never_creates_variables(program):
     assert fresh.scale is None
 
 
-def test_dead_instances_and_arguments_are_not_proven_and_say_why(program):
+def test_instances_and_arguments_the_program_dropped_are_kept_for_the_proofs(program):
+    """A program builds its model and trainer inside main() and returns: they are gone by exit,
+    when proofs run, unless the recorder held the newest ones of each function that retraced."""
+    module, rec = program
+
+    def main():
+        module.run(module.Lazy(), module.tf.keras.layers.Dense(1))
+
+    main()
+    gc.collect()
+    rec.prove()
+    functions = by_name(rec.trace_set())
+    assert results(functions["Lazy.__call__"])["input_signature: x=tf.TensorSpec(shape=[None], dtype=tf.float32)"] == ("traced", None)
+    assert results(functions["train_step"])["reduce_retracing: x=float32[None, 3]"] == ("traced", None)
+
+
+def test_only_the_newest_instance_of_a_function_is_kept(program):
+    import weakref
+
+    module, rec = program
+    first = module.Lazy()
+    for n in (1, 2):
+        first(module.tf.ones([n]))
+    dropped = weakref.ref(first)
+    del first
+    second = module.Lazy()
+    for n in (3, 4):
+        second(module.tf.ones([n]))
+    gc.collect()
+    assert dropped() is None  # the second instance's retraces replaced what was held
+    kept = weakref.ref(second)
+    del second
+    gc.collect()
+    assert kept() is not None
+    rec.start()  # a new recording lets go of it
+    gc.collect()
+    assert kept() is None
+
+
+def test_dead_instances_and_arguments_are_not_proven_and_say_why(program, monkeypatch):
     module, rec = program
     lazy, model = module.Lazy(), module.tf.keras.layers.Dense(1)
+    monkeypatch.setenv("RETRACE_FIX_PROOF_SECONDS", "0")  # proofs off while running: nothing is held
     module.run(lazy, model)
     del lazy, model
     gc.collect()
+    monkeypatch.delenv("RETRACE_FIX_PROOF_SECONDS")
     rec.prove()
     functions = by_name(rec.trace_set())
     assert set(results(functions["Lazy.__call__"]).values()) == {

@@ -7,8 +7,16 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from retrace_fix.tf_functions import ast_references_tf_function, find_tf_functions, may_reference_tf_function
+from retrace_fix.tf_functions import (
+    _LAST_REFERENCE,
+    TF_FUNCTION_REFERENCE,
+    ast_references_tf_function,
+    find_tf_functions,
+    may_reference_tf_function,
+)
 from retrace_fix.tfnames import ImportTable, Scope
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
@@ -67,3 +75,24 @@ def test_a_shadowed_name_is_ruled_out_by_the_tree_only():
     text = "import tensorflow as tf\ndef f(tf):\n    @tf.function\n    def g(x):\n        return x\n    return g\n"
     assert not sites(text)  # `tf` is a parameter there
     assert ast_references_tf_function(ast.parse(text)) and may_reference_tf_function(text.encode())
+
+
+_PIECES = [b"import", b"function", b".", b" ", b"\t", b"\\\n", b"\\", b"(", b")", b"#", b";", b"\n", b"\r\n",
+           b"re", b"x", b"_", b"from tensorflow ", b"as tfn", b"\xc3\xa9", b"def_function"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+def test_the_fast_byte_check_is_the_regular_expression(pieces):
+    """may_reference_tf_function searches TF_FUNCTION_REFERENCE's alternatives separately: same answers."""
+    data = b"".join(pieces)
+    expected = b"function" in data and TF_FUNCTION_REFERENCE.search(data) is not None
+    _LAST_REFERENCE[:] = [None, False]
+    assert may_reference_tf_function(data) is expected
+
+
+def test_the_fast_byte_check_on_the_golden_sources():
+    for path in SOURCES:
+        data = path.read_bytes()
+        _LAST_REFERENCE[:] = [None, False]
+        assert may_reference_tf_function(data) == (TF_FUNCTION_REFERENCE.search(data) is not None), path

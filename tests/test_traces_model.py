@@ -709,3 +709,25 @@ def test_recreated_counts_one_process_and_merges_by_the_largest(tmp_path):
     data["functions"][0]["recreated"] = -1
     with pytest.raises(TraceFileError, match=r"functions\[0\].recreated: expected a non-negative integer"):
         load_trace_file(write(tmp_path, json.dumps(data)))
+
+
+def test_report_shows_call_sites_and_proofs():
+    step = function(file="train.py", qualname="step", line=3, calls=4,
+                    traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
+    step.add_call_site(CallSite("run.py", 10, 4, count=3))
+    step.add_call_site(CallSite("eval.py", 2, None))
+    step.add_proof("scalar k=int32: k=int32[] #ab12", Proof("scalar", "failed", error="TypeError: Input 'y' of 'Pow' Op"))
+    step.add_proof("scalar k=float32: k=float32[] #cd34", Proof("scalar", "traced"))
+    step.add_proof("reduce_retracing: k", Proof("reduce_retracing", "not_run", note="the time budget for proofs was spent"))
+    text = render_report(build_report(trace_set(step)), "text")
+    assert text.splitlines()[4:8] == [
+        "  called from: run.py:10 (×3), eval.py:2",
+        "  proof: scalar k=int32: k=int32[] → failed: TypeError: Input 'y' of 'Pow' Op",
+        "  proof: scalar k=float32: k=float32[] → traced",
+        "  proof: reduce_retracing: k → not run: the time budget for proofs was spent",
+    ]
+    data = json.loads(render_report(build_report(trace_set(step)), "json"))["functions"][0]
+    assert data["called_from"] == ["run.py:10 (×3)", "eval.py:2"] and len(data["proofs"]) == 3
+    # version-1 files have neither: no such lines
+    bare = function(file="train.py", qualname="step", line=3, traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
+    assert "called from" not in render_report(build_report(trace_set(bare)), "text")

@@ -68,7 +68,8 @@ class ScalarUse:
     kinds: ``range`` (bound of ``for ... in range(...)``; ``blockers`` say why the
     loop is not safe with a tensor bound), ``tf_range`` (argument of
     ``tf.range``), ``cast`` (first argument of ``tf.cast``; ``dtype`` the target when written), ``binop`` (arithmetic
-    operand; ``other`` names the other operand when it is a parameter),
+    operand; ``other`` names the other operand when it is a parameter), ``compare``
+    (``<``/``<=``/``>``/``>=`` with another parameter ``other``, outside a Python test),
     ``random_kw`` (``mean/stddev/minval/maxval`` of ``tf.random.*``; ``dtype``
     when a dtype keyword is given), ``tf_arg`` (any other argument of a
     TensorFlow API), ``other`` (anything else: Python control flow, a Python
@@ -107,15 +108,23 @@ class BodyFacts:
     reassigned: set = field(default_factory=set)
     #: clock or random draws in the body (``np.random.uniform(0.5, 1.5)``): one per trace, frozen
     trace_draws: list = field(default_factory=list)
+    #: changes to Python state the call does not own (``tracker.value += 1``, ``history.append(x)`` on a
+    #: parameter, a global or a closure): made once per trace, not per call
+    trace_mutations: list = field(default_factory=list)
 
     def draws_note(self) -> str | None:
         """Why a fix that removes traces changes the results here (None: it does not)."""
-        if not self.trace_draws:
-            return None
-        return (
-            f"the body draws `{self.trace_draws[0]}` while tracing, once per trace: with fewer traces, fewer "
-            "draws, and other results"
-        )
+        if self.trace_draws:
+            return (
+                f"the body draws `{self.trace_draws[0]}` while tracing, once per trace: with fewer traces, fewer "
+                "draws, and other results"
+            )
+        if self.trace_mutations:
+            return (
+                f"the body changes Python state while tracing (`{self.trace_mutations[0]}`), once per trace: with "
+                "fewer traces, other results"
+            )
+        return None
 
 
 @dataclass
@@ -481,6 +490,12 @@ def classify_scalar(
                     other_dtype = other.spec.dtype
                 if other_dtype != dtype and not proven:
                     unsafe.append(f"`{use.text}`: `{name}` becomes {_a(dtype)} {dtype} tensor; the other operand must be {dtype} too")
+        elif use.kind == "compare":
+            other = summaries.get(use.other) if use.other else None
+            if other is None or not (isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor"):
+                blocked.append(f"`{use.text}` compares it with a Python value (a Python bool, not a tensor)")
+            elif other.spec.dtype != dtype and not proven:
+                unsafe.append(f"`{use.text}`: `{name}` becomes {_a(dtype)} {dtype} tensor; `{use.other}` is {other.spec.dtype}")
         elif use.kind == "random_kw":
             if (dtype != "float32" or (use.dtype not in (None, "float32"))) and not proven:
                 unsafe.append(f"`{use.text}` receives a {dtype} tensor")

@@ -244,6 +244,21 @@ class _ObjectIds:
 
 OBJECT_IDS = _ObjectIds()
 
+
+def _object_numbers(value: Any) -> list[int]:
+    """The ``id`` numbers of the objects a trace's argument descriptors name, at any depth."""
+    found: list[int] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("kind") == "object" and isinstance(item.get("id"), int):
+                found.append(item["id"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
 _MAX_REPR = 300
 
 
@@ -389,6 +404,9 @@ class Recorder:
         self._functions: dict[tuple, FunctionTraces] = {}
         self._origins: dict[tuple, tuple] = {}  # recorded key -> raw origin
         self._live: dict[tuple, list] = {}  # recorded key -> [LiveFunction], newest last
+        #: recorded key -> the instance and object arguments of its newest trace, held strongly
+        #: once it retraced (see :meth:`_keep_alive_for_proofs`)
+        self._kept_alive: dict[tuple, tuple] = {}
         self._proved: dict[tuple, int] = {}  # recorded key -> number of traces when it was proved
         self._rel_cache: dict[str, str | None] = {}
         self._lock = threading.Lock()
@@ -400,6 +418,7 @@ class Recorder:
             self._functions.clear()
             self._origins.clear()
             self._live.clear()
+            self._kept_alive.clear()
             self._proved.clear()
             self._calls_baseline = _calls_by_origin()
 
@@ -456,6 +475,28 @@ class Recorder:
                     lives.remove(stats.live)
                 lives.append(stats.live)
                 del lives[: -self.MAX_LIVE]
+            if len(function.traces) > 1:
+                self._keep_alive_for_proofs(key, stats.live, trace)
+
+    def _keep_alive_for_proofs(self, key: tuple, live: Any, trace: Trace) -> None:
+        """Hold the instance (for a method) and the object arguments (a model, an optimizer) of the
+        newest trace of a function that retraced, until the recording ends: proofs run at exit,
+        when a program that built them inside ``main()`` has dropped them, and a proof needs
+        them alive.  One set per function (a newer trace replaces it), none when proofs are
+        off (``$RETRACE_FIX_PROOF_SECONDS=0``); only their lifetime changes, never their state."""
+        from retrace_fix.traces.prover import Budget
+
+        if not Budget.from_environment().enabled:
+            return
+        held = []
+        instance = live.instance_ref() if live is not None and isinstance(live.instance_ref, weakref.ref) else None
+        if instance is not None:
+            held.append(instance)
+        for number in _object_numbers(trace.args):
+            obj = OBJECT_IDS.lookup(number)
+            if obj is not None:
+                held.append(obj)
+        self._kept_alive[key] = tuple(held)
 
     def _live_function(self, key: tuple) -> Any:
         """The newest live function of ``key`` whose instance (for a method) is still alive."""

@@ -9,7 +9,11 @@ every argument that differs is named with the change, e.g.::
     `model`: new object of type Sequential
     `cfg`: list length 2 → 3
 
-Functions are listed most costly first (most traces).
+Functions are listed most costly first (most traces).  Version-2 trace files
+also give where the traced calls came from and each candidate fix's proof::
+
+      called from: run.py:10 (×3), eval.py:2
+      proof: scalar k=float32: k=float32[] → traced
 
 When the trace file has the time of the traced calls (``seconds``, recorded
 since that field exists), each function also gets a line with the total wall
@@ -23,10 +27,11 @@ traces after the first), and the report ends with the same for all functions::
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Iterable
 
-from retrace_fix.traces.model import FunctionTraces, Trace, TraceSet, add_seconds
+from retrace_fix.traces.model import FunctionTraces, Proof, Trace, TraceSet, add_seconds
 
 ARROW = "→"
 
@@ -62,6 +67,11 @@ class FunctionReport:
     nested_seconds: float | None = None  # the part of it in nested traces (inside a caller's time too)
     entries: list[TraceEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: where the traced calls came from: ``train.py:40 (×3)`` (format version 2)
+    called_from: list[str] = field(default_factory=list)
+    #: each candidate fix trial-traced on the live function at the end of the recording, with its
+    #: outcome: ``input_signature x=float32[None, 4]: traced`` (format version 2)
+    proofs: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------
@@ -242,6 +252,10 @@ def function_report(function: FunctionTraces) -> FunctionReport:
             )
         )
         previous = trace
+    report.called_from = [
+        f"{site.file}:{site.line}" + (f" (×{site.count})" if site.count > 1 else "") for site in function.call_sites
+    ]
+    report.proofs = [proof_line(key, proof) for key, proof in function.proofs.items()]
     steady = {json.dumps(t.args, sort_keys=True) for t in function.traces if not t.nested}
     if len(function.traces) > 1 and len(steady) <= 1:
         report.notes.append(
@@ -260,6 +274,21 @@ def function_report(function: FunctionTraces) -> FunctionReport:
                 "or function that builds it) or the objects it is a method of are"
             )
     return report
+
+
+MAX_CANDIDATE = 100  # characters of a candidate's description in the text report
+
+
+def proof_line(key: str, proof: Proof) -> str:
+    """``call_site alpha=float32: traced``; a failed proof quotes its error, one not run says why."""
+    candidate = re.sub(r"\s+#[0-9a-f]+$", "", key)
+    if len(candidate) > MAX_CANDIDATE:
+        candidate = candidate[: MAX_CANDIDATE - 1] + "…"
+    if proof.failed:
+        return f"{candidate} → failed: {proof.error or 'no error recorded'}"
+    if proof.result == "not_run":
+        return f"{candidate} → not run" + (f": {proof.note}" if proof.note else "")
+    return f"{candidate} → {proof.result}"
 
 
 def build_report(trace_set: TraceSet | Iterable[FunctionTraces]) -> list[FunctionReport]:
@@ -329,6 +358,10 @@ def render_text(reports: list[FunctionReport]) -> str:
                 lines.append(f"    {change}")
         for note in report.notes:
             lines.append(f"  note: {note}")
+        if report.called_from:
+            lines.append(f"  called from: {', '.join(report.called_from)}")
+        for proof in report.proofs:
+            lines.append(f"  proof: {proof}")
         if report.trace_seconds is not None:
             retrace_seconds = report.retrace_seconds or 0.0
             lines.append(f"  time: {_time_line(report.trace_seconds, retrace_seconds, report.retraces > 0)}")

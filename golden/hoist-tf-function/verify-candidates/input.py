@@ -49,3 +49,21 @@ def make():
 
 def use_made(batches):
     return [make()(b) for b in batches]
+
+
+class Sampler:
+    def __init__(self, counts):
+        self.counts = counts
+
+    def sampling(self, init, num_steps):
+        # uses the instance and a local: the candidate is a method taking the local as a keyword
+        @tf.function
+        def sample(state):
+            return tf.while_loop(lambda i, x: i < num_steps, lambda i, x: (i + 1, x * self.counts), (0, state))[1]
+
+        return sample(init)
+
+
+def run_chains(sampler, inits):
+    for init in inits:
+        sampler.sampling(init, 30)

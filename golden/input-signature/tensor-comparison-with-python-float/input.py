@@ -1,0 +1,15 @@
+import tensorflow as tf
+
+
+@tf.function
+def policy(greedy, random_action, coin, epsilon):
+    # `coin < epsilon` compares two tensors once epsilon is one: tf.where gets a bool tensor
+    return tf.where(coin < epsilon, random_action, greedy)
+
+
+@tf.function
+def gated(x, coin, threshold):
+    # a Python `if` on the comparison: with a tensor threshold it becomes a tf.cond
+    if coin > threshold:
+        return x * 2.0
+    return x

@@ -1,0 +1,355 @@
+"""Partial parsing: LibCST sees only what the tf.function analyses read, and a codemod that
+allows it (``NEEDS_WHOLE_MODULE = False``) reports exactly what it reports on the whole module.
+
+* what :meth:`Outline.pruned_text` keeps and empties, on small modules;
+* the engine: the same findings, fixed text and errors with partial parsing on and off,
+  on every golden case, on every golden case padded with defs and classes built to
+  collide with its names (a def shadowing a name it uses, a method or class attribute of
+  that name, a caller in a loop, a ``global``), and on generated tf.function programs;
+* the engine never prunes for a codemod that needs the whole module, and a file a
+  codemod edits is rewritten from the whole module.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrace_fix import engine
+from retrace_fix.codemods import REGISTRY
+from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.partial_parse import Outline
+from tests.golden import GoldenCase, discover_cases
+from tests.test_fuzz import SETTINGS, tf_programs
+
+CASES = discover_cases()
+
+
+def pruned(text: str) -> str | None:
+    return Outline(text, ast.parse(text)).pruned_text()
+
+
+def kept(text: str) -> list[str]:
+    """The lines of ``text`` partial parsing keeps (the others come back empty)."""
+    result = pruned(text)
+    assert result is not None, "nothing was pruned"
+    lines, kept_lines = text.splitlines(keepends=True), result.splitlines(keepends=True)
+    assert len(kept_lines) == len(lines)
+    for line, same in zip(lines, kept_lines):
+        assert same in (line, line[len(line.rstrip("\r\n")):])
+    return [line.rstrip("\r\n") for line in kept_lines if line.strip()]
+
+
+# ----------------------------------------------------------------------------- what stays
+
+
+def test_unrelated_defs_and_classes_become_empty_lines_in_place():
+    text = (
+        "import tensorflow as tf\n"
+        "\n"
+        "def unrelated(a):\n"
+        "    return a + 1\n"
+        "\n"
+        "class Other:\n"
+        "    def method(self):\n"
+        "        return 2\n"
+        "\n"
+        "@tf.function\n"
+        "def step(x):\n"
+        "    return x * 2\n"
+    )
+    result = pruned(text)
+    assert result == (
+        "import tensorflow as tf\n\n\n\n\n\n\n\n\n"
+        "@tf.function\n"
+        "def step(x):\n"
+        "    return x * 2\n"
+    )
+
+
+def test_line_endings_survive_and_a_missing_last_newline_too():
+    text = "import tensorflow as tf\r\ndef unrelated():\r\n    return 1\r\n@tf.function\r\ndef f(x):\r\n    return x"
+    assert pruned(text) == "import tensorflow as tf\r\n\r\n\r\n@tf.function\r\ndef f(x):\r\n    return x"
+
+
+def test_nothing_to_prune():
+    assert pruned("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n\nf(1)\n") is None
+    assert pruned("x = 1\n") is None
+
+
+def test_call_sites_callers_and_helpers_stay():
+    text = """import tensorflow as tf
+
+def helper(x):
+    return x + 1
+
+@tf.function
+def step(x, n):
+    return helper(x) * n
+
+def train():
+    for n in range(3):
+        step(1.0, n)
+
+def make():
+    return tf.function(lambda v: v)
+
+def loop():
+    for _ in range(3):
+        make()
+
+def unrelated():
+    return [i for i in range(10)]
+"""
+    lines = kept(text)
+    assert "def helper(x):" in lines  # a name the tf.function uses
+    assert "def train():" in lines  # a call site
+    assert "def make():" in lines and "def loop():" in lines  # a creator and its caller
+    assert "def unrelated():" not in lines
+
+
+def test_methods_wrapped_by_name_and_same_named_methods_stay():
+    text = """import tensorflow as tf
+
+class Model:
+    def __init__(self):
+        self.step = tf.function(self._step)
+
+    def _step(self, x):
+        return x
+
+    def unrelated(self):
+        return 0
+
+class Runner:
+    @tf.function
+    def call(self, x):
+        return x
+
+class Other:
+    def call(self, x):
+        return x + 1
+
+    def also_unrelated(self):
+        return 1
+"""
+    lines = kept(text)
+    assert "    def _step(self, x):" in lines  # tf.function(self._step)
+    assert "class Other:" in lines and "    def call(self, x):" in lines[lines.index("class Other:"):]
+    assert "    def unrelated(self):" not in lines and "    def also_unrelated(self):" not in lines
+
+
+def test_classes_passed_to_a_tf_function_keep_their_identity_members_and_a_body():
+    text = """import tensorflow as tf
+
+class Config:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __eq__(self, other):
+        return True
+
+    def describe(self):
+        return "config"
+
+class Plain:
+    def describe(self):
+        return "plain"
+
+    def more(self):
+        return 1
+
+@tf.function
+def apply(x, cfg):
+    return x
+
+apply(1.0, Config(2.0))
+apply(1.0, Plain())
+"""
+    lines = kept(text)
+    assert "    def __eq__(self, other):" in lines  # RTF104 asks whether instances compare by value
+    assert "    def describe(self):" in lines[lines.index("class Plain:"):]  # a class body must not be empty
+    assert "    def more(self):" not in lines
+    ast.parse(pruned(text))
+
+
+def test_names_that_change_what_builtins_and_imports_mean_stay():
+    text = """import tensorflow as tf
+import numpy as np
+
+def range(n):
+    return [n]
+
+class np:
+    pass
+
+def unused():
+    return 1
+
+@tf.function
+def f(x):
+    return x
+"""
+    lines = kept(text)
+    assert "def range(n):" in lines and "class np:" in lines
+    assert "def unused():" not in lines
+
+
+# ----------------------------------------------------------------------------- the same findings either way
+
+
+def run(source: str, options: RunOptions, tmp_path: Path) -> object:
+    path = tmp_path / "input.py"
+    path.write_text(source, encoding="utf-8", newline="")
+    return process_file(FileJob(path=path, display="input.py", relpath="input.py"), options)
+
+
+def outcome(result) -> tuple:
+    return ([f.to_json() for f in result.findings], result.fixed, result.error)
+
+
+def assert_same_either_way(source: str, options: RunOptions, tmp_path: Path) -> None:
+    whole = run(source, replace(options, partial_parse=False), tmp_path)
+    partial = run(source, options, tmp_path)
+    assert outcome(partial) == outcome(whole)
+
+
+def option_sets(case: GoldenCase) -> list[RunOptions]:
+    return [case.options(), RunOptions(unsafe_fixes=True, traces=case.options().traces)]
+
+
+def padding(source: str) -> str:
+    """Defs and classes that collide with the names of ``source``: each one must stay
+    exactly when the analyses would see it."""
+    tree = ast.parse(source)
+    names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - {"self", "cls"})[:12]
+    functions = sorted({n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))})
+    blocks = ["def _pad_unrelated(a, b):\n    return a + b\n", "class _PadUnrelated:\n    def m(self):\n        return 1\n"]
+    for index, name in enumerate(names):
+        blocks.append(f"def _pad_global_{index}():\n    global {name}\n    {name} = 2\n")
+        blocks.append(f"class _PadAttr{index}:\n    {name} = 1\n\n    def other(self):\n        return 0\n")
+        blocks.append(f"class _PadMethod{index}:\n    def {name}(self):\n        return 1\n")
+    for index, name in enumerate(functions):
+        blocks.append(f"def _pad_caller_{index}():\n    for _k in range(3):\n        {name}(_k)\n")
+        blocks.append(f"class _PadSame{index}:\n    def {name}(self, x):\n        return x\n")
+        blocks.append(f"def _pad_nested_{index}():\n    def {name}(x):\n        return x\n    return {name}\n")
+    return "\n\n" + "\n\n".join(blocks)
+
+
+def padded_variants(source: str) -> list[str]:
+    pad = padding(source)
+    lines = source.splitlines(keepends=True)
+    tree = ast.parse(source)
+    # after the imports (module-level code after the padding), and at the end
+    after_imports = 0
+    for statement in tree.body:
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+            break
+        after_imports = statement.end_lineno or after_imports
+    head, tail = "".join(lines[:after_imports]), "".join(lines[after_imports:])
+    shadowing = "def _pad_first():\n    return 0\n"
+    return [head + pad.lstrip("\n") + "\n\n" + tail, source.rstrip("\n") + "\n" + pad, head + shadowing + tail]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_golden_cases_same_either_way(case: GoldenCase, tmp_path):
+    for name in ("input.py", "expected.py"):
+        source = (case.directory / name).read_text(encoding="utf-8")
+        for options in option_sets(case):
+            assert_same_either_way(source, options, tmp_path)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_padded_golden_cases_same_either_way(case: GoldenCase, tmp_path):
+    source = (case.directory / "input.py").read_text(encoding="utf-8")
+    for variant in padded_variants(source):
+        for options in option_sets(case):
+            assert_same_either_way(variant, options, tmp_path)
+
+
+def test_padding_is_pruned():
+    """The padded cases test something: most of them are partly pruned."""
+    pruned_cases = 0
+    for case in CASES:
+        source = (case.directory / "input.py").read_text(encoding="utf-8")
+        variant = padded_variants(source)[1]
+        if pruned(variant) is not None:
+            pruned_cases += 1
+    assert pruned_cases >= 0.8 * len(CASES)
+
+
+UNRELATED = st.sampled_from([
+    "def helper(x):\n    return x + 1\n",
+    "def train():\n    for n in range(3):\n        step(1.0, n)\n",
+    "class Model:\n    def step(self, x):\n        return x\n\n    def other(self):\n        return 1\n",
+    "def n():\n    return 3\n",
+    "class Holder:\n    n = 4\n",
+    "def values():\n    return []\n",
+    "def maker():\n    return tf.function(lambda v: v)\n",
+    "def caller():\n    for _ in range(2):\n        maker()\n",
+    "def _step(x, n):\n    return x\n",
+    "def unrelated(a):\n    return a\n",
+])
+
+
+@SETTINGS
+@given(source=tf_programs(), extra=st.lists(UNRELATED, max_size=4), first=st.booleans(), unsafe=st.booleans())
+def test_generated_programs_same_either_way(source, extra, first, unsafe, tmp_path_factory):
+    pad = "\n\n".join(extra)
+    lines = source.split("\n\n\n", 1)
+    program = (lines[0] + "\n\n\n" + pad + "\n\n\n" + lines[1]) if first and len(lines) == 2 else source + "\n\n" + pad
+    try:
+        ast.parse(program)
+    except SyntaxError:
+        return
+    assert_same_either_way(program, RunOptions(unsafe_fixes=unsafe), tmp_path_factory.mktemp("prog"))
+
+
+# ----------------------------------------------------------------------------- the engine's side
+
+
+def test_a_codemod_needs_the_whole_module_unless_it_says_otherwise():
+    assert RetraceCodemod.NEEDS_WHOLE_MODULE is True
+    allowing = {cls.CODE for cls in REGISTRY if not cls.NEEDS_WHOLE_MODULE}
+    assert allowing == {"RTF001", "RTF004", "RTF006", "RTF007", "RTF101", "RTF102"}  # one codemod per entry (RTF101: the call-site diagnostics)
+
+
+BIG = (
+    "import tensorflow as tf\n\n"
+    "def unrelated(a):\n    return a\n\n"
+    "@tf.function\ndef step(x):\n    return x.predict(x)\n\n"
+    "for batch in [1, 2]:\n    step(batch)\n"
+)
+
+
+def test_whole_module_codemods_get_the_whole_module(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(Outline, "pruned_text", lambda self: calls.append(1) or None)
+    run(BIG, RunOptions(select=("RTF002",)), tmp_path)
+    assert calls == []  # RTF002 reads the whole module: nothing was pruned
+    run(BIG, RunOptions(select=("RTF101",)), tmp_path)
+    assert calls == [1]
+
+
+def test_an_edited_file_is_rewritten_from_the_whole_module(tmp_path, monkeypatch):
+    source = (
+        "import tensorflow as tf\n\n"
+        "def unrelated(a):\n    return a\n\n"
+        "@tf.function(experimental_relax_shapes=True)\n"
+        "def step(x):\n    return x\n"
+    )
+    parsed: list[str] = []
+    real = engine.cst.parse_module
+    monkeypatch.setattr(engine.cst, "parse_module", lambda text: parsed.append(text) or real(text))
+    result = run(source, RunOptions(), tmp_path)
+    assert result.fixed == source.replace("experimental_relax_shapes", "reduce_retracing")
+    assert "def unrelated(a):" not in parsed[0]  # the partial parse saw the fix ...
+    assert "def unrelated(a):" in parsed[1]  # ... the whole module made it
+    assert re.search(r"RTF004", str([f.code for f in result.findings]))
