@@ -7,7 +7,7 @@
 * Under pytest-xdist (``-n``, on by default in ``pyproject.toml``) with ``--dist loadgroup``,
   the tests of a module that share a module-scoped fixture run on one worker, so the fixture
   (a recorded program, a built wheel, a TensorFlow model) is built once and torn down once.
-  A test that must not run beside any other takes ``@pytest.mark.xdist_group("serial")``.
+  Tests marked ``@pytest.mark.xdist_group("NAME")`` run one after another on one worker.
 """
 
 from __future__ import annotations
