@@ -81,12 +81,8 @@ def run_cli(*args: str | os.PathLike, cwd: Path | str | None = None, stdin: str 
         try:
             main(argv)
             code = 0  # pragma: no cover - main always exits
-        except SystemExit as exc:
+        except SystemExit as exc:  # sys.exit(None) is 0, sys.exit("message") is 1, as in a process
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        finally:
-            for stream in (out, err):
-                try:
-                    stream.flush()
-                except ValueError:  # closed by the run
-                    pass
-        return CliResult(tuple(argv), code, out.buffer.getvalue(), err.buffer.getvalue())
+    out.flush()
+    err.flush()
+    return CliResult(tuple(argv), code, out.buffer.getvalue(), err.buffer.getvalue())
