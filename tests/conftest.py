@@ -4,15 +4,11 @@
 * ``tests/*_tf.py`` hold the tests that run real TensorFlow (marker ``tf``, set by each
   module's ``pytestmark``). When ``-m`` deselects ``tf`` they are not even imported:
   importing them would import TensorFlow, seconds per process, for nothing.
-* Under pytest-xdist (``-n``, on by default in ``pyproject.toml``) with ``--dist loadgroup``,
-  the tests of a module that share a module-scoped fixture run on one worker, so the fixture
-  (a recorded program, a built wheel, a TensorFlow model) is built once and torn down once.
-  Tests marked ``@pytest.mark.xdist_group("NAME")`` run one after another on one worker.
+* pytest-xdist (``-n auto --dist loadfile``, in ``pyproject.toml``'s ``addopts``) runs each
+  module on one worker: its module-scoped fixtures are built once.
 """
 
 from __future__ import annotations
-
-import pytest
 
 TF_MODULE_SUFFIX = "_tf.py"
 
@@ -27,8 +23,8 @@ def pytest_addoption(parser):
 
 
 def _selects_tf_tests(markexpr: str) -> bool:
-    """Whether ``-m markexpr`` can select a test marked ``tf`` (and nothing else that a
-    ``*_tf.py`` module's tests carry); True when unsure."""
+    """Whether ``-m markexpr`` selects a test whose one marker is ``tf`` (what a ``*_tf.py``
+    module's tests carry); True when unsure."""
     if not markexpr:
         return True
     try:
@@ -45,23 +41,3 @@ def pytest_ignore_collect(collection_path, config):
     if collection_path.name.endswith(TF_MODULE_SUFFIX) and not _selects_tf_tests(config.option.markexpr):
         return True
     return None
-
-
-def _module_fixture_group(item) -> str | None:
-    """The module's node id when ``item`` uses a module-scoped fixture of its own module."""
-    module = item.nodeid.split("::", 1)[0]
-    info = getattr(item, "_fixtureinfo", None)
-    for definitions in (info.name2fixturedefs.values() if info is not None else ()):
-        if any(d.scope == "module" and d.baseid == module for d in definitions):
-            return module
-    return None
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(config, items):
-    if not hasattr(config, "workerinput"):  # only xdist's workers schedule by group
-        return
-    for item in items:
-        group = _module_fixture_group(item)
-        if group is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group))
