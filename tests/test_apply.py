@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrace_fix import diffs
-from retrace_fix.cli import main
 from retrace_fix import patches
 from retrace_fix.patches import apply_hunks, apply_patches, parse_patch, validate_path
 from retrace_fix.diffs import split_lines
+from tests.cli_runner import run_cli
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
@@ -46,13 +46,6 @@ def snapshot(top: Path) -> dict[str, bytes | str]:
     return seen
 
 
-def run(args: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
-
-
 @pytest.fixture
 def tree(tmp_path):
     root = tmp_path / "root"
@@ -64,9 +57,9 @@ def tree(tmp_path):
     return root, patch
 
 
-def test_clean_tree_applies_everything(tree, capsys):
+def test_clean_tree_applies_everything(tree):
     root, patch = tree
-    code, out, err = run(["apply", "--root", str(root), str(patch)], capsys)
+    code, out, err = run_cli("apply", "--root", str(root), str(patch)).outcome
     assert code == 0, err
     assert (root / "a.py").read_text() == A_NEW
     assert (root / "pkg" / "b.py").read_text() == B_NEW
@@ -76,20 +69,20 @@ def test_clean_tree_applies_everything(tree, capsys):
     assert not list(root.rglob("*.rej")) and not list(root.rglob("*.retrace-tmp"))
 
 
-def test_dry_run_writes_nothing(tree, capsys):
+def test_dry_run_writes_nothing(tree):
     root, patch = tree
     before = snapshot(root)
-    code, out, _ = run(["apply", "--dry-run", "--root", str(root), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--dry-run", "--root", str(root), str(patch)).outcome
     assert code == 0
     assert "a.py: would patch (2 hunks)" in out
     assert snapshot(root) == before
 
 
-def test_drifted_file_is_left_untouched_with_a_rej(tree, capsys):
+def test_drifted_file_is_left_untouched_with_a_rej(tree):
     root, patch = tree
     drifted = A_OLD.replace("line 16\n", "line sixteen\n")  # context of the second hunk
     (root / "a.py").write_text(drifted)
-    code, out, _ = run(["apply", "--root", str(root), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(root), str(patch)).outcome
     assert code == 1
     assert (root / "a.py").read_text() == drifted  # all or nothing: hunk 1 matched but is not applied
     assert (root / "pkg" / "b.py").read_text() == B_NEW  # the other file still applies
@@ -98,107 +91,103 @@ def test_drifted_file_is_left_untouched_with_a_rej(tree, capsys):
     assert rej == unified_diff(A_OLD, A_NEW, "a.py")  # every hunk of the file, as a valid patch
     # the .rej applies once the drift is resolved
     (root / "a.py").write_text(A_OLD)
-    code, _, _ = run(["apply", "--root", str(root), str(root / "a.py.rej")], capsys)
+    code, _, _ = run_cli("apply", "--root", str(root), str(root / "a.py.rej")).outcome
     assert code == 0 and (root / "a.py").read_text() == A_NEW
 
 
-def test_dry_run_reports_rejects_without_writing_rej(tree, capsys):
+def test_dry_run_reports_rejects_without_writing_rej(tree):
     root, patch = tree
     (root / "a.py").write_text(A_OLD.replace("line 3\n", "drift\n"))
     before = snapshot(root)
-    code, out, _ = run(["apply", "--dry-run", "--root", str(root), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--dry-run", "--root", str(root), str(patch)).outcome
     assert code == 1
     assert "a.py: would reject: hunk 1" in out
     assert snapshot(root) == before
 
 
-def test_offset_match_is_applied_and_reported(tree, capsys):
+def test_offset_match_is_applied_and_reported(tree):
     root, patch = tree
     (root / "a.py").write_text("# new header\n# another\n" + A_OLD)
-    code, out, _ = run(["apply", "--root", str(root), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(root), str(patch)).outcome
     assert code == 0
     assert (root / "a.py").read_text() == "# new header\n# another\n" + A_NEW
     assert "hunk 1 applied at offset +2 lines" in out
     assert "hunk 2 applied at offset +2 lines" in out
 
 
-def test_applying_twice_reports_already_applied(tree, capsys):
+def test_applying_twice_reports_already_applied(tree):
     root, patch = tree
-    assert run(["apply", "--root", str(root), str(patch)], capsys)[0] == 0
-    code, out, _ = run(["apply", "--root", str(root), str(patch)], capsys)
+    assert run_cli("apply", "--root", str(root), str(patch)).outcome[0] == 0
+    code, out, _ = run_cli("apply", "--root", str(root), str(patch)).outcome
     assert code == 0
     assert "a.py: already applied (skipped)" in out
     assert (root / "a.py").read_text() == A_NEW
     assert not list(root.rglob("*.rej"))
 
 
-def test_missing_file_is_rejected(tree, capsys):
+def test_missing_file_is_rejected(tree):
     root, patch = tree
     (root / "a.py").unlink()
-    code, out, _ = run(["apply", "--root", str(root), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(root), str(patch)).outcome
     assert code == 1
     assert "a.py: rejected: no such file" in out
     assert not (root / "a.py").exists()
     assert (root / "pkg" / "b.py").read_text() == B_NEW
 
 
-def test_crlf_file_with_lf_patch_keeps_crlf(tree, capsys):
+def test_crlf_file_with_lf_patch_keeps_crlf(tree):
     root, patch = tree
     (root / "a.py").write_bytes(A_OLD.replace("\n", "\r\n").encode())
-    code, out, _ = run(["apply", "--root", str(root), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(root), str(patch)).outcome
     assert code == 0
     assert (root / "a.py").read_bytes() == A_NEW.replace("\n", "\r\n").encode()
     assert "line endings differ from the patch" in out
 
 
-def test_crlf_patch_on_crlf_file_is_exact(tmp_path, capsys):
+def test_crlf_patch_on_crlf_file_is_exact(tmp_path):
     old, new = A_OLD.replace("\n", "\r\n"), A_NEW.replace("\n", "\r\n")
     (tmp_path / "a.py").write_bytes(old.encode())
     (tmp_path / "p.patch").write_bytes(unified_diff(old, new, "a.py").encode())
-    code, out, _ = run(["apply", "--root", str(tmp_path), str(tmp_path / "p.patch")], capsys)
+    code, out, _ = run_cli("apply", "--root", str(tmp_path), str(tmp_path / "p.patch")).outcome
     assert code == 0
     assert (tmp_path / "a.py").read_bytes() == new.encode()
     assert "line endings" not in out
 
 
-def test_plain_paths_without_prefixes_and_stdin(tmp_path, capsys, monkeypatch):
+def test_plain_paths_without_prefixes_and_stdin(tmp_path):
     (tmp_path / "a.py").write_text(A_OLD)
     text = unified_diff(A_OLD, A_NEW, "a.py").replace("--- a/a.py", "--- a.py").replace("+++ b/a.py", "+++ a.py")
-    import io
-    import sys
-
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-    code, _, _ = run(["apply", "--root", str(tmp_path), "-"], capsys)
+    code, _, _ = run_cli("apply", "--root", str(tmp_path), "-", stdin=text).outcome
     assert code == 0
     assert (tmp_path / "a.py").read_text() == A_NEW
 
 
-def test_new_and_deleted_files(tmp_path, capsys):
+def test_new_and_deleted_files(tmp_path):
     (tmp_path / "old.py").write_text("x = 1\n")
     patch = tmp_path / "p.patch"
     patch.write_text(
         "--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1,2 @@\n+a = 1\n+b = 2\n"
         "--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x = 1\n"
     )
-    code, out, _ = run(["apply", "--root", str(tmp_path), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(tmp_path), str(patch)).outcome
     assert code == 0, out
     assert (tmp_path / "pkg" / "new.py").read_text() == "a = 1\nb = 2\n"
     assert not (tmp_path / "old.py").exists()
     assert "pkg/new.py: created" in out and "old.py: deleted" in out
     # again: both are already applied
-    code, out, _ = run(["apply", "--root", str(tmp_path), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(tmp_path), str(patch)).outcome
     assert code == 0
     # a new file that exists with other content is rejected
     (tmp_path / "pkg" / "new.py").write_text("other\n")
     (tmp_path / "old.py").write_text("x = 1\n")
-    code, out, _ = run(["apply", "--root", str(tmp_path), str(patch)], capsys)
+    code, out, _ = run_cli("apply", "--root", str(tmp_path), str(patch)).outcome
     assert code == 1
     assert "pkg/new.py: rejected: the patch creates it" in out
     assert (tmp_path / "pkg" / "new.py").read_text() == "other\n"
     assert not (tmp_path / "old.py").exists()
 
 
-def test_real_git_diff_with_quoted_unicode_name(tmp_path, capsys):
+def test_real_git_diff_with_quoted_unicode_name(tmp_path):
     if shutil.which("git") is None:
         pytest.skip("git not installed")
     repo = tmp_path / "repo"
@@ -214,7 +203,7 @@ def test_real_git_diff_with_quoted_unicode_name(tmp_path, capsys):
     assert b'"a/caf\\303\\251.py"' in diff
     (tmp_path / "g.patch").write_bytes(diff)
     (repo / name).write_text(B_OLD)
-    code, out, err = run(["apply", "--root", str(repo), str(tmp_path / "g.patch")], capsys)
+    code, out, err = run_cli("apply", "--root", str(repo), str(tmp_path / "g.patch")).outcome
     assert code == 0, err
     assert (repo / name).read_text() == B_NEW
 
@@ -250,7 +239,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE))
-def test_hostile_patch_is_refused_and_nothing_changes(tmp_path, capsys, kind):
+def test_hostile_patch_is_refused_and_nothing_changes(tmp_path, kind):
     root, _ = hostile_setup(tmp_path)
     bad = HOSTILE[kind].format(abs=(tmp_path / "outside.py").as_posix())
     good_diff = unified_diff(A_OLD, A_NEW, "good.py")
@@ -262,28 +251,26 @@ def test_hostile_patch_is_refused_and_nothing_changes(tmp_path, capsys, kind):
     (tmp_path / "first.patch").write_text(good_diff)
     (tmp_path / "evil.patch").write_text(good_diff + bad_diff)  # a good file first, then the bad one
     before = snapshot(tmp_path)
-    code, out, err = run(
-        ["apply", "--root", str(root), str(tmp_path / "first.patch"), str(tmp_path / "evil.patch")], capsys
-    )
+    code, out, err = run_cli("apply", "--root", str(root), str(tmp_path / "first.patch"), str(tmp_path / "evil.patch")).outcome
     assert code == 2
     assert "refused" in err and "nothing was written" in err
     assert out == ""
     assert snapshot(tmp_path) == before  # nothing inside the root, nothing outside
 
 
-def test_hostile_patch_refused_in_dry_run_too(tmp_path, capsys):
+def test_hostile_patch_refused_in_dry_run_too(tmp_path):
     root, _ = hostile_setup(tmp_path)
     (tmp_path / "evil.patch").write_text(unified_diff(A_OLD, A_NEW, "../outside.py"))
-    code, _, err = run(["apply", "--dry-run", "--root", str(root), str(tmp_path / "evil.patch")], capsys)
+    code, _, err = run_cli("apply", "--dry-run", "--root", str(root), str(tmp_path / "evil.patch")).outcome
     assert code == 2 and "leaves the root" in err
 
 
-def test_symlink_staying_inside_the_root_is_allowed(tmp_path, capsys):
+def test_symlink_staying_inside_the_root_is_allowed(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "a.py").write_text(A_OLD)
     (tmp_path / "alias").symlink_to(tmp_path / "real", target_is_directory=True)
     (tmp_path / "p.patch").write_text(unified_diff(A_OLD, A_NEW, "alias/a.py"))
-    code, _, _ = run(["apply", "--root", str(tmp_path), str(tmp_path / "p.patch")], capsys)
+    code, _, _ = run_cli("apply", "--root", str(tmp_path), str(tmp_path / "p.patch")).outcome
     assert code == 0
     assert (tmp_path / "real" / "a.py").read_text() == A_NEW
     assert (tmp_path / "alias").is_symlink()
@@ -298,24 +285,24 @@ def test_validate_path_rules(tmp_path):
             validate_path(root, bad)
 
 
-def test_invalid_patch_is_an_error_and_nothing_is_written(tree, capsys):
+def test_invalid_patch_is_an_error_and_nothing_is_written(tree):
     root, patch = tree
     garbage = root.parent / "garbage.patch"
     garbage.write_text("--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n")  # hunk too short
     before = snapshot(root)
-    code, _, err = run(["apply", "--root", str(root), str(patch), str(garbage)], capsys)
+    code, _, err = run_cli("apply", "--root", str(root), str(patch), str(garbage)).outcome
     assert code == 2
     assert "garbage.patch" in err and "nothing was written" in err
     assert snapshot(root) == before
 
 
-def test_renames_and_binary_are_refused(tmp_path, capsys):
+def test_renames_and_binary_are_refused(tmp_path):
     (tmp_path / "r.patch").write_text("--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n")
-    code, _, err = run(["apply", "--root", str(tmp_path), str(tmp_path / "r.patch")], capsys)
+    code, _, err = run_cli("apply", "--root", str(tmp_path), str(tmp_path / "r.patch")).outcome
     assert code == 2 and "renames" in err
 
 
-def test_ctrl_c_during_the_write_phase_finishes_the_writes_first(tree, monkeypatch, capsys):
+def test_ctrl_c_during_the_write_phase_finishes_the_writes_first(tree, monkeypatch):
     root, patch = tree
     real_write = patches._write
     calls = []
@@ -373,10 +360,10 @@ def test_any_subset_of_hunks_applies_exactly(old, new, pick):
     assert result.text == "".join(lines)
 
 
-def test_git_patch_with_an_empty_new_file(tmp_path, capsys):
+def test_git_patch_with_an_empty_new_file(tmp_path):
     (tmp_path / "g.patch").write_text(
         "diff --git a/sub/__init__.py b/sub/__init__.py\nnew file mode 100644\nindex 0000000..e69de29\n"
     )
-    code, out, _ = run(["apply", "--root", str(tmp_path), str(tmp_path / "g.patch")], capsys)
+    code, out, _ = run_cli("apply", "--root", str(tmp_path), str(tmp_path / "g.patch")).outcome
     assert code == 0, out
     assert (tmp_path / "sub" / "__init__.py").read_bytes() == b""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -23,8 +22,8 @@ from hypothesis import strategies as st
 from retrace_fix import patches as patches_module
 from retrace_fix.diffs import unified_diff as quoted_diff
 from retrace_fix.patches import apply_hunks, apply_patches, parse_patch
-from retrace_fix.cli import main
 from tests.tree_state import changed, digest
+from tests.cli_runner import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 OLD = "".join(f"line {i}\n" for i in range(1, 11))
@@ -33,13 +32,6 @@ NEW = OLD.replace("line 5\n", "LINE 5\n")
 
 def unified_diff(old: str, new: str, path: str) -> str:
     return quoted_diff(old, new, path, quoted=True)
-
-
-def run(args: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
 
 
 def git_repo(path: Path) -> Path:
@@ -62,11 +54,7 @@ def test_the_issue_command_exits_2_and_writes_nothing(tmp_path):
     )
     subprocess.run(["bash", "-c", script], cwd=tmp_path, check=True)
     before = digest(tmp_path)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    done = subprocess.run(
-        [sys.executable, "-m", "retrace_fix", "apply", "--root", "root", "p.patch"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    done = run_cli("apply", "--root", "root", "p.patch", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.splitlines() == [
         f"retrace-fix: error: p.patch: refused: gl/config: resolves inside .git ({(tmp_path / 'root' / '.git' / 'config').resolve()})",
@@ -89,7 +77,7 @@ def test_the_issue_command_exits_2_and_writes_nothing(tmp_path):
         ({"svn": ".Svn"}, "svn/entries", ".svn"),
     ],
 )
-def test_links_into_vcs_directories_are_refused(tmp_path, capsys, links, path, expected):
+def test_links_into_vcs_directories_are_refused(tmp_path, links, path, expected):
     root = git_repo(tmp_path / "root")
     for vcs in (".GIT", ".hg", ".Svn"):
         if not (root / vcs).exists():  # .GIT is .git itself on a case-insensitive disk
@@ -106,7 +94,7 @@ def test_links_into_vcs_directories_are_refused(tmp_path, capsys, links, path, e
         diff = diff.replace(f"--- a/{path}", "--- /dev/null")
     (tmp_path / "p.patch").write_text(diff)
     before = digest(tmp_path)
-    code, out, err = run(["apply", "--root", str(root), str(tmp_path / "p.patch")], capsys)
+    code, out, err = run_cli("apply", "--root", str(root), str(tmp_path / "p.patch")).outcome
     assert code == 2
     assert f"refused: {path}: resolves inside {expected} (" in err
     assert err.endswith("retrace-fix: nothing was written\n")
@@ -115,21 +103,21 @@ def test_links_into_vcs_directories_are_refused(tmp_path, capsys, links, path, e
 
 
 @pytest.mark.parametrize("name", [".GIT/config", ".Git./config", ".g\u200cit/config", "GIT~1/config", "a/.HG/x", ".svn/x"])
-def test_vcs_directory_spellings_in_the_patch_are_refused(tmp_path, capsys, name):
+def test_vcs_directory_spellings_in_the_patch_are_refused(tmp_path, name):
     root = git_repo(tmp_path / "root")
     (tmp_path / "p.patch").write_text(unified_diff(OLD, NEW, name))
     before = digest(tmp_path)
-    code, _, err = run(["apply", "--root", str(root), str(tmp_path / "p.patch")], capsys)
+    code, _, err = run_cli("apply", "--root", str(root), str(tmp_path / "p.patch")).outcome
     assert code == 2 and f"refused: {name}: inside ." in err
     assert changed(before, digest(tmp_path)) == []
 
 
-def test_a_root_inside_git_is_refused(tmp_path, capsys):
+def test_a_root_inside_git_is_refused(tmp_path):
     root = git_repo(tmp_path / "root")
     (tmp_path / "p.patch").write_text(unified_diff("", "x = 1\n", "hooks/post-checkout").replace(
         "--- a/hooks/post-checkout", "--- /dev/null"))
     before = digest(tmp_path)
-    code, _, err = run(["apply", "--root", str(root / ".git"), str(tmp_path / "p.patch")], capsys)
+    code, _, err = run_cli("apply", "--root", str(root / ".git"), str(tmp_path / "p.patch")).outcome
     assert code == 2 and "resolves inside .git" in err
     assert changed(before, digest(tmp_path)) == []
 
@@ -137,7 +125,7 @@ def test_a_root_inside_git_is_refused(tmp_path, capsys):
 # --------------------------------------------------------------------------- item 7: a.py/x.py
 
 
-def test_creating_a_file_under_a_regular_file_is_an_error_not_a_race(tmp_path, capsys):
+def test_creating_a_file_under_a_regular_file_is_an_error_not_a_race(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     (root / "a.py").write_text(OLD)
@@ -145,7 +133,7 @@ def test_creating_a_file_under_a_regular_file_is_an_error_not_a_race(tmp_path, c
     (tmp_path / "p.patch").write_text(diff + unified_diff(OLD, NEW, "b.py"))
     (root / "b.py").write_text(OLD)
     before = digest(tmp_path)
-    code, out, err = run(["apply", "--root", str(root), str(tmp_path / "p.patch")], capsys)
+    code, out, err = run_cli("apply", "--root", str(root), str(tmp_path / "p.patch")).outcome
     assert code == 2
     assert "error: a.py/x.py: cannot be created: a.py is not a directory\n" in err
     assert "appeared on disk" not in err

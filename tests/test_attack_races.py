@@ -29,9 +29,9 @@ from pathlib import Path
 import pytest
 
 from retrace_fix import writes
-from retrace_fix.cli import main
 from retrace_fix.traces.model import TraceSet, save_trace_file
 from tests.tree_state import changed, digest
+from tests.cli_runner import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 RELAX_SRC = textwrap.dedent(
@@ -48,18 +48,6 @@ RELAX_FIXED = RELAX_SRC.replace("experimental_relax_shapes", "reduce_retracing")
 EDIT = "# edited by someone else meanwhile\n"
 
 
-def cli(capsys, cwd: Path, *args: str) -> tuple[int, str, str]:
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with pytest.raises(SystemExit) as exit_info:
-            main(["--jobs", "1", *args])
-    finally:
-        os.chdir(old)
-    out, err = capsys.readouterr()
-    return exit_info.value.code, out, err
-
-
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "tree"
@@ -72,7 +60,7 @@ def tree(tmp_path: Path) -> Path:
 # --------------------------------------------------------------------------- item 5: concurrent edits
 
 
-def test_an_edit_during_the_temporary_files_fsync_is_kept(tree, capsys, monkeypatch):
+def test_an_edit_during_the_temporary_files_fsync_is_kept(tree, monkeypatch):
     """Before: the file was compared, then the temporary file written and fsynced and renamed:
     an edit in between was silently overwritten."""
     real_fsync = os.fsync
@@ -87,7 +75,7 @@ def test_an_edit_during_the_temporary_files_fsync_is_kept(tree, capsys, monkeypa
 
     monkeypatch.setattr(os, "fsync", fsync_with_an_edit)
     before = digest(tree.parent)
-    code, _, err = cli(capsys, tree, "a.py")
+    code, _, err = run_cli("--jobs", "1", "a.py", cwd=tree).outcome
     assert code == 2
     assert "error: a.py:1: changed on disk during the run; not written" in err
     assert (tree / "a.py").read_text() == RELAX_SRC + EDIT
@@ -106,7 +94,7 @@ def _edit_by_rename(path: Path) -> None:  # how most editors save
 
 
 @pytest.mark.parametrize("edit", [_edit_in_place, _edit_by_rename])
-def test_an_edit_at_the_instant_of_the_rename_is_kept(tree, capsys, monkeypatch, edit):
+def test_an_edit_at_the_instant_of_the_rename_is_kept(tree, monkeypatch, edit):
     """The edit lands after the last comparison, right before the atomic exchange: undone, edit kept."""
     real_exchange = writes._exchange
 
@@ -119,7 +107,7 @@ def test_an_edit_at_the_instant_of_the_rename_is_kept(tree, capsys, monkeypatch,
         pytest.skip("no atomic exchange (renameat2) here")
     monkeypatch.setattr(writes, "_exchange", exchange_after_an_edit)
     before = digest(tree.parent)
-    code, _, err = cli(capsys, tree, ".")
+    code, _, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 2
     assert "error: a.py:1: changed on disk while being written; the other edit was kept, not written" in err
     assert (tree / "a.py").read_text() == RELAX_SRC + EDIT
@@ -128,7 +116,7 @@ def test_an_edit_at_the_instant_of_the_rename_is_kept(tree, capsys, monkeypatch,
     assert not [p for p in tree.iterdir() if p.name.endswith((".retrace-tmp", ".retrace-kept"))]
 
 
-def test_without_an_atomic_exchange_an_edit_before_the_rename_is_put_back(tree, capsys, monkeypatch):
+def test_without_an_atomic_exchange_an_edit_before_the_rename_is_put_back(tree, monkeypatch):
     """Where renameat2 is missing: checked right before os.replace and once more after it."""
     monkeypatch.setattr(writes, "_exchange", lambda directory, a, b: False)
     real_replace = writes._Directory.replace
@@ -139,7 +127,7 @@ def test_without_an_atomic_exchange_an_edit_before_the_rename_is_put_back(tree, 
         return real_replace(self, src, dst)
 
     monkeypatch.setattr(writes._Directory, "replace", replace_after_an_edit)
-    code, _, err = cli(capsys, tree, "a.py")
+    code, _, err = run_cli("--jobs", "1", "a.py", cwd=tree).outcome
     assert code == 2
     assert "error: a.py:1: changed on disk while being written; the other edit was kept, not written" in err
     assert (tree / "a.py").read_text() == RELAX_SRC + EDIT
@@ -165,7 +153,7 @@ APPENDER = textwrap.dedent(
 )
 
 
-def test_another_process_appending_to_300_files_loses_no_edit(tmp_path, capsys):
+def test_another_process_appending_to_300_files_loses_no_edit(tmp_path):
     """For real: 300 files fixed while another process appends lines to them at random.
 
     Every appended line must be in its file afterwards; each file is either
@@ -184,7 +172,7 @@ def test_another_process_appending_to_300_files_loses_no_edit(tmp_path, capsys):
         while not (root / "appender-ready").exists():
             assert appender.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
-        code, _, err = cli(capsys, root, *names)
+        code, _, err = run_cli("--jobs", "1", *names, cwd=root).outcome
     finally:
         (root / "appender-stop").touch()
         appender.wait(timeout=120)
@@ -211,7 +199,7 @@ def test_another_process_appending_to_300_files_loses_no_edit(tmp_path, capsys):
 # --------------------------------------------------------------------------- item 7: SIGKILL mid-write
 
 
-def test_a_temporary_file_left_by_a_killed_writer_is_cleaned_by_the_next_run(tree, capsys):
+def test_a_temporary_file_left_by_a_killed_writer_is_cleaned_by_the_next_run(tree):
     """SIGKILL while the temporary file is being written: the next run removes it (and fixes the file)."""
     stalled = (
         "import os, sys, time\n"
@@ -238,13 +226,13 @@ def test_a_temporary_file_left_by_a_killed_writer_is_cleaned_by_the_next_run(tre
     left = [p.name for p in tree.iterdir() if p.name.endswith(".retrace-tmp")]
     assert len(left) == 1 and left[0].startswith(".a.py.")
     before = digest(tree.parent)
-    code, _, err = cli(capsys, tree, "a.py", "b.py")
+    code, _, err = run_cli("--jobs", "1", "a.py", "b.py", cwd=tree).outcome
     assert code == 0, err
     assert not [p for p in tree.iterdir() if p.name.endswith(".retrace-tmp")]
     assert changed(before, digest(tree.parent)) == sorted(["tree/a.py", "tree/b.py", f"tree/{left[0]}"])
 
 
-def test_stale_temporary_files_are_told_apart_from_live_ones(tree, capsys):
+def test_stale_temporary_files_are_told_apart_from_live_ones(tree):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)
     names = {
@@ -258,7 +246,7 @@ def test_stale_temporary_files_are_told_apart_from_live_ones(tree, capsys):
         (tree / name).write_text("partial")
     two_hours_ago = time.time() - 7200
     os.utime(tree / names["old"], (two_hours_ago, two_hours_ago))
-    code, _, _ = cli(capsys, tree, "a.py")
+    code, _, _ = run_cli("--jobs", "1", "a.py", cwd=tree).outcome
     assert code == 0
     left = {p.name for p in tree.iterdir() if p.name.startswith(".")}
     assert left == {names["live"], names["young"], names["other"]}
@@ -271,23 +259,23 @@ def test_stale_temporary_files_are_told_apart_from_live_ones(tree, capsys):
     ("newline", "ending"),
     [("\n", "\r"), ("\r\n", "\r\n\r"), ("\n", "\r\r"), ("\n", "\n\r"), ("\r\n", "\r")],
 )
-def test_a_lone_carriage_return_at_the_end_is_kept(tree, capsys, newline, ending):
+def test_a_lone_carriage_return_at_the_end_is_kept(tree, newline, ending):
     """LibCST's code generation drops the last ``\\r`` of ``...return x\\r`` (and ``\\r\\n\\r``)."""
     body = RELAX_SRC.rstrip("\n").replace("\n", newline)
     data = (body + ending).encode()
     (tree / "a.py").write_bytes(data)
     before = digest(tree.parent)
-    code, _, err = cli(capsys, tree, "a.py")
+    code, _, err = run_cli("--jobs", "1", "a.py", cwd=tree).outcome
     assert code == 0, err
     assert (tree / "a.py").read_bytes() == data.replace(b"experimental_relax_shapes", b"reduce_retracing")
     assert changed(before, digest(tree.parent)) == ["tree/a.py"]
 
 
-def test_a_unicode_escape_file_is_refused_with_its_reason(tree, capsys):
+def test_a_unicode_escape_file_is_refused_with_its_reason(tree):
     data = b'# -*- coding: unicode_escape -*-\n' + RELAX_SRC.encode() + b'NAME = "\\u00e9"\n'
     (tree / "a.py").write_bytes(data)
     before = digest(tree.parent)
-    code, _, err = cli(capsys, tree, "a.py", "b.py")
+    code, _, err = run_cli("--jobs", "1", "a.py", "b.py", cwd=tree).outcome
     assert code == 2
     assert ("error: a.py:1: its encoding (unicode_escape) does not give back the same bytes when written; "
             "file left unchanged") in err
@@ -296,12 +284,12 @@ def test_a_unicode_escape_file_is_refused_with_its_reason(tree, capsys):
     assert changed(before, digest(tree.parent)) == ["tree/b.py"]
 
 
-def test_refused_writes_are_not_counted_as_applied(tree, capsys):
+def test_refused_writes_are_not_counted_as_applied(tree):
     (tree / "c.py").write_text(RELAX_SRC.replace("def total", "def total2"))
     os.chmod(tree / "b.py", 0o444)
     os.chmod(tree / "c.py", 0o444)
     try:
-        code, _, err = cli(capsys, tree, ".")
+        code, _, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     finally:
         os.chmod(tree / "b.py", 0o644)
         os.chmod(tree / "c.py", 0o644)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 from retrace_fix.traces.model import load_trace_file
 from retrace_fix.commands.record import run_record
 from tests.tree_state import changed, digest

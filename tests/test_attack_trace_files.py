@@ -10,16 +10,15 @@ Also here: fields that the codemods turn into source text cannot carry code.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from retrace_fix.cli import main
 from retrace_fix.traces import json_limits
 from retrace_fix.traces.model import TraceFileError, load_trace_file
 from retrace_fix.traces.shards import merge_shards
 from tests.tree_state import changed, digest
+from tests.cli_runner import run_cli
 
 SOURCE = """\
 import tensorflow as tflow
@@ -107,18 +106,6 @@ def write_hostile(project: Path, name: str) -> Path:
     return path
 
 
-def run_in(cwd: Path, args: list[str], capsys) -> tuple[int, str, str]:
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with pytest.raises(SystemExit) as exit_info:
-            main(args)
-    finally:
-        os.chdir(old)
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
-
-
 COMMANDS = {
     "fix": lambda bad, good: ["--jobs", "1", "--unsafe-fixes", "--traces", bad, "input.py"],
     "diff": lambda bad, good: ["--diff", "--jobs", "1", "--unsafe-fixes", "--traces", bad, "input.py"],
@@ -131,10 +118,10 @@ COMMANDS = {
 
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_trace_file_is_exit_2_with_one_line_and_writes_nothing(project, capsys, name, command):
+def test_hostile_trace_file_is_exit_2_with_one_line_and_writes_nothing(project, name, command):
     bad = write_hostile(project, name)
     before = digest(project.parent)
-    code, out, err = run_in(project, COMMANDS[command](str(bad), str(project.parent / "good.json")), capsys)
+    code, out, err = run_cli(*COMMANDS[command](str(bad), str(project.parent / "good.json")), cwd=project).outcome
     assert code == 2, (out, err)
     lines = err.splitlines()
     assert len(lines) == 1 and str(bad) in lines[0], err
@@ -162,10 +149,10 @@ def test_a_file_over_the_size_limit_is_not_read_to_the_end(project, monkeypatch)
         load_trace_file(str(big))
 
 
-def test_injected_code_never_reaches_a_diff(project, capsys):
+def test_injected_code_never_reaches_a_diff(project):
     """Before: the dtype was pasted into ``tf.TensorSpec(..., dtype=tf.<dtype>)`` as it came."""
     bad = write_hostile(project, "dtype-carrying-code")
-    code, out, err = run_in(project, ["--diff", "--jobs", "1", "--unsafe-fixes", "--traces", str(bad), "input.py"], capsys)
+    code, out, err = run_cli("--diff", "--jobs", "1", "--unsafe-fixes", "--traces", str(bad), "input.py", cwd=project).outcome
     assert code == 2 and "__import__" not in out
     assert err == (
         f"retrace-fix: error: {bad}: invalid trace file: functions[0].traces[0].args.x.dtype: expected a dtype name "
@@ -173,9 +160,9 @@ def test_injected_code_never_reaches_a_diff(project, capsys):
     )
 
 
-def test_the_good_file_still_gives_the_signature(project, capsys):
+def test_the_good_file_still_gives_the_signature(project):
     good = project.parent / "good.json"
-    code, out, _ = run_in(project, ["--diff", "--jobs", "1", "--unsafe-fixes", "--traces", str(good), "input.py"], capsys)
+    code, out, _ = run_cli("--diff", "--jobs", "1", "--unsafe-fixes", "--traces", str(good), "input.py", cwd=project).outcome
     assert code == 1
     assert "+@compiled(input_signature=[tflow.TensorSpec(shape=[None, 3], dtype=tflow.float32)])" in out
 

@@ -24,6 +24,7 @@ from retrace_fix.bench.render import render
 from retrace_fix.bench.report import BenchReport, FixSummary, function_rows, judge
 from retrace_fix.bench.runs import RunRecord, map_command
 from retrace_fix.commands.bench import BenchRequest, run_bench
+from tests.cli_runner import run_cli
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -58,29 +59,6 @@ def tree_hash(root: Path) -> str:
     return digest.hexdigest()
 
 
-def run_in_process(*args: str, cwd: Path, monkeypatch, capsys) -> tuple[int, str, str]:
-    """``retrace-fix bench ARGS`` through the real CLI entry point, in this process."""
-    from retrace_fix.cli import main
-
-    monkeypatch.chdir(cwd)
-    with pytest.raises(SystemExit) as exit_info:
-        main(["bench", *args])
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    return subprocess.run(
-        [sys.executable, "-m", "retrace_fix", "bench", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
@@ -97,7 +75,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_cli_fixes_a_copy_runs_both_and_leaves_the_tree_alone(project: Path):
     before = tree_hash(project)
-    result = run_cli("--runs", "2", "--compare", "out.json", "--compare-stdout", "^result", "--format", "json",
+    result = run_cli("bench", "--runs", "2", "--compare", "out.json", "--compare-stdout", "^result", "--format", "json",
                      "--", sys.executable, "drive.py", cwd=project)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -119,7 +97,7 @@ def test_cli_fixes_a_copy_runs_both_and_leaves_the_tree_alone(project: Path):
 def test_cli_exit_1_when_the_fix_changes_outputs(project: Path):
     (project / "drive.py").write_text(SOURCE_SENSITIVE_DRIVE)
     before = tree_hash(project)
-    result = run_cli("--runs", "1", "--compare-stdout", r"size (\d+)", "--", sys.executable, "drive.py", cwd=project)
+    result = run_cli("bench", "--runs", "1", "--compare-stdout", r"size (\d+)", "--", sys.executable, "drive.py", cwd=project)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAIL: outputs differ" in result.stdout
     assert "113 before, 104 after" in result.stdout
@@ -127,7 +105,7 @@ def test_cli_exit_1_when_the_fix_changes_outputs(project: Path):
 
 
 def test_cli_text_table_and_markdown(project: Path):
-    result = run_cli("--runs", "1", "--format", "markdown", "--", sys.executable, "drive.py", cwd=project)
+    result = run_cli("bench", "--runs", "1", "--format", "markdown", "--", sys.executable, "drive.py", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "| tf.function | traces before | traces after | calls |" in result.stdout
     assert "| wall time of CMD |" in result.stdout
@@ -135,9 +113,8 @@ def test_cli_text_table_and_markdown(project: Path):
     assert "```diff" in result.stdout
 
 
-def test_text_report_and_quiet(project: Path, monkeypatch, capsys):
-    code, out, err = run_in_process("--runs", "1", "-q", "--", sys.executable, "drive.py", cwd=project,
-                                    monkeypatch=monkeypatch, capsys=capsys)
+def test_text_report_and_quiet(project: Path):
+    code, out, err = run_cli("bench", "--runs", "1", "-q", "--", sys.executable, "drive.py", cwd=project).outcome
     assert code == 0 and err == ""
     assert "time (median, min–max)" in out and "OK: 1 fix in 1 file" in out
 
@@ -157,41 +134,39 @@ def test_text_report_and_quiet(project: Path, monkeypatch, capsys):
         (("--timeout", "0", "--", "python", "x.py"), "--timeout must be positive"),
     ],
 )
-def test_cli_bad_arguments_exit_2(project: Path, args, message, monkeypatch, capsys):
+def test_cli_bad_arguments_exit_2(project: Path, args, message):
     before = tree_hash(project)
-    code, out, err = run_in_process(*args, cwd=project, monkeypatch=monkeypatch, capsys=capsys)
+    code, out, err = run_cli("bench", *args, cwd=project).outcome
     assert code == 2, out + err
     assert message in err
     assert tree_hash(project) == before
 
 
-def test_cli_compare_that_compares_nothing_is_a_usage_error(project: Path, monkeypatch, capsys):
+def test_cli_compare_that_compares_nothing_is_a_usage_error(project: Path):
     args = ("--runs", "1", "--compare", "never.npy", "--", sys.executable, "drive.py")
-    code, _out, err = run_in_process(*args, cwd=project, monkeypatch=monkeypatch, capsys=capsys)
+    code, _out, err = run_cli("bench", *args, cwd=project).outcome
     assert code == 2
     assert "--compare never.npy: the original run did not write this file" in err
     args = ("--runs", "1", "--compare-stdout", "^nomatch", "--", sys.executable, "drive.py")
-    code, _out, err = run_in_process(*args, cwd=project, monkeypatch=monkeypatch, capsys=capsys)
+    code, _out, err = run_cli("bench", *args, cwd=project).outcome
     assert code == 2
     assert "matched no line of the original's output" in err
 
 
-def test_cli_nothing_to_fix(tmp_path: Path, monkeypatch, capsys):
+def test_cli_nothing_to_fix(tmp_path: Path):
     (tmp_path / "drive.py").write_text("print('hello')\n")
     # --no-record: static fixes only, and there are none: nothing runs
-    code, out, err = run_in_process("--no-record", "--", sys.executable, "drive.py", cwd=tmp_path,
-                                    monkeypatch=monkeypatch, capsys=capsys)
+    code, out, err = run_cli("bench", "--no-record", "--", sys.executable, "drive.py", cwd=tmp_path).outcome
     assert code == 0
     assert "nothing to fix with these options" in out and "run 1/" not in err
     # default: the original's first run is recorded (for trace-driven fixes), then nothing to fix
-    code, out, err = run_in_process("--", sys.executable, "drive.py", cwd=tmp_path, monkeypatch=monkeypatch, capsys=capsys)
+    code, out, err = run_cli("bench", "--", sys.executable, "drive.py", cwd=tmp_path).outcome
     assert code == 0
     assert "nothing to fix with these options" in out and "run 1/3 before ok" in err
 
 
-def test_cli_missing_program_is_reported_per_run(project: Path, monkeypatch, capsys):
-    code, out, _err = run_in_process("--runs", "1", "--", "no-such-program-retrace-fix", cwd=project,
-                                     monkeypatch=monkeypatch, capsys=capsys)
+def test_cli_missing_program_is_reported_per_run(project: Path):
+    code, out, _err = run_cli("bench", "--runs", "1", "--", "no-such-program-retrace-fix", cwd=project).outcome
     assert code == 1
     assert "cannot run no-such-program-retrace-fix" in out
     assert "nothing could be validated" in out

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 from tests.tracefiles import with_proofs
 
 pytestmark = pytest.mark.tf

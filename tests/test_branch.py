@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from tests.gitrepos import commit_all, git, git_bytes, new_repo, state
-from tests.test_bulk import CLEAN, PREDICT, RELAX, run, tree, write
+from tests.cli_runner import run_cli
+from tests.test_bulk import CLEAN, PREDICT, RELAX, tree, write
 
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git not installed", allow_module_level=True)
@@ -36,10 +37,10 @@ def workspace(tmp_path, monkeypatch):
     return ws
 
 
-def test_branch_commits_the_fixes_and_moves_nothing_else(workspace, capsys):
+def test_branch_commits_the_fixes_and_moves_nothing_else(workspace):
     alpha = workspace / "alpha"
     before, files = state(alpha), tree(workspace)
-    code, out, err = run(["--branch", BRANCH, "--format", "json", "alpha"], capsys)
+    code, out, err = run_cli("--branch", BRANCH, "--format", "json", "alpha").outcome
     assert code == 0, err
     assert state(alpha) == before and tree(workspace) == files  # HEAD, branch, index, working tree
     head = before["head"]
@@ -71,8 +72,8 @@ def test_branch_commits_the_fixes_and_moves_nothing_else(workspace, capsys):
     ]
 
 
-def test_roots_of_one_repository_share_its_commit(workspace, capsys):
-    code, out, err = run(["--branch", BRANCH, "--format", "json", "mono/a", "mono/b", "quiet"], capsys)
+def test_roots_of_one_repository_share_its_commit(workspace):
+    code, out, err = run_cli("--branch", BRANCH, "--format", "json", "mono/a", "mono/b", "quiet").outcome
     assert code == 0, err
     rows = {row["root"]: row for row in json.loads(out)["roots"]}
     commit = git(workspace / "mono", "rev-parse", BRANCH)
@@ -83,9 +84,9 @@ def test_roots_of_one_repository_share_its_commit(workspace, capsys):
     assert err.count("created in") == 1
 
 
-def test_no_repository_or_a_taken_name_is_an_error_of_that_root(workspace, capsys):
+def test_no_repository_or_a_taken_name_is_an_error_of_that_root(workspace):
     taken = git(workspace / "taken", "rev-parse", BRANCH)
-    code, out, err = run(["--branch", BRANCH, "plain", "taken", "mono/c"], capsys)
+    code, out, err = run_cli("--branch", BRANCH, "plain", "taken", "mono/c").outcome
     assert code == 2
     assert (workspace / "plain" / "p.py").read_text() == RELAX  # never written in place
     assert git(workspace / "taken", "rev-parse", BRANCH) == taken  # never moved
@@ -94,12 +95,12 @@ def test_no_repository_or_a_taken_name_is_an_error_of_that_root(workspace, capsy
     assert git(workspace / "mono", "diff", "--name-only", "main", BRANCH) == "c/z.py"  # the others still get theirs
     lines = {line.split()[0]: line.split() for line in err.splitlines() if line.startswith(("plain ", "taken ", "mono/c "))}
     assert lines["plain"][-1] == "1" and lines["taken"][-1] == "1" and lines["mono/c"][-1] == "0"  # errors column
-    code, _, err = run(["--branch", BRANCH, "mono/c"], capsys)  # a second run never moves the first one's branch
+    code, _, err = run_cli("--branch", BRANCH, "mono/c").outcome  # a second run never moves the first one's branch
     assert code == 2 and "exists already" in err
 
 
-def test_branch_with_patch_dir_writes_both(workspace, capsys):
-    code, out, err = run(["--branch", BRANCH, "--patch-dir", "patches", "mono/a"], capsys)
+def test_branch_with_patch_dir_writes_both(workspace):
+    code, out, err = run_cli("--branch", BRANCH, "--patch-dir", "patches", "mono/a").outcome
     assert code == 0, err
     patch = (workspace / "patches" / "a.patch").read_text()
     assert patch.startswith("--- a/x.py\n+++ b/x.py\n")
@@ -107,11 +108,11 @@ def test_branch_with_patch_dir_writes_both(workspace, capsys):
     assert committed.split("\n@@", 1)[1] == patch.split("\n@@", 1)[1]  # the same hunks
 
 
-def test_every_fixed_file_dirty_means_no_branch(workspace, capsys):
+def test_every_fixed_file_dirty_means_no_branch(workspace):
     alpha = workspace / "alpha"
     for name in ("model.py", "pool.py", "crlf.py"):
         (alpha / name).write_bytes((alpha / name).read_bytes() + b"# edited\n")
-    code, _, err = run(["--branch", BRANCH, "alpha"], capsys)
+    code, _, err = run_cli("--branch", BRANCH, "alpha").outcome
     assert code == 2
     assert f"retrace-fix: error: alpha: no branch {BRANCH}: crlf.py: it has changes not committed in HEAD" in err
     assert git(alpha, "branch", "--list", BRANCH) == ""

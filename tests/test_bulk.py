@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.cli import main
+from tests.cli_runner import run_cli
 
 PREDICT = """\
 import tensorflow as tf
@@ -86,13 +86,6 @@ def workspace(tmp_path, monkeypatch):
 ROOTS = ["repos/alpha", "repos/beta", "repos/gamma", "other/alpha", "repos/missing"]
 
 
-def run(args: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
-
-
 def tree(top: Path) -> dict[str, bytes]:
     files = {}
     for dirpath, dirnames, filenames in os.walk(top):
@@ -103,10 +96,10 @@ def tree(top: Path) -> dict[str, bytes]:
     return files
 
 
-def test_patch_dir_is_identical_for_any_jobs_and_touches_no_source(workspace, capsys):
+def test_patch_dir_is_identical_for_any_jobs_and_touches_no_source(workspace):
     before = tree(workspace / "repos") | {"other/" + k: v for k, v in tree(workspace / "other").items()}
-    code1, out1, err1 = run(["--patch-dir", "out1", "-j", "1", *ROOTS], capsys)
-    code2, out2, _ = run(["--patch-dir", "out2", "-j", "2", *ROOTS], capsys)
+    code1, out1, err1 = run_cli("--patch-dir", "out1", "-j", "1", *ROOTS).outcome
+    code2, out2, _ = run_cli("--patch-dir", "out2", "-j", "2", *ROOTS).outcome
     assert code1 == code2 == 2  # repos/missing and beta/broken.py are errors ...
     after = tree(workspace / "repos") | {"other/" + k: v for k, v in tree(workspace / "other").items()}
     assert after == before  # ... and no source file was touched
@@ -124,17 +117,17 @@ def test_patch_dir_is_identical_for_any_jobs_and_touches_no_source(workspace, ca
     assert "broken.py" in err1
 
 
-def test_patches_apply_with_git_and_with_retrace_fix_apply_like_write_mode(workspace, tmp_path, capsys):
+def test_patches_apply_with_git_and_with_retrace_fix_apply_like_write_mode(workspace, tmp_path):
     roots = ROOTS[:4]
     pristine = tmp_path / "pristine"
     shutil.copytree(workspace, pristine, symlinks=True)
-    code, _, _ = run(["--patch-dir", str(tmp_path / "patches"), *roots], capsys)
+    code, _, _ = run_cli("--patch-dir", str(tmp_path / "patches"), *roots).outcome
     assert code == 2  # beta/broken.py
     # write mode on one copy
     written = tmp_path / "written"
     shutil.copytree(pristine, written, symlinks=True)
     os.chdir(written)
-    code, _, _ = run(roots, capsys)
+    code, _, _ = run_cli(*roots).outcome
     assert code == 2
     # git apply on another, retrace-fix apply on a third
     for tool in ("git", "retrace-fix"):
@@ -151,13 +144,13 @@ def test_patches_apply_with_git_and_with_retrace_fix_apply_like_write_mode(works
                 assert check.returncode == 0, check.stderr
                 subprocess.run(["git", "apply", str(patch)], cwd=copy / root, check=True)
             else:
-                code, _, err = run(["apply", "--root", str(copy / root), str(patch)], capsys)
+                code, _, err = run_cli("apply", "--root", str(copy / root), str(patch)).outcome
                 assert code == 0, err
         assert tree(copy) == tree(written), tool
 
 
-def test_text_table_json_and_markdown_summary(workspace, capsys):
-    code, out, err = run(["--patch-dir", "out", "--summary", "out/SUMMARY.md", *ROOTS], capsys)
+def test_text_table_json_and_markdown_summary(workspace):
+    code, out, err = run_cli("--patch-dir", "out", "--summary", "out/SUMMARY.md", *ROOTS).outcome
     assert code == 2
     table = out.splitlines()
     assert table[0].split() == ["root", "files", "changed", "fixes", "diagnostics", "errors", "patch"]
@@ -174,7 +167,7 @@ def test_text_table_json_and_markdown_summary(workspace, capsys):
     assert "| RTF002 | predict-to-call | 2 |" in md and "| RTF004 | reduce-retracing | 6 |" in md
     assert "- `repos/missing`: repos/missing: no such file or directory" in md
 
-    code, out, _ = run(["--diff", "--format", "json", *ROOTS], capsys)
+    code, out, _ = run_cli("--diff", "--format", "json", *ROOTS).outcome
     assert code == 2
     payload = json.loads(out)
     assert list(payload)[:4] == ["version", "mode", "files", "summary"]
@@ -187,29 +180,28 @@ def test_text_table_json_and_markdown_summary(workspace, capsys):
     assert payload["roots_total"]["fixes_total"] == 8
 
 
-def test_repos_file_with_comments_and_relative_paths(workspace, tmp_path, capsys):
+def test_repos_file_with_comments_and_relative_paths(workspace, tmp_path):
     lists = workspace / "lists"
     lists.mkdir()
     (lists / "repos.txt").write_text(
         "# the roots\n../repos/alpha\n\n   ../repos/beta   # trailing comment\n#../repos/gamma\n"
         f"{workspace / 'other' / 'alpha'}\n"
     )
-    code, out, _ = run(["--patch-dir", "via-file", "--repos", "lists/repos.txt"], capsys)
+    code, out, _ = run_cli("--patch-dir", "via-file", "--repos", "lists/repos.txt").outcome
     assert code == 2  # beta/broken.py
-    code_args, _, _ = run(["--patch-dir", "via-args", "repos/alpha", "repos/beta", str(workspace / "other" / "alpha")],
-                          capsys)
+    code_args, _, _ = run_cli("--patch-dir", "via-args", "repos/alpha", "repos/beta", str(workspace / "other" / "alpha")).outcome
     assert tree(workspace / "via-file") == tree(workspace / "via-args")
     assert sorted(tree(workspace / "via-file")) == ["alpha-2.patch", "alpha.patch", "beta.patch"]
     assert "repos/gamma" not in out
 
 
-def test_unreadable_repos_file_is_an_error(workspace, capsys):
-    code, _, err = run(["--diff", "--repos", "nope.txt"], capsys)
+def test_unreadable_repos_file_is_an_error(workspace):
+    code, _, err = run_cli("--diff", "--repos", "nope.txt").outcome
     assert code == 2 and "--repos nope.txt: cannot read" in err
 
 
-def test_fix_mode_with_a_broken_root_still_fixes_the_others(workspace, capsys):
-    code, out, err = run(["repos/missing", "repos/alpha", "other/alpha"], capsys)
+def test_fix_mode_with_a_broken_root_still_fixes_the_others(workspace):
+    code, out, err = run_cli("repos/missing", "repos/alpha", "other/alpha").outcome
     assert code == 2
     assert "experimental_relax_shapes" not in (workspace / "repos/alpha/pkg/pool.py").read_text()
     assert "reduce_retracing=True" in (workspace / "other/alpha/relax.py").read_text()
@@ -217,25 +209,25 @@ def test_fix_mode_with_a_broken_root_still_fixes_the_others(workspace, capsys):
     assert "total (3 roots)" in err  # the table goes to stderr when stdout carries the findings
 
 
-def test_single_root_without_changes_writes_no_patch(workspace, capsys):
-    code, out, _ = run(["--patch-dir", "out", "repos/gamma"], capsys)
+def test_single_root_without_changes_writes_no_patch(workspace):
+    code, out, _ = run_cli("--patch-dir", "out", "repos/gamma").outcome
     assert code == 0
     assert not (workspace / "out").exists() or not any((workspace / "out").iterdir())
     assert "repos/gamma" in out
 
 
-def test_interrupted_run_writes_no_patch(workspace, capsys, monkeypatch):
+def test_interrupted_run_writes_no_patch(workspace, monkeypatch):
     import retrace_fix.commands.fix as fix_command
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(fix_command, "run", interrupted)
-    code, _, _ = run(["--patch-dir", "out", *ROOTS[:2]], capsys)
+    code, _, _ = run_cli("--patch-dir", "out", *ROOTS[:2]).outcome
     assert code == 130
     assert not (workspace / "out").exists()
 
 
-def test_patch_dir_with_interactive_is_refused(workspace, capsys):
-    code, _, err = run(["-i", "--patch-dir", "out", "repos/alpha"], capsys)
+def test_patch_dir_with_interactive_is_refused(workspace):
+    code, _, err = run_cli("-i", "--patch-dir", "out", "repos/alpha").outcome
     assert code == 2 and "cannot be combined" in err

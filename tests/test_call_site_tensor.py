@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import textwrap
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,9 +18,9 @@ from retrace_fix.codemods._call_site_plan import EDIT, REFUSED, build_plan, migh
 from retrace_fix.engine import RunOptions, make_jobs, run, with_call_site_plans
 from retrace_fix.findings import Tier
 from retrace_fix.traces.model import TraceSet, load_trace_files
+from tests.cli_runner import run_cli
 from tests.tracefiles import with_proofs
 
-ROOT = Path(__file__).resolve().parent.parent
 
 STEPS = """\
 import tensorflow as tf
@@ -369,18 +367,13 @@ def test_the_plan_is_made_once_and_reaches_every_worker(project):
 
 def test_the_cli_fixes_across_modules(project):
     root = project["root"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_")}
-    env["PYTHONPATH"] = str(ROOT)
-    check = subprocess.run([sys.executable, "-m", "retrace_fix", "--check", "--traces", "traces.json", "."],
-                           cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    check = run_cli("--check", "--traces", "traces.json", ".", cwd=root)
     assert check.returncode == 1, check.stderr
     assert check.stdout.count("RTF005 [*] [safe]") == 3
-    fix = subprocess.run([sys.executable, "-m", "retrace_fix", "--traces", "traces.json", "."],
-                         cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    fix = run_cli("--traces", "traces.json", ".", cwd=root)
     assert fix.returncode == 0, fix.stderr
     assert "tf.constant(0.5, dtype=tf.float32)" in (root / "tools" / "evaluate.py").read_text()
-    again = subprocess.run([sys.executable, "-m", "retrace_fix", "--check", "--traces", "traces.json", "."],
-                           cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    again = run_cli("--check", "--traces", "traces.json", ".", cwd=root)
     assert (again.returncode, again.stdout) == (0, "")
 
 

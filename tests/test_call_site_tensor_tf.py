@@ -34,8 +34,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
+import numpy as np
+
+from tests.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf
 
@@ -257,8 +262,8 @@ def project(tmp_path_factory) -> dict:
 
     recorded = _cli(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names)
     assert recorded.returncode == 0, recorded.stderr[-3000:]
-    check = _cli(root, "--check", "--traces", "traces.json", ".")
-    fixed = _cli(root, "--traces", "traces.json", ".")
+    check = run_cli("--check", "--traces", "traces.json", ".", cwd=root)
+    fixed = run_cli("--traces", "traces.json", ".", cwd=root)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=_env(), capture_output=True,
                            text=True, timeout=600)
@@ -324,5 +329,5 @@ def test_the_findings_name_the_parameters_and_the_refused_call(project):
 
 def test_a_second_fix_run_prints_nothing(project):
     root = project["root"]
-    again = _cli(root, "--check", "--traces", "traces.json", *(f"{n}_{part}.py" for n in PROGRAMS for part in ("lib", "run")))
+    again = run_cli("--check", "--traces", "traces.json", *(f"{n}_{part}.py" for n in PROGRAMS for part in ("lib", "run")), cwd=root)
     assert (again.returncode, again.stdout) == (0, ""), again.stdout

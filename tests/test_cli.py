@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.cli_runner import run_cli
 
 PREDICT_SRC = textwrap.dedent(
     """\
@@ -34,19 +33,6 @@ RELAX_SRC = textwrap.dedent(
     """
 )
 CLEAN_SRC = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    return x + 1\n"
-
-
-def run_cli(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    return subprocess.run(
-        [sys.executable, "-m", "retrace_fix", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        env=env,
-        timeout=120,
-    )
 
 
 @pytest.fixture

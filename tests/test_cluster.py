@@ -23,7 +23,8 @@ import pytest
 from retrace_fix.gitsource import GitSource, parse_git_root
 from retrace_fix.shard import Shard
 from tests.gitrepos import commit_all, git, new_repo, state
-from tests.test_bulk import CLEAN, LATIN1, PREDICT, RELAX, run, tree, write
+from tests.cli_runner import run_cli
+from tests.test_bulk import CLEAN, LATIN1, PREDICT, RELAX, tree, write
 
 distributed = pytest.importorskip("distributed")
 
@@ -111,12 +112,11 @@ ROOT_NAMES = ["alpha", "beta", "gamma", "delta", "alpha-2", "missing", "echo", "
               "juliet", "nope"]
 
 
-def test_cluster_run_gives_the_patches_and_summary_of_a_local_jobs_1_run(in_corpus, scheduler, capsys):
+def test_cluster_run_gives_the_patches_and_summary_of_a_local_jobs_1_run(in_corpus, scheduler):
     args = ["--repos", "repos.txt", "--format", "json"]
-    code, out, err = run(["--patch-dir", "cluster", "--summary", "cluster/SUMMARY.md", "--scheduler", scheduler, *args],
-                         capsys)
+    code, out, err = run_cli("--patch-dir", "cluster", "--summary", "cluster/SUMMARY.md", "--scheduler", scheduler, *args).outcome
     assert code == 2, err  # the failing clone, the missing root and two files that do not parse
-    code1, out1, _ = run(["--patch-dir", "local", "--summary", "local/SUMMARY.md", "--jobs", "1", *args], capsys)
+    code1, out1, _ = run_cli("--patch-dir", "local", "--summary", "local/SUMMARY.md", "--jobs", "1", *args).outcome
     assert code1 == 2
     assert patches(in_corpus / "cluster") == patches(in_corpus / "local")
     assert sorted(patches(in_corpus / "cluster")) == sorted(
@@ -142,18 +142,18 @@ def test_cluster_run_gives_the_patches_and_summary_of_a_local_jobs_1_run(in_corp
     assert foxtrot.startswith("--- a/f.py\n+++ b/f.py\n") and "def mean_pool" in foxtrot  # the commit asked for
 
 
-def test_git_url_roots_give_the_patches_of_local_checkouts(in_corpus, scheduler, capsys):
-    code, _, _ = run(["--patch-dir", "urls", "--scheduler", scheduler, "--repos", "repos.txt"], capsys)
+def test_git_url_roots_give_the_patches_of_local_checkouts(in_corpus, scheduler):
+    code, _, _ = run_cli("--patch-dir", "urls", "--scheduler", scheduler, "--repos", "repos.txt").outcome
     assert code == 2
-    code, _, _ = run(["--patch-dir", "checkouts", "--jobs", "1", "--repos", "mirror.txt"], capsys)
+    code, _, _ = run_cli("--patch-dir", "checkouts", "--jobs", "1", "--repos", "mirror.txt").outcome
     assert code == 2
     assert patches(in_corpus / "urls") == patches(in_corpus / "checkouts")
-    code, _, _ = run(["--patch-dir", "threads", "--jobs", "3", "--repos", "repos.txt"], capsys)  # no cluster
+    code, _, _ = run_cli("--patch-dir", "threads", "--jobs", "3", "--repos", "repos.txt").outcome  # no cluster
     assert patches(in_corpus / "threads") == patches(in_corpus / "checkouts")
 
 
-def test_diff_names_cloned_files_after_their_root(in_corpus, scheduler, capsys):
-    code, out, err = run(["--diff", "--scheduler", scheduler, "--repos", "repos.txt"], capsys)
+def test_diff_names_cloned_files_after_their_root(in_corpus, scheduler):
+    code, out, err = run_cli("--diff", "--scheduler", scheduler, "--repos", "repos.txt").outcome
     assert code == 2
     headers = [line for line in out.splitlines() if line.startswith("+++ ")]
     assert "+++ b/echo/a.py" in headers and "+++ b/golf/sub/h.py" in headers and "+++ b/work/alpha/pkg/pool.py" in headers
@@ -162,39 +162,37 @@ def test_diff_names_cloned_files_after_their_root(in_corpus, scheduler, capsys):
     assert not any("retrace-fix-" in line for line in out.splitlines() + err.splitlines())  # no scratch paths
 
 
-def test_clones_are_removed_after_the_run(in_corpus, tmp_path, monkeypatch, capsys):
+def test_clones_are_removed_after_the_run(in_corpus, tmp_path, monkeypatch):
     import tempfile
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where clones go outside a Dask worker
     bare = in_corpus / "bare"
-    code, out, _ = run(["--diff", "-j", "2", f"{(bare / 'echo.git').as_uri()}@v1", (bare / "golf.git").as_uri(),
-                        (bare / "nope.git").as_uri()], capsys)
+    code, out, _ = run_cli("--diff", "-j", "2", f"{(bare / 'echo.git').as_uri()}@v1", (bare / "golf.git").as_uri(), (bare / "nope.git").as_uri()).outcome
     assert code == 2 and "+++ b/golf/g.py" in out and "+++ b/echo/a.py" in out
     assert list(scratch.iterdir()) == []
 
 
-def test_fix_mode_on_the_cluster_writes_local_roots(corpus, scheduler, tmp_path, monkeypatch, capsys):
+def test_fix_mode_on_the_cluster_writes_local_roots(corpus, scheduler, tmp_path, monkeypatch):
     shutil.copytree(corpus / "work", tmp_path / "work")
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(["--scheduler", scheduler, "work/alpha", "work/gamma"], capsys)
+    code, _, err = run_cli("--scheduler", scheduler, "work/alpha", "work/gamma").outcome
     assert code == 0, err
     assert "reduce_retracing=True" in (tmp_path / "work/alpha/pkg/pool.py").read_text()
     assert (tmp_path / "work/gamma/ok.py").read_text() == CLEAN
-    code, out, err = run(["--scheduler", scheduler, "--diff", "work/alpha"], capsys)
+    code, out, err = run_cli("--scheduler", scheduler, "--diff", "work/alpha").outcome
     assert code == 0 and out == ""  # idempotent
 
 
-def test_branch_on_the_cluster_commits_in_each_changed_repository(corpus, scheduler, tmp_path, monkeypatch, capsys):
+def test_branch_on_the_cluster_commits_in_each_changed_repository(corpus, scheduler, tmp_path, monkeypatch):
     shutil.copytree(corpus / "work", tmp_path / "work", symlinks=True)
     shutil.copytree(corpus / "work", tmp_path / "written", symlinks=True)
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "work/alpha/pkg/clean.py", CLEAN + "# uncommitted work\n")
     repos = {name: tmp_path / "work" / name for name in ("alpha", "beta", "gamma")}
     before, files = {n: state(r) for n, r in repos.items()}, tree(tmp_path / "work")
-    code, out, err = run(["--branch", "retrace-fix/fixes", "--scheduler", scheduler, "--format", "json",
-                          "work/alpha", "work/beta", "work/gamma"], capsys)
+    code, out, err = run_cli("--branch", "retrace-fix/fixes", "--scheduler", scheduler, "--format", "json", "work/alpha", "work/beta", "work/gamma").outcome
     assert code == 2  # work/beta/broken.py does not parse; beta's other file is in its branch all the same
     assert tree(tmp_path / "work") == files and {n: state(r) for n, r in repos.items()} == before
     rows = {row["name"]: row for row in json.loads(out)["roots"]}
@@ -207,7 +205,7 @@ def test_branch_on_the_cluster_commits_in_each_changed_repository(corpus, schedu
     assert changed == ["crlf.py", "legacy.py", "nonl.py", "pkg/model.py", "pkg/pool.py"]
     # the branch holds exactly what write mode writes
     monkeypatch.chdir(tmp_path / "written")
-    run(["alpha", "beta"], capsys)
+    run_cli("alpha", "beta").outcome
     for name in ("alpha", "beta"):
         for path in git(repos[name], "diff", "--name-only", "main", "retrace-fix/fixes").split():
             shown = subprocess.run(["git", "show", f"retrace-fix/fixes:{path}"], cwd=repos[name], capture_output=True,
@@ -215,13 +213,12 @@ def test_branch_on_the_cluster_commits_in_each_changed_repository(corpus, schedu
             assert shown == (tmp_path / "written" / name / path).read_bytes(), path
 
 
-def test_shards_split_the_roots_and_together_are_the_whole_run(in_corpus, scheduler, capsys):
-    whole_code, whole_out, _ = run(["--patch-dir", "whole", "--format", "json", "--repos", "repos.txt"], capsys)
+def test_shards_split_the_roots_and_together_are_the_whole_run(in_corpus, scheduler):
+    whole_code, whole_out, _ = run_cli("--patch-dir", "whole", "--format", "json", "--repos", "repos.txt").outcome
     seen: list[str] = []
     union: dict[str, bytes] = {}
     for k in (1, 2, 3):
-        code, out, _ = run(["--patch-dir", f"shard{k}", "--format", "json", "--shard", f"{k}/3", "--repos", "repos.txt"],
-                           capsys)
+        code, out, _ = run_cli("--patch-dir", f"shard{k}", "--format", "json", "--shard", f"{k}/3", "--repos", "repos.txt").outcome
         names = [row["name"] for row in json.loads(out)["roots"]]
         assert names == ROOT_NAMES[k - 1::3]  # round-robin over the list, names of the whole run
         seen += names
@@ -231,26 +228,25 @@ def test_shards_split_the_roots_and_together_are_the_whole_run(in_corpus, schedu
     assert sorted(seen) == sorted(ROOT_NAMES)
     assert union == patches(in_corpus / "whole")
     # the same slice on the cluster, and again: deterministic
-    code, out, _ = run(["--patch-dir", "cshard", "--format", "json", "--shard", "2/3", "--scheduler", scheduler,
-                        "--repos", "repos.txt"], capsys)
+    code, out, _ = run_cli("--patch-dir", "cshard", "--format", "json", "--shard", "2/3", "--scheduler", scheduler, "--repos", "repos.txt").outcome
     assert [row["name"] for row in json.loads(out)["roots"]] == ROOT_NAMES[1::3]
     assert patches(in_corpus / "cshard") == patches(in_corpus / "shard2")
     # a shard of local roots only runs as a plain local run (no tasks), with the same names
     local_roots = ["work/alpha", "other/alpha", "work/beta"]
-    code, out, _ = run(["--patch-dir", "lshard", "--format", "json", "--shard", "2/2", *local_roots], capsys)
+    code, out, _ = run_cli("--patch-dir", "lshard", "--format", "json", "--shard", "2/2", *local_roots).outcome
     assert [row["name"] for row in json.loads(out)["roots"]] == ["alpha-2"]
     assert sorted(patches(in_corpus / "lshard")) == ["alpha-2.patch"]
-    code, out, _ = run(["--patch-dir", "lshard", "--format", "json", "--shard", "1/2", *local_roots], capsys)
+    code, out, _ = run_cli("--patch-dir", "lshard", "--format", "json", "--shard", "1/2", *local_roots).outcome
     assert [row["name"] for row in json.loads(out)["roots"]] == ["alpha", "beta"]
 
 
-def test_nested_roots_in_different_shards_count_each_file_once(in_corpus, capsys):
+def test_nested_roots_in_different_shards_count_each_file_once(in_corpus):
     roots = ["work/alpha", "work/alpha/pkg"]
-    _, whole, _ = run(["--check", "--format", "json", *roots], capsys)
+    _, whole, _ = run_cli("--check", "--format", "json", *roots).outcome
     rows = {row["name"]: row for row in json.loads(whole)["roots"]}
     assert rows["alpha"]["files_scanned"] == 3 and rows["pkg"]["files_scanned"] == 3
     for k, name in ((1, "alpha"), (2, "pkg")):
-        _, out, _ = run(["--check", "--format", "json", "--shard", f"{k}/2", *roots], capsys)
+        _, out, _ = run_cli("--check", "--format", "json", "--shard", f"{k}/2", *roots).outcome
         assert json.loads(out)["roots"] == [rows[name]]
 
 
@@ -352,22 +348,21 @@ def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus):
     assert [f.path for f in by_name["gamma"][1].files] == ["work/gamma/ok.py"]
 
 
-def test_scheduler_local_end_to_end(in_corpus, capsys):
-    code, _, err = run(["--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma",
-                        f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1"], capsys)
+def test_scheduler_local_end_to_end(in_corpus):
+    code, _, err = run_cli("--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma", f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1").outcome
     assert code == 0, err
-    code, _, _ = run(["--patch-dir", "proc1", "--jobs", "1", "work/alpha", "work/gamma", "mirror/echo"], capsys)
+    code, _, _ = run_cli("--patch-dir", "proc1", "--jobs", "1", "work/alpha", "work/gamma", "mirror/echo").outcome
     assert patches(in_corpus / "proc") == patches(in_corpus / "proc1") and len(patches(in_corpus / "proc")) == 2
 
 
-def test_an_interrupted_task_run_writes_nothing(in_corpus, capsys, monkeypatch):
+def test_an_interrupted_task_run_writes_nothing(in_corpus, monkeypatch):
     import retrace_fix.taskrun as taskrun
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(taskrun, "run_here", interrupted)
-    code, _, _ = run(["--patch-dir", "stopped", "--summary", "stopped/S.md", "--repos", "repos.txt"], capsys)
+    code, _, _ = run_cli("--patch-dir", "stopped", "--summary", "stopped/S.md", "--repos", "repos.txt").outcome
     assert code == 130
     assert not (in_corpus / "stopped").exists()
 
@@ -390,24 +385,24 @@ def test_an_interrupted_task_run_writes_nothing(in_corpus, capsys, monkeypatch):
         (["--shard", "1/2", "--diff", "git@h:x.git@"], "git@h:x.git@: empty revision after '@'"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(in_corpus, capsys, args, message):
-    code, out, err = run(args, capsys)
+def test_bad_input_is_one_line_and_exit_2(in_corpus, args, message):
+    code, out, err = run_cli(*args).outcome
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("retrace-fix: error: ") and message in err
 
 
-def test_scheduler_without_dask_names_the_extra(in_corpus, capsys, monkeypatch):
+def test_scheduler_without_dask_names_the_extra(in_corpus, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
-    code, out, err = run(["--diff", "--scheduler", "local", "work/gamma"], capsys)
+    code, out, err = run_cli("--diff", "--scheduler", "local", "work/gamma").outcome
     assert code == 2 and out == ""
     assert err == "retrace-fix: error: --scheduler needs Dask's distributed package (pip install distributed, or retrace-fix's [dask] extra)\n"
 
 
-def test_unreachable_scheduler_is_one_line(in_corpus, capsys, monkeypatch):
+def test_unreachable_scheduler_is_one_line(in_corpus, monkeypatch):
     import retrace_fix.cluster as cluster
 
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "0.5s")
-    code, _, err = run(["--diff", "--scheduler", "tcp://127.0.0.1:9", "work/gamma"], capsys)
+    code, _, err = run_cli("--diff", "--scheduler", "tcp://127.0.0.1:9", "work/gamma").outcome
     assert code == 2 and err.startswith("retrace-fix: error: --scheduler tcp://127.0.0.1:9: cannot connect:")
     assert err.count("\n") == 1
 

@@ -9,7 +9,6 @@ import io
 import os
 import re
 import shutil
-import sys
 import textwrap
 from pathlib import Path
 
@@ -18,7 +17,8 @@ import typer
 from typer.testing import CliRunner
 
 from retrace_fix import __version__
-from retrace_fix.cli import USAGE_LINE, app, main
+from retrace_fix.cli import USAGE_LINE, app
+from tests.cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -55,22 +55,17 @@ def here(tmp_path, monkeypatch):
     return tmp_path
 
 
-def cli(capsysbinary, monkeypatch, *args: str, stdin: bytes | None = None) -> tuple[int, bytes, str]:
-    """``retrace-fix ARGS`` in this process (one file per run: no worker processes):
-    (exit code, stdout bytes, stderr text)."""
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsysbinary.readouterr()
-    return exit_info.value.code, out, err.decode()
+def cli(*args: str, stdin: bytes | None = None) -> tuple[int, bytes, str]:
+    """``retrace-fix ARGS`` (tests/cli_runner.py): (exit code, stdout bytes, stderr text)."""
+    result = run_cli(*args, stdin=stdin)
+    return result.returncode, result.stdout_bytes, result.stderr
 
 
 # --------------------------------------------------------------------------- standard input
 
 
-def test_diff_of_stdin_is_named_by_stdin_filename_and_writes_nothing(here, capsysbinary, monkeypatch):
-    code, out, err = cli(capsysbinary, monkeypatch, "--diff", "-", "--stdin-filename", "pkg/relax.py",
+def test_diff_of_stdin_is_named_by_stdin_filename_and_writes_nothing(here):
+    code, out, err = cli("--diff", "-", "--stdin-filename", "pkg/relax.py",
                          stdin=RELAX.encode())
     assert code == 1
     assert out.decode() == "--- a/pkg/relax.py\n+++ b/pkg/relax.py\n" + RELAX_DIFF
@@ -78,52 +73,52 @@ def test_diff_of_stdin_is_named_by_stdin_filename_and_writes_nothing(here, capsy
     assert list(here.iterdir()) == []  # the name is only a name
 
 
-def test_fix_mode_writes_the_fixed_source_to_stdout(here, capsysbinary, monkeypatch):
-    code, out, err = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", "relax.py", stdin=RELAX.encode())
+def test_fix_mode_writes_the_fixed_source_to_stdout(here):
+    code, out, err = cli("-", "--stdin-filename", "relax.py", stdin=RELAX.encode())
     assert code == 0
     assert out == RELAX_FIXED.encode()
     assert err == "1 file changed, 1 fix applied, 0 diagnostics, 0 errors\n"
     assert list(here.iterdir()) == []
 
 
-def test_stdin_filename_alone_reads_stdin_as_ruff_does(here, capsysbinary, monkeypatch):
-    code, out, _ = cli(capsysbinary, monkeypatch, "--stdin-filename", "relax.py", stdin=RELAX.encode())
+def test_stdin_filename_alone_reads_stdin_as_ruff_does(here):
+    code, out, _ = cli("--stdin-filename", "relax.py", stdin=RELAX.encode())
     assert code == 0 and out == RELAX_FIXED.encode()
 
 
-def test_fix_mode_gives_back_the_exact_bytes_when_nothing_changes(here, capsysbinary, monkeypatch):
+def test_fix_mode_gives_back_the_exact_bytes_when_nothing_changes(here):
     source = "\ufeff# -*- coding: utf-8 -*-\r\nimport tensorflow as tf\r\n\r\nx = tf.constant(1)  # caf\u00e9\r\n"
-    code, out, err = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", "x.py", stdin=source.encode("utf-8"))
+    code, out, err = cli("-", "--stdin-filename", "x.py", stdin=source.encode("utf-8"))
     assert code == 0 and out == source.encode("utf-8")
     assert err == "0 files changed, 0 fixes applied, 0 diagnostics, 0 errors\n"
 
 
-def test_fix_mode_keeps_crlf_and_the_encoding_of_the_input(here, capsysbinary, monkeypatch):
+def test_fix_mode_keeps_crlf_and_the_encoding_of_the_input(here):
     latin = "# -*- coding: latin-1 -*-\n# caf\u00e9\n" + RELAX
-    code, out, _ = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", "x.py",
+    code, out, _ = cli("-", "--stdin-filename", "x.py",
                        stdin=latin.replace("\n", "\r\n").encode("latin-1"))
     assert code == 0
     assert out == ("# -*- coding: latin-1 -*-\n# caf\u00e9\n" + RELAX_FIXED).replace("\n", "\r\n").encode("latin-1")
 
 
-def test_fix_mode_gives_the_source_back_when_it_does_not_parse(here, capsysbinary, monkeypatch):
+def test_fix_mode_gives_the_source_back_when_it_does_not_parse(here):
     broken = b"import tensorflow as tf\n\n@tf.function(\ndef f(:\n"
-    code, out, err = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", "pkg/x.py", stdin=broken)
+    code, out, err = cli("-", "--stdin-filename", "pkg/x.py", stdin=broken)
     assert code == 2
     assert out == broken  # an editor replacing its buffer with the output loses nothing
     assert "error: pkg/x.py:4:" in err and "cannot parse" in err
 
 
-def test_check_of_unnamed_stdin_calls_it_dash(here, capsysbinary, monkeypatch):
-    code, out, _ = cli(capsysbinary, monkeypatch, "--check", "-", stdin=RELAX.encode())
+def test_check_of_unnamed_stdin_calls_it_dash(here):
+    code, out, _ = cli("--check", "-", stdin=RELAX.encode())
     assert code == 1
     assert out.decode() == f"-:4:2: {RELAX_FINDING}\n"
 
 
-def test_json_of_stdin_names_the_file(here, capsysbinary, monkeypatch):
+def test_json_of_stdin_names_the_file(here):
     import json
 
-    code, out, _ = cli(capsysbinary, monkeypatch, "--check", "--format", "json", "-", "--stdin-filename", "a/b.py",
+    code, out, _ = cli("--check", "--format", "json", "-", "--stdin-filename", "a/b.py",
                        stdin=RELAX.encode())
     assert code == 1
     payload = json.loads(out)
@@ -138,42 +133,42 @@ def project_with_config(root: Path) -> Path:
     return root / "proj"
 
 
-def test_the_name_decides_the_config_even_from_another_directory(here, capsysbinary, monkeypatch):
+def test_the_name_decides_the_config_even_from_another_directory(here, monkeypatch):
     project_with_config(here)
     elsewhere = here / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # editors run the command from anywhere
-    code, out, _ = cli(capsysbinary, monkeypatch, "--diff", "-", "--stdin-filename", "../proj/model.py",
+    code, out, _ = cli("--diff", "-", "--stdin-filename", "../proj/model.py",
                        stdin=RELAX.encode())
     assert (code, out) == (0, b"")  # select = ["RTF002"] in proj/: RTF004 is not asked for
-    code, out, _ = cli(capsysbinary, monkeypatch, "--diff", "-", "--stdin-filename", "../other.py",
+    code, out, _ = cli("--diff", "-", "--stdin-filename", "../other.py",
                        stdin=RELAX.encode())
     assert code == 1 and out.startswith(f"--- a/{here / 'other.py'}\n".encode())  # as for a file named so
 
 
 @pytest.mark.parametrize("name", ["proj/generated/relax.py", "proj/.venv/relax.py", "proj/build/relax.py"])
-def test_an_excluded_name_comes_back_untouched(here, capsysbinary, monkeypatch, name):
+def test_an_excluded_name_comes_back_untouched(here, name):
     project = project_with_config(here)
     (project / ".git").mkdir()
     (project / ".gitignore").write_text("build/\n", encoding="utf-8")
     (project / "pyproject.toml").write_text('[tool.retrace-fix]\nexclude = ["generated/"]\n', encoding="utf-8")
-    code, out, err = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", name, stdin=RELAX.encode())
+    code, out, err = cli("-", "--stdin-filename", name, stdin=RELAX.encode())
     assert (code, out) == (0, RELAX.encode())
-    code, out, _ = cli(capsysbinary, monkeypatch, "--diff", "-", "--stdin-filename", name, stdin=RELAX.encode())
+    code, out, _ = cli("--diff", "-", "--stdin-filename", name, stdin=RELAX.encode())
     assert (code, out) == (0, b"")
-    code, out, _ = cli(capsysbinary, monkeypatch, "--diff", "-", "--stdin-filename", "proj/relax.py",
+    code, out, _ = cli("--diff", "-", "--stdin-filename", "proj/relax.py",
                        stdin=RELAX.encode())
     assert code == 1  # the same source under a name that is not excluded
 
 
-def test_the_name_decides_which_traces_apply(here, capsysbinary, monkeypatch):
+def test_the_name_decides_which_traces_apply(here):
     case = GOLDEN / "input-signature" / "alias-spelling"
     shutil.copyfile(case / "traces.json", here / "traces.json")
     source = (case / "input.py").read_bytes()
-    code, out, _ = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", "input.py", "--traces", "traces.json",
+    code, out, _ = cli("-", "--stdin-filename", "input.py", "--traces", "traces.json",
                        stdin=source)
     assert code == 0 and out == (case / "expected.py").read_bytes()
-    code, out, _ = cli(capsysbinary, monkeypatch, "-", "--stdin-filename", "other.py", "--traces", "traces.json",
+    code, out, _ = cli("-", "--stdin-filename", "other.py", "--traces", "traces.json",
                        stdin=source)
     assert code == 0 and out == source  # the traces were recorded for input.py
 
@@ -190,8 +185,8 @@ def test_the_name_decides_which_traces_apply(here, capsysbinary, monkeypatch):
         (["--stdin-filename", "", "-"], "--stdin-filename needs a file name"),
     ],
 )
-def test_stdin_misuse_is_one_line_and_exit_2(here, capsysbinary, monkeypatch, args, message):
-    code, out, err = cli(capsysbinary, monkeypatch, *args, stdin=RELAX.encode())
+def test_stdin_misuse_is_one_line_and_exit_2(here, args, message):
+    code, out, err = cli(*args, stdin=RELAX.encode())
     assert code == 2 and out == b""
     assert err.splitlines() == [f"retrace-fix: error: {message}" + err.splitlines()[0].split(message, 1)[1]]
     assert list(here.iterdir()) == []
@@ -200,28 +195,28 @@ def test_stdin_misuse_is_one_line_and_exit_2(here, capsysbinary, monkeypatch, ar
 # --------------------------------------------------------------------------- --show-fixes
 
 
-def test_show_fixes_lists_what_fix_mode_applied(here, capsysbinary, monkeypatch):
+def test_show_fixes_lists_what_fix_mode_applied(here):
     (here / "relax.py").write_text(RELAX, encoding="utf-8")
     (here / "keep.py").write_text(RELAX, encoding="utf-8")
-    code, out, _ = cli(capsysbinary, monkeypatch, "keep.py")
+    code, out, _ = cli("keep.py")
     assert (code, out) == (0, b"")  # without it, fix mode lists only what is left to do by hand
-    code, out, _ = cli(capsysbinary, monkeypatch, "--show-fixes", "relax.py")
+    code, out, _ = cli("--show-fixes", "relax.py")
     assert code == 0
     assert out.decode() == f"relax.py:4:2: {RELAX_FINDING}\n"
     assert (here / "relax.py").read_text(encoding="utf-8") == RELAX_FIXED
 
 
-def test_show_fixes_goes_to_stderr_when_stdout_carries_the_source(here, capsysbinary, monkeypatch):
-    code, out, err = cli(capsysbinary, monkeypatch, "--show-fixes", "-", "--stdin-filename", "relax.py",
+def test_show_fixes_goes_to_stderr_when_stdout_carries_the_source(here):
+    code, out, err = cli("--show-fixes", "-", "--stdin-filename", "relax.py",
                          stdin=RELAX.encode())
     assert code == 0 and out == RELAX_FIXED.encode()
     assert err.splitlines()[0] == f"relax.py:4:2: {RELAX_FINDING}"
 
 
 @pytest.mark.parametrize("mode", ["--diff", "--check", "-i"])
-def test_show_fixes_outside_fix_mode_is_an_error(here, capsysbinary, monkeypatch, mode):
+def test_show_fixes_outside_fix_mode_is_an_error(here, mode):
     (here / "relax.py").write_text(RELAX, encoding="utf-8")
-    code, _, err = cli(capsysbinary, monkeypatch, mode, "--show-fixes", "relax.py")
+    code, _, err = cli(mode, "--show-fixes", "relax.py")
     assert code == 2
     assert err.startswith("retrace-fix: error: --show-fixes lists the fixes a fix run applies;")
 
@@ -229,24 +224,24 @@ def test_show_fixes_outside_fix_mode_is_an_error(here, capsysbinary, monkeypatch
 # --------------------------------------------------------------------------- help, usage, version
 
 
-def test_no_arguments_prints_one_usage_line(capsysbinary, monkeypatch):
-    code, out, err = cli(capsysbinary, monkeypatch)
+def test_no_arguments_prints_one_usage_line():
+    code, out, err = cli()
     assert (code, out, err) == (2, b"", USAGE_LINE + "\n")
     assert "error" not in err.lower() and len(USAGE_LINE) <= 100
 
 
-def test_version_is_listed_in_help_and_works_both_ways(capsysbinary, monkeypatch):
-    code, out, _ = cli(capsysbinary, monkeypatch, "--help")
+def test_version_is_listed_in_help_and_works_both_ways():
+    code, out, _ = cli("--help")
     assert code == 0 and re.search(rb"^  --version +Show the version and exit\.$", out, re.M)
-    code, out, _ = cli(capsysbinary, monkeypatch, "--version")
+    code, out, _ = cli("--version")
     assert (code, out) == (0, f"retrace-fix {__version__}\n".encode())
     result = CliRunner().invoke(app, ["--version"])  # through typer too, not only main()'s shortcut
     assert (result.exit_code, result.output) == (0, f"retrace-fix {__version__}\n")
 
 
-def test_help_lists_every_command_summary_in_full(capsysbinary, monkeypatch):
+def test_help_lists_every_command_summary_in_full(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    code, out, _ = cli(capsysbinary, monkeypatch, "--help")
+    code, out, _ = cli("--help")
     assert code == 0
     commands = out.decode().split("Commands:\n", 1)[1]
     listed: dict[str, str] = {}
@@ -265,19 +260,19 @@ def test_help_lists_every_command_summary_in_full(capsysbinary, monkeypatch):
         assert not listed[name].endswith("...")
 
 
-def test_report_help_lists_only_the_formats_report_accepts(capsysbinary, monkeypatch):
-    code, out, _ = cli(capsysbinary, monkeypatch, "report", "--help")
+def test_report_help_lists_only_the_formats_report_accepts():
+    code, out, _ = cli("report", "--help")
     assert code == 0
     assert b"--format <text|json>" in out and b"sarif" not in out
-    code, _, err = cli(capsysbinary, monkeypatch, "report", "--format", "sarif", "t.json")
+    code, _, err = cli("report", "--format", "sarif", "t.json")
     assert code == 2 and "sarif" in err
 
 
 # --------------------------------------------------------------------------- explain
 
 
-def test_explain_into_a_pipe_is_plain_text(capsysbinary, monkeypatch):
-    code, out, _ = cli(capsysbinary, monkeypatch, "explain", "RTF002")
+def test_explain_into_a_pipe_is_plain_text():
+    code, out, _ = cli("explain", "RTF002")
     text = out.decode()
     assert code == 0
     assert "``" not in text and "::" not in text

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from retrace_fix.codemods import all_codes, documentation
-from retrace_fix.cli import main
 from retrace_fix.docstring_markdown import doc_to_markdown, split_sections
+from tests.cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -38,22 +38,20 @@ def test_generated_pages_are_fresh():
     assert not stale, f"stale docs {stale}: run `python docs/gen_docs.py` and commit the result"
 
 
-def help_output(args: list[str], capsys, monkeypatch) -> str:
-    monkeypatch.setenv("COLUMNS", "200")  # click caps the width at 80 columns
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    assert exit_info.value.code == 0
-    return capsys.readouterr().out
+def help_output(args: list[str]) -> str:
+    result = run_cli(*args, env={"COLUMNS": "200"})  # click caps the width at 80 columns
+    assert result.returncode == 0, result.stderr
+    return result.stdout
 
 
-def test_cli_reference_is_what_help_prints(capsys, monkeypatch):
+def test_cli_reference_is_what_help_prints():
     page = (DOCS / "cli.md").read_text(encoding="utf-8")
     blocks = dict(re.findall(r"^## `(retrace-fix[^`]*)`\n\n```text\n(.*?)\n```$", page, re.M | re.S))
     helps = gen_docs.command_helps()
     assert list(blocks) == [command for command, _ in helps]
     for command in blocks:
         args = command.split()[1:] + ["--help"]
-        assert blocks[command] == help_output(args, capsys, monkeypatch).rstrip("\n"), command
+        assert blocks[command] == help_output(args).rstrip("\n"), command
 
 
 def test_cli_reference_lists_every_subcommand():

@@ -5,7 +5,7 @@ processed, the right exit code (2 for a file that cannot be read or parsed, and
 the rest is still processed; 1 for ``--diff`` with a diff; 0 when clean), and
 nothing else affected: a fixable file next to the odd one is still fixed.
 
-Most cases call ``retrace_fix.cli.main`` in this process with ``--jobs 1``; the
+Most cases run the CLI in this process (tests/cli_runner.py) with ``--jobs 1``; the
 ones that could crash an interpreter (deep nesting) or hang one (a FIFO) run
 ``python -m retrace_fix`` in a subprocess with a timeout.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.cli import main
+from tests.cli_runner import run_cli
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -34,19 +34,6 @@ RELAX_SRC = textwrap.dedent(
     """
 )
 RELAX_FIXED = RELAX_SRC.replace("experimental_relax_shapes", "reduce_retracing")
-
-
-def cli(capsys, cwd: Path, *args: str) -> tuple[int, str, str]:
-    """Run the CLI in-process in ``cwd``: (exit code, stdout, stderr)."""
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with pytest.raises(SystemExit) as exit_info:
-            main(["--jobs", "1", *args])
-    finally:
-        os.chdir(old)
-    out, err = capsys.readouterr()
-    return exit_info.value.code, out, err
 
 
 def cli_subprocess(cwd: Path, *args: str, timeout: int = 240) -> subprocess.CompletedProcess:
@@ -77,10 +64,10 @@ def no_traceback(err: str) -> None:
 # ----------------------------------------------------------------------------- syntax
 
 
-def test_syntax_errors_reported_with_position_others_fixed(tree, capsys):
+def test_syntax_errors_reported_with_position_others_fixed(tree):
     (tree / "broken_target.py").write_text("import tensorflow as tf\n\n@tf.function\ndef f(:\n    pass\n")
     (tree / "broken_plain.py").write_text("x = (\n")  # nothing to rewrite: CPython's check reports it
-    code, out, err = cli(capsys, tree, "--check-syntax", ".")
+    code, out, err = run_cli("--jobs", "1", "--check-syntax", ".", cwd=tree).outcome
     assert code == 2
     # a file with targets is parsed by LibCST, whose message (and position) is reported
     assert "error: broken_target.py:" in err and "cannot parse: parser error" in err
@@ -90,13 +77,13 @@ def test_syntax_errors_reported_with_position_others_fixed(tree, capsys):
     no_traceback(err)
 
 
-def test_python2_code_is_reported_not_rewritten(tree, capsys):
+def test_python2_code_is_reported_not_rewritten(tree):
     (tree / "py2.py").write_text('print "hello"\nexec "x = 1"\n')
     (tree / "py2_target.py").write_text(
         "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n"
         "    print 'tracing'\n    return x\n"
     )
-    code, out, err = cli(capsys, tree, "--diff", "--check-syntax", ".")
+    code, out, err = run_cli("--jobs", "1", "--diff", "--check-syntax", ".", cwd=tree).outcome
     assert code == 2
     assert "error: py2.py:1:1: cannot parse: Missing parentheses in call to 'print'" in err
     assert "error: py2_target.py:" in err and "py2_target.py:1: " not in err
@@ -104,9 +91,9 @@ def test_python2_code_is_reported_not_rewritten(tree, capsys):
     no_traceback(err)
 
 
-def test_nul_byte_is_a_parse_error(tree, capsys):
+def test_nul_byte_is_a_parse_error(tree):
     (tree / "nul.py").write_bytes(b"x = 1\ny = '\x00'\n")
-    code, out, err = cli(capsys, tree, "--check-syntax", ".")
+    code, out, err = run_cli("--jobs", "1", "--check-syntax", ".", cwd=tree).outcome
     assert code == 2
     assert "error: nul.py:2:6: cannot parse: source contains a NUL byte" in err
     assert good_was_fixed(tree)
@@ -115,36 +102,36 @@ def test_nul_byte_is_a_parse_error(tree, capsys):
 # ----------------------------------------------------------------------------- encodings
 
 
-def test_undecodable_bytes_reported_with_line(tree, capsys):
+def test_undecodable_bytes_reported_with_line(tree):
     (tree / "bad.py").write_bytes(b"x = 1\ny = '\xff\xfe'\n")
-    code, out, err = cli(capsys, tree, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 2
     assert "error: bad.py:2: cannot decode: 'utf-8' codec can't decode byte 0xff" in err
     assert good_was_fixed(tree)
 
 
-def test_unknown_coding_cookie_reported(tree, capsys):
+def test_unknown_coding_cookie_reported(tree):
     (tree / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\nx = 1\n")
-    code, out, err = cli(capsys, tree, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 2 and "error: cookie.py:1: cannot decode: unknown encoding: klingon" in err
     assert good_was_fixed(tree)
 
 
-def test_latin1_coding_cookie_survives_byte_exactly(tmp_path, capsys):
+def test_latin1_coding_cookie_survives_byte_exactly(tmp_path):
     original = ("# -*- coding: latin-1 -*-\n# caf\xe9 cr\xe8me\n" + RELAX_SRC + "NAME = 'na\xefve'\n").encode("latin-1")
     (tmp_path / "latin.py").write_bytes(original)
-    code, out, err = cli(capsys, tmp_path, "--diff", "latin.py")
+    code, out, err = run_cli("--jobs", "1", "--diff", "latin.py", cwd=tmp_path).outcome
     assert code == 1 and "+@tf.function(reduce_retracing=True)" in out
-    code, out, err = cli(capsys, tmp_path, "latin.py")
+    code, out, err = run_cli("--jobs", "1", "latin.py", cwd=tmp_path).outcome
     assert code == 0, err
     assert (tmp_path / "latin.py").read_bytes() == original.replace(b"experimental_relax_shapes", b"reduce_retracing")
     assert b"caf\xe9" in (tmp_path / "latin.py").read_bytes()
 
 
-def test_bom_kept(tmp_path, capsys):
+def test_bom_kept(tmp_path):
     original = ("\ufeff# ünïcode\n" + RELAX_SRC).encode("utf-8")
     (tmp_path / "bom.py").write_bytes(original)
-    code, out, err = cli(capsys, tmp_path, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tmp_path).outcome
     assert code == 0, err
     assert (tmp_path / "bom.py").read_bytes() == original.replace(b"experimental_relax_shapes", b"reduce_retracing")
 
@@ -152,38 +139,38 @@ def test_bom_kept(tmp_path, capsys):
 # ----------------------------------------------------------------------------- layout
 
 
-def test_crlf_and_mixed_line_endings_kept(tmp_path, capsys):
+def test_crlf_and_mixed_line_endings_kept(tmp_path):
     crlf = RELAX_SRC.replace("\n", "\r\n").encode()
     lines = RELAX_SRC.splitlines(keepends=True)
     mixed = "".join(line.replace("\n", "\r\n") if i % 2 else line for i, line in enumerate(lines)).encode()
     (tmp_path / "crlf.py").write_bytes(crlf)
     (tmp_path / "mixed.py").write_bytes(mixed)
-    code, out, err = cli(capsys, tmp_path, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tmp_path).outcome
     assert code == 0, err
     assert (tmp_path / "crlf.py").read_bytes() == crlf.replace(b"experimental_relax_shapes", b"reduce_retracing")
     assert (tmp_path / "mixed.py").read_bytes() == mixed.replace(b"experimental_relax_shapes", b"reduce_retracing")
-    code, out, err = cli(capsys, tmp_path, "--diff", ".")
+    code, out, err = run_cli("--jobs", "1", "--diff", ".", cwd=tmp_path).outcome
     assert (code, out) == (0, "")
 
 
-def test_tabs_and_form_feeds(tmp_path, capsys):
+def test_tabs_and_form_feeds(tmp_path):
     source = RELAX_SRC.replace("    return", "\treturn") + "\f\n\x0c# section two\ndef later():\n\treturn 1\n"
     (tmp_path / "tabs.py").write_text(source)
-    code, out, err = cli(capsys, tmp_path, "--diff", ".")
+    code, out, err = run_cli("--jobs", "1", "--diff", ".", cwd=tmp_path).outcome
     assert code == 1
     # the diff is split on newlines only: the form feed lines are not cut in two
     assert out.count("\\ No newline at end of file") == 0
     assert all(line[:1] in ("-", "+", " ", "@") for line in out.splitlines(keepends=True)[2:] if line != "\n")
-    code, out, err = cli(capsys, tmp_path, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tmp_path).outcome
     assert code == 0
     assert (tmp_path / "tabs.py").read_text() == source.replace("experimental_relax_shapes", "reduce_retracing")
 
 
-def test_empty_and_comment_only_files(tree, capsys):
+def test_empty_and_comment_only_files(tree):
     (tree / "empty.py").write_bytes(b"")
     (tree / "comments.py").write_text("# just a comment\n\n\n")
     (tree / "__init__.py").write_text("")
-    code, out, err = cli(capsys, tree, "--check", "empty.py", "comments.py", "__init__.py")
+    code, out, err = run_cli("--jobs", "1", "--check", "empty.py", "comments.py", "__init__.py", cwd=tree).outcome
     assert (code, out) == (0, "")
     assert "0 errors" in err
 
@@ -191,23 +178,23 @@ def test_empty_and_comment_only_files(tree, capsys):
 # ----------------------------------------------------------------------------- size and depth
 
 
-def test_ten_megabyte_file(tree, capsys):
+def test_ten_megabyte_file(tree):
     rows = ",\n".join(f"    ({i}, {i * 7 % 1000}, 'token_{i}')" for i in range(300_000))
     big = f"TABLE = [\n{rows},\n]\n"
     assert len(big) > 10_000_000
     (tree / "big_table.py").write_text(big)
-    code, out, err = cli(capsys, tree, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 0, err
     assert good_was_fixed(tree)
     assert (tree / "big_table.py").read_text() == big
 
 
-def test_large_file_with_a_target_is_parsed_in_a_child(tmp_path, capsys):
+def test_large_file_with_a_target_is_parsed_in_a_child(tmp_path):
     # over RISKY_SIZE: LibCST runs in a forked child with a memory cap and a time limit
     filler = "x" * 2_300_000
     source = RELAX_SRC + f'\nDATA = "{filler}"\n'
     (tmp_path / "large.py").write_text(source)
-    code, out, err = cli(capsys, tmp_path, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tmp_path).outcome
     assert code == 0, err
     assert (tmp_path / "large.py").read_text() == source.replace("experimental_relax_shapes", "reduce_retracing")
 
@@ -270,30 +257,30 @@ def test_fifo_and_directory_named_like_python_files(tree):
     assert "+++ b/good.py" in proc.stdout and "+++ b/package.py/inner.py" in proc.stdout
 
 
-def test_non_python_files_named_on_the_command_line(tree, capsys):
+def test_non_python_files_named_on_the_command_line(tree):
     (tree / "notes.txt").write_text("not python\n")
     (tree / "setup.cfg").write_text("[metadata]\n")
-    code, out, err = cli(capsys, tree, "notes.txt", "setup.cfg", "good.py")
+    code, out, err = run_cli("--jobs", "1", "notes.txt", "setup.cfg", "good.py", cwd=tree).outcome
     assert code == 2
     assert "notes.txt: not a Python file (skipped)" in err and "setup.cfg: not a Python file (skipped)" in err
     assert good_was_fixed(tree)
 
 
-def test_missing_path_is_a_usage_error(tree, capsys):
-    code, out, err = cli(capsys, tree, "nope.py")
+def test_missing_path_is_a_usage_error(tree):
+    code, out, err = run_cli("--jobs", "1", "nope.py", cwd=tree).outcome
     assert code == 2 and "retrace-fix: error: nope.py: no such file or directory" in err
     assert (tree / "good.py").read_text() == RELAX_SRC  # nothing was touched
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_file_and_directory_real_permissions(tree, capsys):
+def test_unreadable_file_and_directory_real_permissions(tree):
     (tree / "secret.py").write_text(RELAX_SRC)
     (tree / "locked").mkdir()
     (tree / "locked" / "inner.py").write_text(RELAX_SRC)
     os.chmod(tree / "secret.py", 0)
     os.chmod(tree / "locked", 0)
     try:
-        code, out, err = cli(capsys, tree, ".")
+        code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     finally:
         os.chmod(tree / "secret.py", 0o644)
         os.chmod(tree / "locked", 0o755)
@@ -303,7 +290,7 @@ def test_unreadable_file_and_directory_real_permissions(tree, capsys):
     assert good_was_fixed(tree)
 
 
-def test_unreadable_file_and_directory(tree, capsys, monkeypatch):
+def test_unreadable_file_and_directory(tree, monkeypatch):
     """The same as above by simulation (the suite may run as root, who reads anything)."""
     (tree / "secret.py").write_text(RELAX_SRC)
     (tree / "locked").mkdir()
@@ -322,7 +309,7 @@ def test_unreadable_file_and_directory(tree, capsys, monkeypatch):
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     monkeypatch.setattr(os, "scandir", scandir)
-    code, out, err = cli(capsys, tree, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 2
     assert "error: secret.py:1: cannot read: Permission denied" in err
     assert "locked: cannot read directory (Permission denied)" in err
@@ -330,23 +317,23 @@ def test_unreadable_file_and_directory(tree, capsys, monkeypatch):
     assert (tree / "locked" / "inner.py").read_text() == RELAX_SRC
 
 
-def test_read_only_file_is_reported_not_written(tree, capsys):
+def test_read_only_file_is_reported_not_written(tree):
     (tree / "readonly.py").write_text(RELAX_SRC)
     os.chmod(tree / "readonly.py", 0o444)
     try:
-        code, out, err = cli(capsys, tree, ".")
+        code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
         assert code == 2
         assert "error: readonly.py:1: file is read-only; not written" in err
         assert (tree / "readonly.py").read_text() == RELAX_SRC
         assert stat.S_IMODE(os.stat(tree / "readonly.py").st_mode) == 0o444
         assert good_was_fixed(tree)
-        code, out, err = cli(capsys, tree, "--diff", "readonly.py")  # reading is fine
+        code, out, err = run_cli("--jobs", "1", "--diff", "readonly.py", cwd=tree).outcome  # reading is fine
         assert code == 1 and "+++ b/readonly.py" in out
     finally:
         os.chmod(tree / "readonly.py", 0o644)
 
 
-def test_file_changed_during_the_run_is_not_overwritten(tree, capsys, monkeypatch):
+def test_file_changed_during_the_run_is_not_overwritten(tree, monkeypatch):
     (tree / "moving.py").write_text(RELAX_SRC)
     from retrace_fix.commands import fix as fix_command
 
@@ -358,16 +345,16 @@ def test_file_changed_during_the_run_is_not_overwritten(tree, capsys, monkeypatc
         return result
 
     monkeypatch.setattr(fix_command, "run", run_then_edit)
-    code, out, err = cli(capsys, tree, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 2
     assert "error: moving.py:1: changed on disk during the run; not written" in err
     assert (tree / "moving.py").read_text().endswith("# edited by someone else meanwhile\n")
     assert good_was_fixed(tree)
 
 
-def test_written_file_keeps_its_mode(tree, capsys):
+def test_written_file_keeps_its_mode(tree):
     os.chmod(tree / "good.py", 0o750)
-    code, out, err = cli(capsys, tree, ".")
+    code, out, err = run_cli("--jobs", "1", ".", cwd=tree).outcome
     assert code == 0
     assert good_was_fixed(tree)
     assert stat.S_IMODE(os.stat(tree / "good.py").st_mode) == 0o750

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.cli import main
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.interactive import Session, file_hunks
 from retrace_fix.fix_request import FixRequest
+from tests.cli_runner import run_cli
 
 ONE = """\
 import numpy as np
@@ -119,12 +119,8 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
-def run_session(answers: str, monkeypatch, capsys, extra=("--unsafe-fixes",)) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
-    with pytest.raises(SystemExit) as exit_info:
-        main(["-i", "-j", "1", *extra, "one.py", "two.py"])
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
+def run_session(answers: str, extra=("--unsafe-fixes",)) -> tuple[int, str, str]:
+    return run_cli("-i", "-j", "1", *extra, "one.py", "two.py", stdin=answers).outcome
 
 
 def landed(project: Path, one: str, two: str) -> None:
@@ -136,16 +132,16 @@ def prompts(out: str) -> list[str]:
     return re.findall(r"Apply this hunk \[([^\]]*)\]\? (\S*)", out)
 
 
-def test_yes_and_no_pick_exactly_those_hunks(project, monkeypatch, capsys):
-    code, out, err = run_session("y\nn\ny\nn\ny\nn\n", monkeypatch, capsys)
+def test_yes_and_no_pick_exactly_those_hunks(project):
+    code, out, err = run_session("y\nn\ny\nn\ny\nn\n")
     assert code == 0
     landed(project, one="H1 H3", two="T1")
     assert len(prompts(out)) == 6
     assert "3 of 6 hunks applied in 2 files" in err
 
 
-def test_enter_takes_the_default_safe_yes_unsafe_no(project, monkeypatch, capsys):
-    code, out, _ = run_session("\n" * 6, monkeypatch, capsys)
+def test_enter_takes_the_default_safe_yes_unsafe_no(project):
+    code, out, _ = run_session("\n" * 6)
     assert code == 0
     landed(project, one="H1 H2 H4", two="T1 T2")
     shown = [choices for choices, _ in prompts(out)]
@@ -154,8 +150,8 @@ def test_enter_takes_the_default_safe_yes_unsafe_no(project, monkeypatch, capsys
                      "Y,n,a,d,A,q,K,g,e,?", "Y,n,a,d,A,q,j,J,g,e,?", "Y,n,a,d,A,q,K,g,e,?"]
 
 
-def test_each_hunk_shows_file_code_tier_and_reason(project, monkeypatch, capsys):
-    _, out, _ = run_session("n\nn\nn\n", monkeypatch, capsys)
+def test_each_hunk_shows_file_code_tier_and_reason(project):
+    _, out, _ = run_session("n\nn\nn\n")
     blocks = out.split("Apply this hunk")
     assert "one.py  (hunk 1 of 4)" in blocks[0]
     assert "RTF004 [safe] line 7:" in blocks[0]
@@ -170,61 +166,61 @@ def test_each_hunk_shows_file_code_tier_and_reason(project, monkeypatch, capsys)
     assert "\x1b[" not in out  # no colour when stdout is not a terminal
 
 
-def test_a_accepts_the_rest_of_the_file_only(project, monkeypatch, capsys):
-    code, out, _ = run_session("n\na\ny\nn\n", monkeypatch, capsys)
+def test_a_accepts_the_rest_of_the_file_only(project):
+    code, out, _ = run_session("n\na\ny\nn\n")
     assert code == 0
     landed(project, one="H2 H3 H4", two="T1")
     assert len(prompts(out)) == 4
     assert "one.py  (hunk 3 of 4): accepted (rest of this file)" in out
 
 
-def test_d_skips_the_rest_of_the_file_only(project, monkeypatch, capsys):
-    code, out, _ = run_session("y\nd\nn\ny\n", monkeypatch, capsys)
+def test_d_skips_the_rest_of_the_file_only(project):
+    code, out, _ = run_session("y\nd\nn\ny\n")
     assert code == 0
     landed(project, one="H1", two="T2")
     assert len(prompts(out)) == 4
 
 
-def test_capital_a_accepts_that_codemod_everywhere(project, monkeypatch, capsys):
+def test_capital_a_accepts_that_codemod_everywhere(project):
     # A on H1 (RTF004): H4 and T1 (RTF004) are accepted without asking; RTF002 hunks still ask
-    code, out, _ = run_session("A\nn\nn\nn\n", monkeypatch, capsys)
+    code, out, _ = run_session("A\nn\nn\nn\n")
     assert code == 0
     landed(project, one="H1 H4", two="T1")
     assert len(prompts(out)) == 4
     assert "accepted (every reduce-retracing hunk)" in out
 
 
-def test_capital_a_covers_unsafe_hunks_of_the_codemod(project, monkeypatch, capsys):
+def test_capital_a_covers_unsafe_hunks_of_the_codemod(project):
     # A on H2 (RTF002, safe) also takes H3 (RTF002, unsafe) and T2; H4 and T1 still ask
-    code, out, _ = run_session("n\nA\nn\nn\n", monkeypatch, capsys)
+    code, out, _ = run_session("n\nA\nn\nn\n")
     assert code == 0
     landed(project, one="H2 H3", two="T2")
     assert len(prompts(out)) == 4
 
 
-def test_q_keeps_what_was_accepted_and_stops(project, monkeypatch, capsys):
-    code, out, err = run_session("y\nn\nq\n", monkeypatch, capsys)
+def test_q_keeps_what_was_accepted_and_stops(project):
+    code, out, err = run_session("y\nn\nq\n")
     assert code == 0
     landed(project, one="H1", two="")
     assert len(prompts(out)) == 3
     assert "1 of 6 hunks applied in 1 file" in err
 
 
-def test_end_of_input_means_quit(project, monkeypatch, capsys):
-    code, out, _ = run_session("y\n", monkeypatch, capsys)
+def test_end_of_input_means_quit(project):
+    code, out, _ = run_session("y\n")
     assert code == 0
     landed(project, one="H1", two="")
     assert "q (end of input)" in out
 
 
-def test_no_answers_at_all_touches_nothing(project, monkeypatch, capsys):
-    code, _, _ = run_session("", monkeypatch, capsys)
+def test_no_answers_at_all_touches_nothing(project):
+    code, _, _ = run_session("")
     assert code == 0
     landed(project, one="", two="")
 
 
-def test_question_mark_prints_help_and_asks_again(project, monkeypatch, capsys):
-    code, out, _ = run_session("?\ny\n", monkeypatch, capsys)
+def test_question_mark_prints_help_and_asks_again(project):
+    code, out, _ = run_session("?\ny\n")
     assert code == 0
     landed(project, one="H1", two="")
     assert "a - apply this hunk and all later hunks in this file" in out
@@ -234,15 +230,15 @@ def test_question_mark_prints_help_and_asks_again(project, monkeypatch, capsys):
     assert [answer for _, answer in prompts(out)][:2] == ["?", "y"]
 
 
-def test_unknown_answer_asks_again(project, monkeypatch, capsys):
-    code, out, _ = run_session("maybe\nY\n", monkeypatch, capsys)
+def test_unknown_answer_asks_again(project):
+    code, out, _ = run_session("maybe\nY\n")
     assert code == 0
     assert "unknown answer 'maybe'" in out
     landed(project, one="H1", two="")
 
 
-def test_unsafe_hunks_are_only_offered_with_unsafe_fixes(project, monkeypatch, capsys):
-    code, out, _ = run_session("y\n" * 10, monkeypatch, capsys, extra=())
+def test_unsafe_hunks_are_only_offered_with_unsafe_fixes(project):
+    code, out, _ = run_session("y\n" * 10, extra=())
     assert code == 0
     landed(project, one="H1 H2 H4", two="T1 T2")
     assert len(prompts(out)) == 5
@@ -261,23 +257,18 @@ def test_scripted_through_a_pipe_in_a_subprocess(project):
     landed(project, one="H2", two="")
 
 
-def test_crlf_file_keeps_its_line_endings(project, monkeypatch, capsys):
+def test_crlf_file_keeps_its_line_endings(project):
     (project / "two.py").write_bytes(TWO.replace("\n", "\r\n").encode())
-    monkeypatch.setattr(sys, "stdin", io.StringIO("n\ny\n"))
-    with pytest.raises(SystemExit) as exit_info:
-        main(["-i", "-j", "1", "two.py"])
-    assert exit_info.value.code == 0
+    assert run_cli("-i", "-j", "1", "two.py", stdin="n\ny\n").returncode == 0
     want = expected(TWO, TWO_HUNKS, "T2").replace("\n", "\r\n").encode()
     assert (project / "two.py").read_bytes() == want
 
 
-def test_engine_errors_give_exit_2_but_other_files_are_offered(project, monkeypatch, capsys):
+def test_engine_errors_give_exit_2_but_other_files_are_offered(project):
     (project / "broken.py").write_text("def f(:\n    return tf.function\n", encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n" * 10))
-    with pytest.raises(SystemExit) as exit_info:
-        main(["-i", "-j", "1", "."])
-    assert exit_info.value.code == 2
-    assert "error: broken.py:2:1: cannot parse" in capsys.readouterr().err
+    result = run_cli("-i", "-j", "1", ".", stdin="y\n" * 10)
+    assert result.returncode == 2
+    assert "error: broken.py:2:1: cannot parse" in result.stderr
     landed(project, one="H1 H2 H4", two="T1 T2")
 
 
@@ -398,34 +389,34 @@ def shown_hunks(out: str) -> list[str]:
     return [f"{path} {number}" for path, number in re.findall(r"^(\S+)  \(hunk (\d+) of \d+[,)]", out, re.M)]
 
 
-def test_j_and_k_leave_hunks_undecided_and_the_walk_comes_back(project, monkeypatch, capsys):
+def test_j_and_k_leave_hunks_undecided_and_the_walk_comes_back(project):
     # one.py: j (H1 undecided) j (H2 undecided) k (back to H2) n (H2) y (H3) y (H4), wrap to H1: y
-    code, out, _ = run_session("j\nj\nk\nn\ny\ny\ny\nn\nn\n", monkeypatch, capsys)
+    code, out, _ = run_session("j\nj\nk\nn\ny\ny\ny\nn\nn\n")
     assert code == 0
     landed(project, one="H1 H3 H4", two="")
     assert shown_hunks(out) == ["one.py 1", "one.py 2", "one.py 3", "one.py 2", "one.py 3", "one.py 4",
                                 "one.py 1", "two.py 1", "two.py 2"]
 
 
-def test_capital_j_and_k_move_one_hunk_and_revisit_a_decided_one(project, monkeypatch, capsys):
+def test_capital_j_and_k_move_one_hunk_and_revisit_a_decided_one(project):
     # y on H1, K back to it (shown as marked), n changes the decision; J steps over H2 and H3 back
-    code, out, _ = run_session("y\nK\nn\nJ\nK\ny\nn\nn\nn\nn\n", monkeypatch, capsys)
+    code, out, _ = run_session("y\nK\nn\nJ\nK\ny\nn\nn\nn\nn\n")
     assert code == 0
     landed(project, one="H2", two="")
     assert "one.py  (hunk 1 of 4, marked: apply)" in out
     assert shown_hunks(out)[:6] == ["one.py 1", "one.py 2", "one.py 1", "one.py 2", "one.py 3", "one.py 2"]
 
 
-def test_navigation_keys_are_refused_where_they_lead_nowhere(project, monkeypatch, capsys):
-    code, out, _ = run_session("k\nK\ny\nq\n", monkeypatch, capsys)
+def test_navigation_keys_are_refused_where_they_lead_nowhere(project):
+    code, out, _ = run_session("k\nK\ny\nq\n")
     assert code == 0
     assert "No previous undecided hunk" in out and "No previous hunk" in out
     landed(project, one="H1", two="")
 
 
-def test_g_lists_the_hunks_and_goes_to_the_one_chosen(project, monkeypatch, capsys):
+def test_g_lists_the_hunks_and_goes_to_the_one_chosen(project):
     # y on H1; at H2, g -> list, 3 -> H3: y; then H4: n; then back to H2: n; two.py: g2 straight to T2: y, T1: n
-    code, out, _ = run_session("y\ng\n3\ny\nn\nn\ng2\ny\nn\n", monkeypatch, capsys)
+    code, out, _ = run_session("y\ng\n3\ny\nn\nn\ng2\ny\nn\n")
     assert code == 0
     landed(project, one="H1 H3", two="T2")
     listing = out.split("go to which hunk? ")[0].rsplit("Apply this hunk", 1)[1].splitlines()[1:]
@@ -439,8 +430,8 @@ def test_g_lists_the_hunks_and_goes_to_the_one_chosen(project, monkeypatch, caps
                                 "two.py 1", "two.py 2", "two.py 1"]
 
 
-def test_g_with_a_number_out_of_range_stays_on_the_hunk(project, monkeypatch, capsys):
-    code, out, _ = run_session("g9\ngx\ny\nq\n", monkeypatch, capsys)
+def test_g_with_a_number_out_of_range_stays_on_the_hunk(project):
+    code, out, _ = run_session("g9\ngx\ny\nq\n")
     assert code == 0
     assert "Sorry, only 4 hunks available." in out and "Invalid number: 'x'" in out
     landed(project, one="H1", two="")
@@ -461,17 +452,13 @@ def second(x):
 """
 
 
-def close_session(answers: str, monkeypatch, capsys, project) -> tuple[int, str, str]:
+def close_session(answers: str, project) -> tuple[int, str, str]:
     (project / "close.py").write_text(CLOSE, encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
-    with pytest.raises(SystemExit) as exit_info:
-        main(["-i", "-j", "1", "close.py"])
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
+    return run_cli("-i", "-j", "1", "close.py", stdin=answers).outcome
 
 
-def test_s_splits_a_hunk_and_each_piece_is_decided_alone(project, monkeypatch, capsys):
-    code, out, err = close_session("s\nn\ny\n", monkeypatch, capsys, project)
+def test_s_splits_a_hunk_and_each_piece_is_decided_alone(project):
+    code, out, err = close_session("s\nn\ny\n", project)
     assert code == 0
     assert prompts(out)[0][0] == "Y,n,a,d,A,q,s,e,?"  # one hunk holding both decorators: s is offered
     assert "Split into 2 hunks." in out
@@ -486,8 +473,8 @@ def test_s_splits_a_hunk_and_each_piece_is_decided_alone(project, monkeypatch, c
     assert "1 of 2 hunks applied in 1 file" in err
 
 
-def test_split_pieces_accepted_together_give_the_whole_hunk(project, monkeypatch, capsys):
-    code, out, _ = close_session("s\ny\ny\n", monkeypatch, capsys, project)
+def test_split_pieces_accepted_together_give_the_whole_hunk(project):
+    code, out, _ = close_session("s\ny\ny\n", project)
     assert code == 0
     assert (project / "close.py").read_text() == CLOSE.replace("experimental_relax_shapes", "reduce_retracing")
 
@@ -513,9 +500,9 @@ def editor(tmp_path: Path, monkeypatch, *edits: tuple[str, str]) -> Path:
     return log
 
 
-def test_e_edits_the_hunk_and_the_edit_is_applied(project, monkeypatch, capsys, tmp_path):
+def test_e_edits_the_hunk_and_the_edit_is_applied(project, monkeypatch, tmp_path):
     log = editor(tmp_path, monkeypatch, ("+@tf.function(reduce_retracing=True)", "+@tf.function(reduce_retracing=True, jit_compile=False)"))
-    code, out, err = run_session("e\nn\nn\nn\nn\nn\n", monkeypatch, capsys)
+    code, out, err = run_session("e\nn\nn\nn\nn\nn\n")
     assert code == 0, err
     want = expected(ONE, ONE_HUNKS, "").replace(
         "@tf.function(experimental_relax_shapes=True)\ndef pool(x):",
@@ -529,13 +516,13 @@ def test_e_edits_the_hunk_and_the_edit_is_applied(project, monkeypatch, capsys, 
     assert "1 of 6 hunks applied in 1 file" in err
 
 
-def test_e_an_edit_that_does_not_apply_can_be_edited_again(project, monkeypatch, capsys, tmp_path):
+def test_e_an_edit_that_does_not_apply_can_be_edited_again(project, monkeypatch, tmp_path):
     log = editor(
         tmp_path, monkeypatch,
         (" def pool(x):\n", " def pool_renamed(x):\n"),  # a context line that is not the file's
         (" def pool_renamed(x):\n", " def pool(x):\n"),  # put back: the hunk applies again
     )
-    code, out, _ = run_session("e\ny\nq\n", monkeypatch, capsys)
+    code, out, _ = run_session("e\ny\nq\n")
     assert code == 0
     assert "Your edited hunk does not apply: its ' ' and '-' lines are no longer the file's lines" in out
     assert 'Edit again (saying "no" discards!) [y/n]? y' in out
@@ -544,31 +531,31 @@ def test_e_an_edit_that_does_not_apply_can_be_edited_again(project, monkeypatch,
     landed(project, one="H1", two="")  # accepted once it applied; then q
 
 
-def test_e_an_edit_that_breaks_the_syntax_is_refused_and_no_discards_it(project, monkeypatch, capsys, tmp_path):
+def test_e_an_edit_that_breaks_the_syntax_is_refused_and_no_discards_it(project, monkeypatch, tmp_path):
     editor(tmp_path, monkeypatch, ("+@tf.function(reduce_retracing=True)", "+@tf.function(reduce_retracing=True"))
-    code, out, _ = run_session("e\nn\ny\nq\n", monkeypatch, capsys)
+    code, out, _ = run_session("e\nn\ny\nq\n")
     assert code == 0
     assert "Your edited hunk does not apply: the file would not parse" in out
     assert shown_hunks(out)[:2] == ["one.py 1", "one.py 1"]  # discarded: the same hunk is asked again
     landed(project, one="H1", two="")  # y took the hunk as it was
 
 
-def test_e_removing_every_line_aborts_the_edit(project, monkeypatch, capsys, tmp_path):
+def test_e_removing_every_line_aborts_the_edit(project, monkeypatch, tmp_path):
     hunk_text = "".join(f"{line}\n" for line in [
         " model = tf.keras.Sequential([tf.keras.layers.Dense(1)])", " ", " ",
         "-@tf.function(experimental_relax_shapes=True)", "+@tf.function(reduce_retracing=True)",
         " def pool(x):", "     return tf.reduce_mean(x, axis=1)", " "])
     editor(tmp_path, monkeypatch, ("@@ -4,7 +4,7 @@\n" + hunk_text, ""))
-    code, out, _ = run_session("e\nn\nq\n", monkeypatch, capsys)
+    code, out, _ = run_session("e\nn\nq\n")
     assert code == 0
     assert "Every line of the hunk was removed: edit aborted" in out
     landed(project, one="", two="")
 
 
-def test_e_with_a_failing_editor_leaves_the_hunk_as_it_was(project, monkeypatch, capsys):
+def test_e_with_a_failing_editor_leaves_the_hunk_as_it_was(project, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", "false")
-    code, out, _ = run_session("e\ny\nq\n", monkeypatch, capsys)
+    code, out, _ = run_session("e\ny\nq\n")
     assert code == 0
     assert "There was a problem with the editor" in out
     landed(project, one="H1", two="")

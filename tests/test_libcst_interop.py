@@ -12,6 +12,7 @@ body rewrite (RTF007, RTF008) into a trace-driven fix of the same body are one-r
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from libcst.tool import main as libcst_tool_main
 
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.engine import selected_codemods
@@ -37,8 +39,17 @@ def command_name(cls: type) -> str:
 
 
 def libcst_tool(cwd: Path, command: str, paths: list[str], extra: list[str] = ()) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "libcst.tool", "codemod", command, *paths, "--hide-progress", *extra]
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
+    """``python -m libcst.tool codemod COMMAND PATHS`` in ``cwd``, through libcst.tool's own entry
+    point in this process (its config lookup, module search, argument parsing and worker pool);
+    a process per call would only add its imports. ``libcst.tool list`` below runs as a process."""
+    args = ["codemod", command, *paths, "--hide-progress", *extra]
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        patch.setattr(sys, "stdout", out)
+        patch.setattr(sys, "stderr", err)
+        code = libcst_tool_main("libcst.tool", args)
+    return subprocess.CompletedProcess(["libcst.tool", *args], code, out.getvalue(), err.getvalue())
 
 
 def case_plan(case: GoldenCase) -> tuple[tuple[type, ...], bool, bool]:

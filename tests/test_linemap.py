@@ -10,10 +10,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
-
-from retrace_fix.cli import main
 from retrace_fix.linemap import LineMap
+from tests.cli_runner import run_cli
 
 SHIFTED = textwrap.dedent(
     """\
@@ -48,15 +46,10 @@ def test_line_map_follows_insertions_replacements_and_deletions():
     assert LineMap("a\rb\n", "x\na\rb\n").original_line(3) == 2
 
 
-def test_findings_after_an_import_insertion_keep_the_file_lines(tmp_path: Path, capsys, monkeypatch):
+def test_findings_after_an_import_insertion_keep_the_file_lines(tmp_path: Path):
     (tmp_path / "shift.py").write_text(SHIFTED)
-    monkeypatch.chdir(tmp_path)
-
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--check", "shift.py"])
-
-    out = capsys.readouterr().out
-    assert exit_info.value.code == 1
+    code, out, _ = run_cli("--check", "shift.py", cwd=tmp_path).outcome
+    assert code == 1
     assert out.splitlines() == [
         "shift.py:7:14: RTF001 [*] [safe] `range(shape(x)[0])` has a tensor bound: loop with `tf.range` "
         "(one graph loop, traced once)",

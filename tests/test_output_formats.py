@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.cli import main
+from tests.cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "predict-to-call"
@@ -19,11 +19,10 @@ FINDING_KEYS = ["code", "message", "tier", "line", "column", "path", "applied", 
 SUMMARY_KEYS = ["files_scanned", "files_changed", "fixes", "diagnostics", "errors", "text"]
 
 
-def run_cli(args: list[str], capsys) -> tuple[int, dict]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out = capsys.readouterr().out
-    return exit_info.value.code, json.loads(out)
+def run_json(*args: str) -> tuple[int, dict]:
+    """``retrace-fix ARGS`` (tests/cli_runner.py): the exit code and the JSON it printed."""
+    result = run_cli(*args)
+    return result.returncode, json.loads(result.stdout)
 
 
 @pytest.fixture
@@ -53,8 +52,8 @@ def check_shape(payload: dict, mode: str, with_diff: bool) -> None:
             assert isinstance(finding["line"], int) and isinstance(finding["column"], int)
 
 
-def test_json_check_schema(project, capsys):
-    code, payload = run_cli(["--check", "--format", "json", "."], capsys)
+def test_json_check_schema(project):
+    code, payload = run_json("--check", "--format", "json", ".")
     assert code == 2  # broken.py is an error; the other files are still reported
     check_shape(payload, "check", with_diff=False)
     files = {entry["path"]: entry for entry in payload["files"]}
@@ -73,9 +72,9 @@ def test_json_check_schema(project, capsys):
     }
 
 
-def test_json_diff_schema_includes_diffs(project, capsys):
+def test_json_diff_schema_includes_diffs(project):
     (project / "broken.py").unlink()
-    code, payload = run_cli(["--diff", "--format", "json", "."], capsys)
+    code, payload = run_json("--diff", "--format", "json", ".")
     assert code == 1
     check_shape(payload, "diff", with_diff=True)
     files = {entry["path"]: entry for entry in payload["files"]}
@@ -84,9 +83,9 @@ def test_json_diff_schema_includes_diffs(project, capsys):
     assert (project / "fixable.py").read_bytes() == (GOLDEN / "keras-sequential-in-tf-function" / "input.py").read_bytes()
 
 
-def test_json_fix_mode_writes_and_exits_zero(project, capsys):
+def test_json_fix_mode_writes_and_exits_zero(project):
     (project / "broken.py").unlink()
-    code, payload = run_cli(["--format", "json", "."], capsys)
+    code, payload = run_json("--format", "json", ".")
     assert code == 0
     check_shape(payload, "fix", with_diff=False)
     assert payload["summary"]["files_changed"] == 1

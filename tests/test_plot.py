@@ -11,6 +11,7 @@ import pytest
 
 from retrace_fix.traces.model import TraceSet
 from retrace_fix.traces.report import build_report
+from tests.cli_runner import run_cli
 
 
 def tensor(shape):
@@ -88,9 +89,8 @@ def timed_traces():
     return data
 
 
-def test_time_panel_from_a_trace_file_with_seconds(tmp_path, capsys):
+def test_time_panel_from_a_trace_file_with_seconds(tmp_path):
     pytest.importorskip("matplotlib")
-    from retrace_fix.cli import main
     from retrace_fix.traces.plot import build_figure, plot_rows
 
     reports = build_report(TraceSet.from_json(timed_traces()))
@@ -111,26 +111,19 @@ def test_time_panel_from_a_trace_file_with_seconds(tmp_path, capsys):
 
     path = tmp_path / "traces.json"
     path.write_text(json.dumps(timed_traces()), encoding="utf-8")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["report", str(path), "--plot", str(tmp_path / "chart.png")])
-    assert exit_info.value.code == 0
-    out = capsys.readouterr().out
+    code, out, _ = run_cli("report", str(path), "--plot", str(tmp_path / "chart.png")).outcome
+    assert code == 0
     assert "  time: 0.875 s in traced calls, 0.375 s (43%) in retraces\n" in out
     assert out.endswith("time in traced calls: 1.079 s, 0.375 s (35%) in retraces\n")
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_report_plot_writes_a_png(trace_file, tmp_path, monkeypatch, capsys):
+def test_report_plot_writes_a_png(trace_file, tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib.image import imread
 
-    from retrace_fix.cli import main
-
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as exit_info:
-        main(["report", str(trace_file), "--plot", "chart.png"])
-    assert exit_info.value.code == 0
-    out, err = capsys.readouterr()
+    code, out, err = run_cli("report", str(trace_file), "--plot", "chart.png", cwd=tmp_path).outcome
+    assert code == 0
     assert "Trainer.step" in out  # the text report is still printed
     assert err == "retrace-fix: wrote the plot to chart.png\n"
     data = (tmp_path / "chart.png").read_bytes()
@@ -163,12 +156,9 @@ def test_plot_without_matplotlib_is_a_clear_error(trace_file, tmp_path):
     assert not (tmp_path / "chart.png").exists()
 
 
-def test_report_plot_that_cannot_be_written_is_one_line_exit_2(trace_file, tmp_path, capsys):
+def test_report_plot_that_cannot_be_written_is_one_line_exit_2(trace_file, tmp_path):
     pytest.importorskip("matplotlib")
-    from retrace_fix.cli import main
-
     target = tmp_path / "missing" / "chart.png"
-    with pytest.raises(SystemExit) as exit_info:
-        main(["report", str(trace_file), "--plot", str(target)])
-    assert exit_info.value.code == 2
-    assert capsys.readouterr().err == f"retrace-fix: error: cannot write {target}: No such file or directory\n"
+    code, _, err = run_cli("report", str(trace_file), "--plot", str(target)).outcome
+    assert code == 2
+    assert err == f"retrace-fix: error: cannot write {target}: No such file or directory\n"

@@ -14,6 +14,8 @@ import textwrap
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 pytestmark = pytest.mark.tf
 
 PROGRAM = """

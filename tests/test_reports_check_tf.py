@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 pytestmark = pytest.mark.tf
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"

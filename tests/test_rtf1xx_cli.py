@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -13,6 +10,7 @@ import pytest
 
 from retrace_fix.codemods import RULES
 from retrace_fix.findings import Tier
+from tests.cli_runner import run_cli
 from tests.tracefiles import with_proofs
 
 DIAGNOSTIC_CODES = [code for code, rule in RULES.items() if rule.tier is Tier.DIAGNOSTIC]
@@ -61,13 +59,6 @@ STEPS = textwrap.dedent(
         train(tf.ones([2]), n)
     """
 )
-
-
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    return subprocess.run(
-        [sys.executable, "-m", "retrace_fix", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
-    )
 
 
 def test_codemods_lists_every_code_and_explain_prints_each_page(tmp_path: Path):

@@ -11,6 +11,8 @@ import runpy
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 from retrace_fix.rules import Example, Rule
 from tests.rule_examples import check_fix, examples, program
 

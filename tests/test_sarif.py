@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrace_fix.codemods import all_codes, documentation
-from retrace_fix.cli import main
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.sarif import file_changes, sarif_log, to_sarif
+from tests.cli_runner import run_cli
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -28,13 +28,6 @@ def validate(log: dict) -> None:
     validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
     errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
-
-
-def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
 
 
 def apply_replacements(text: str, replacements: list[dict]) -> str:
@@ -66,8 +59,8 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_sarif_of_a_check_run_is_valid_and_complete(project, capsys):
-    code, out, err = run_cli(["--check", "--format", "sarif", "pkg"], capsys)
+def test_sarif_of_a_check_run_is_valid_and_complete(project):
+    code, out, err = run_cli("--check", "--format", "sarif", "pkg").outcome
     assert code == 1  # findings, like --check in text format
     log = json.loads(out)
     validate(log)
@@ -116,8 +109,8 @@ def test_sarif_of_a_check_run_is_valid_and_complete(project, capsys):
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
 
 
-def test_sarif_fixes_reproduce_the_fixed_files(project, capsys):
-    code, out, _ = run_cli(["--diff", "--format", "sarif", "pkg"], capsys)
+def test_sarif_fixes_reproduce_the_fixed_files(project):
+    code, out, _ = run_cli("--diff", "--format", "sarif", "pkg").outcome
     assert code == 1
     log = json.loads(out)
     validate(log)
@@ -145,9 +138,9 @@ def test_sarif_fixes_reproduce_the_fixed_files(project, capsys):
     ).read_bytes()
 
 
-def test_sarif_reports_unparseable_files_as_notifications(project, capsys):
+def test_sarif_reports_unparseable_files_as_notifications(project):
     (project / "pkg" / "broken.py").write_text("@tf.function\ndef f(:\n", encoding="utf-8")
-    code, out, _ = run_cli(["--check", "--format", "sarif", "pkg"], capsys)
+    code, out, _ = run_cli("--check", "--format", "sarif", "pkg").outcome
     assert code == 2
     log = json.loads(out)
     validate(log)
@@ -164,8 +157,8 @@ def test_sarif_reports_unparseable_files_as_notifications(project, capsys):
     }
 
 
-def test_sarif_of_a_clean_run_has_no_results(project, capsys):
-    code, out, _ = run_cli(["--check", "--format", "sarif", "pkg/clean.py"], capsys)
+def test_sarif_of_a_clean_run_has_no_results(project):
+    code, out, _ = run_cli("--check", "--format", "sarif", "pkg/clean.py").outcome
     assert code == 0
     log = json.loads(out)
     validate(log)

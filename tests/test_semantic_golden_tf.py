@@ -36,6 +36,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 from retrace_fix.bench.outputs import compare_text
 from tests.golden import GoldenCase, discover_cases
 

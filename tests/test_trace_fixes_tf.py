@@ -23,8 +23,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
+import numpy as np
+
+from tests.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf
 
@@ -364,7 +369,7 @@ def project(tmp_path_factory) -> dict:
     recorded = _cli(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names)
     assert recorded.returncode == 0, recorded.stderr[-3000:]
     before = _results(recorded.stdout)
-    fixed = _cli(root, "--traces", "traces.json", ".")
+    fixed = run_cli("--traces", "traces.json", ".", cwd=root)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=_env(), capture_output=True,
                            text=True, timeout=300)
@@ -411,11 +416,11 @@ def test_a_second_fix_run_prints_nothing(project):
     root = project["root"]
     files = [f"{name}.py" for name in [*SCENARIOS, "s_drift"]]
     snapshot = {f: (root / f).read_text(encoding="utf-8") for f in files}
-    again = _cli(root, "--traces", "traces.json", *files)
+    again = run_cli("--traces", "traces.json", *files, cwd=root)
     assert again.returncode == 0, again.stderr
     assert again.stdout == ""
     assert {f: (root / f).read_text(encoding="utf-8") for f in files} == snapshot
-    diff = _cli(root, "--diff", "--traces", "traces.json", *files)
+    diff = run_cli("--diff", "--traces", "traces.json", *files, cwd=root)
     assert (diff.returncode, diff.stdout) == (0, "")
 
 
@@ -435,7 +440,7 @@ def check_of_the_originals(project, tmp_path_factory) -> subprocess.CompletedPro
     for name, text in project["originals"].items():
         (root / name).write_text(text, encoding="utf-8")
     (root / "traces.json").write_bytes((project["root"] / "traces.json").read_bytes())
-    return _cli(root, "--check", "--traces", "traces.json", ".")
+    return run_cli("--check", "--traces", "traces.json", ".", cwd=root)
 
 
 def test_every_finding_is_one_short_line(check_of_the_originals):
@@ -446,7 +451,7 @@ def test_every_finding_is_one_short_line(check_of_the_originals):
 
 
 def test_the_reason_of_a_failed_proof_quotes_the_error(project):
-    check = _cli(project["root"], "--check", "--format", "json", "--traces", "traces.json", "s_constant.py")
+    check = run_cli("--check", "--format", "json", "--traces", "traces.json", "s_constant.py", cwd=project["root"])
     (finding,) = json.loads(check.stdout)["files"][0]["findings"]
     assert finding["tier"] == "diagnostic"
     assert ("`k` was trial-traced on the live function as a scalar tensor of int32, int64, float32: each fails "

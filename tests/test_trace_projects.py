@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from retrace_fix.traces.project import belongs, project_of, remote_key
+from tests.cli_runner import run_cli
 from tests.tracefiles import with_proofs
 
 TRAIN = textwrap.dedent(
@@ -58,13 +58,6 @@ def traces_of(project: dict | None, extra_function: bool = False) -> dict:
     return with_proofs(data)
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_")}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
-    return subprocess.run([sys.executable, "-m", "retrace_fix", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
-
-
 @pytest.fixture
 def two_roots(tmp_path: Path) -> Path:
     make_repo(tmp_path / "repo_a", "https://user:secret@example.com/team/repo_a.git")
@@ -85,13 +78,13 @@ def test_project_of_names_the_root_and_its_remote_without_credentials(two_roots:
 
 def test_a_trace_from_one_root_never_fixes_the_other(two_roots: Path):
     (two_roots / "traces.json").write_text(json.dumps(traces_of(A_PROJECT)))
-    check = run("--check", "--traces", "traces.json", "repo_a", "repo_b", cwd=two_roots)
+    check = run_cli("--check", "--traces", "traces.json", "repo_a", "repo_b", cwd=two_roots)
     assert check.returncode == 1, check.stderr
     assert check.stdout.splitlines() == [
         "repo_a/train.py:4:1: RTF003 [*] [safe] `train_step` traced 3 times (`x` dim 0: 2, 3, 5): "
         "add an input_signature so it traces once"
     ]
-    fixed = run("--traces", "traces.json", "repo_a", "repo_b", cwd=two_roots)
+    fixed = run_cli("--traces", "traces.json", "repo_a", "repo_b", cwd=two_roots)
     assert fixed.returncode == 0, fixed.stderr
     assert SIGNED in (two_roots / "repo_a" / "train.py").read_text()
     assert (two_roots / "repo_b" / "train.py").read_text() == TRAIN
@@ -100,52 +93,52 @@ def test_a_trace_from_one_root_never_fixes_the_other(two_roots: Path):
 def test_explicit_root_form_and_each_roots_own_traces(two_roots: Path):
     (two_roots / "traces.json").write_text(json.dumps(traces_of(A_PROJECT)))
     # ROOT=FILE: the user says where it belongs (here, against the recorded project)
-    check = run("--check", "--traces", "repo_b=traces.json", "repo_a", "repo_b", cwd=two_roots)
+    check = run_cli("--check", "--traces", "repo_b=traces.json", "repo_a", "repo_b", cwd=two_roots)
     assert [line.split(":")[0] for line in check.stdout.splitlines()] == ["repo_b/train.py"]
     # no --traces: each root uses its own .retrace/traces.json
     own = two_roots / "repo_b" / ".retrace"
     own.mkdir()
     (own / "traces.json").write_text(json.dumps(traces_of({"name": "repo_b", "remote": None, "commit": None})))
-    check = run("--check", "repo_a", "repo_b", cwd=two_roots)
+    check = run_cli("--check", "repo_a", "repo_b", cwd=two_roots)
     assert [line.split(":")[0] for line in check.stdout.splitlines()] == ["repo_b/train.py"]
 
 
 def test_a_file_that_belongs_to_no_root_is_not_applied_and_says_so(two_roots: Path):
     (two_roots / "traces.json").write_text(json.dumps(traces_of({"name": "elsewhere", "remote": None, "commit": None})))
-    check = run("--check", "--traces", "traces.json", "repo_a", "repo_b", cwd=two_roots)
+    check = run_cli("--check", "--traces", "traces.json", "repo_a", "repo_b", cwd=two_roots)
     assert (check.returncode, check.stdout) == (0, "")
     assert ("retrace-fix: traces: traces.json applies to none of the roots checked (it was recorded in a project "
             "named 'elsewhere'); give it as --traces ROOT=FILE to apply it to one") in check.stderr
     # an old file (no project) is never guessed onto one of several roots
     old = traces_of(None)
     (two_roots / "old.json").write_text(json.dumps(old))
-    check = run("--check", "--traces", "old.json", "repo_a", "repo_b", cwd=two_roots)
+    check = run_cli("--check", "--traces", "old.json", "repo_a", "repo_b", cwd=two_roots)
     assert check.stdout == "" and "old.json applies to none of the roots checked" in check.stderr
 
 
 def test_one_root_with_another_remote_is_refused_but_another_checkout_name_is_fine(two_roots: Path):
     (two_roots / "traces.json").write_text(json.dumps(traces_of(A_PROJECT)))
-    check = run("--check", "--traces", "../traces.json", ".", cwd=two_roots / "repo_b")
+    check = run_cli("--check", "--traces", "../traces.json", ".", cwd=two_roots / "repo_b")
     assert check.stdout == ""
     assert "traces.json applies to none of the roots checked (it was recorded in" in check.stderr
     renamed = dict(A_PROJECT, name="a-checkout-elsewhere", remote=None)
     (two_roots / "renamed.json").write_text(json.dumps(traces_of(renamed)))
-    check = run("--check", "--traces", "../renamed.json", ".", cwd=two_roots / "repo_b")
+    check = run_cli("--check", "--traces", "../renamed.json", ".", cwd=two_roots / "repo_b")
     assert check.stdout.startswith("train.py:4:1: RTF003 [*] [safe]")
 
 
 def test_recorded_functions_that_match_nothing_are_counted_and_named(two_roots: Path):
     (two_roots / "traces.json").write_text(json.dumps(traces_of(A_PROJECT, extra_function=True)))
-    check = run("--check", "--traces", "traces.json", "repo_a", cwd=two_roots)
+    check = run_cli("--check", "--traces", "traces.json", "repo_a", cwd=two_roots)
     assert check.returncode == 1
     assert ("retrace-fix: traces: 1 of 2 recorded functions in traces.json matched nothing in the files checked: "
             "train.py::old_step (no matching tf.function: renamed, removed or its parameters changed since "
             "recording; re-record)\n") in check.stderr
-    payload = json.loads(run("--check", "--format", "json", "--traces", "traces.json", "repo_a", cwd=two_roots).stdout)
+    payload = json.loads(run_cli("--check", "--format", "json", "--traces", "traces.json", "repo_a", cwd=two_roots).stdout)
     assert payload["summary"]["traces"] == [check.stderr.splitlines()[0][len("retrace-fix: "):]]
     (two_roots / "repo_a" / "train.py").unlink()
     (two_roots / "repo_a" / "other.py").write_text("x = 1\n")
-    check = run("--check", "--traces", "traces.json", "repo_a", cwd=two_roots)
+    check = run_cli("--check", "--traces", "traces.json", "repo_a", cwd=two_roots)
     assert "train.py::train_step (train.py was not checked)" in check.stderr
 
 
@@ -161,5 +154,5 @@ def test_belongs():
 
 def test_one_path_holding_several_repositories_is_a_run_over_several_roots(two_roots: Path):
     (two_roots / "traces.json").write_text(json.dumps(traces_of({"name": "repo_a", "remote": None, "commit": None})))
-    check = run("--check", "--traces", "traces.json", ".", cwd=two_roots)
+    check = run_cli("--check", "--traces", "traces.json", ".", cwd=two_roots)
     assert [line.split(":")[0] for line in check.stdout.splitlines()] == ["repo_a/train.py"]

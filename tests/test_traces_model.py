@@ -30,6 +30,7 @@ from retrace_fix.traces.model import (
 from retrace_fix.commands.record import run_record
 from retrace_fix.traces.shards import SITECUSTOMIZE_DIR
 from retrace_fix.traces.report import build_report, render_report, trace_changes, value_changes
+from tests.cli_runner import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -455,9 +456,7 @@ time in traced calls: 1.105 s, 0.395 s (36%) in retraces; 0.030 s of it in neste
 """
 
 
-def test_seconds_load_round_trip_and_report_exact_figures(tmp_path, capsys):
-    from retrace_fix.cli import main
-
+def test_seconds_load_round_trip_and_report_exact_figures(tmp_path):
     path = write(tmp_path, json.dumps(timed_file_data()))
     loaded = load_trace_file(path)
     step = loaded.find("train.py", "Trainer.step")[0]
@@ -466,10 +465,7 @@ def test_seconds_load_round_trip_and_report_exact_figures(tmp_path, capsys):
     assert loaded.to_json() == TraceSet.from_json(timed_file_data()).to_json()
     assert loaded.to_json()["functions"][2]["traces"][0]["seconds"] == 0.5  # saved again as it was
     assert render_report(loaded, "text") == TIMED_REPORT
-    with pytest.raises(SystemExit) as exit_info:
-        main(["report", path])
-    assert exit_info.value.code == 0
-    assert capsys.readouterr().out == TIMED_REPORT
+    assert run_cli("report", path).outcome[:2] == (0, TIMED_REPORT)
     data = json.loads(render_report(loaded, "json"))
     figures = [(f["qualname"], f["trace_seconds"], f["retrace_seconds"], f["nested_seconds"]) for f in data["functions"]]
     assert figures == [("predict", 0.2, 0.0, 0.0), ("Trainer.step", 0.875, 0.375, 0.0), ("inner", 0.03, 0.02, 0.03)]
@@ -486,9 +482,7 @@ def test_merging_sums_the_seconds_of_identical_traces(tmp_path):
     assert (step.trace_seconds, step.retrace_seconds) == (1.75, 0.75)
 
 
-def test_old_file_without_seconds_loads_and_reports_without_time_lines(tmp_path, capsys):
-    from retrace_fix.cli import main
-
+def test_old_file_without_seconds_loads_and_reports_without_time_lines(tmp_path):
     data = timed_file_data()
     for item in data["functions"]:
         for trace in item["traces"]:
@@ -502,10 +496,7 @@ def test_old_file_without_seconds_loads_and_reports_without_time_lines(tmp_path,
     assert sorted(loaded.to_json()["functions"], key=by_file) == sorted(expected_functions, key=by_file)  # no seconds
     expected = "".join(line for line in TIMED_REPORT.splitlines(keepends=True) if "time" not in line)
     assert render_report(loaded, "text") == expected
-    with pytest.raises(SystemExit) as exit_info:
-        main(["report", path])
-    assert exit_info.value.code == 0
-    assert capsys.readouterr().out == expected
+    assert run_cli("report", path).outcome[:2] == (0, expected)
     assert "time" not in expected and expected.endswith("3 functions, 9 traces, 3 retraces\n")
     report = json.loads(render_report(loaded, "json"))["functions"][1]
     assert (report["trace_seconds"], report["retrace_seconds"], report["entries"][0]["seconds"]) == (None, None, None)

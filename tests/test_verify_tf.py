@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
+
 pytestmark = pytest.mark.tf
 
 INFERENCE = textwrap.dedent(

@@ -1,0 +1,88 @@
+"""The one way tests run ``retrace-fix ARGS``: in this process, as a user's shell would.
+
+``run_cli(*args, cwd=..., stdin=...)`` calls :func:`retrace_fix.cli.main` with the
+process-wide state a fresh ``retrace-fix`` process would see, and gives back what a
+shell sees: the exit code and what was written to standard output and standard error.
+Starting a Python process per run costs a second or more (the imports); most tests only
+read output and exit codes, which need no process boundary.
+
+What is set for the call and restored after it:
+
+* the working directory (``cwd``);
+* ``$RETRACE_FIX_*`` variables are unset (the test runner's own must not leak in), and
+  ``env`` adds or overrides variables;
+* standard input is ``stdin`` (text or bytes), or empty, as ``< /dev/null`` would be;
+* standard output and standard error are fresh UTF-8 streams over bytes, like a pipe's:
+  the CLI may write bytes to ``sys.stdout.buffer`` and reconfigure the streams' error
+  handlers, as it does in a real process.
+
+Tests keep a subprocess where the process boundary is the behaviour: signals, the real
+standard streams' encodings, the recorder, pre-commit hooks, packaging, ``record``'s
+child, a fresh interpreter's imports.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from retrace_fix.cli import main
+
+
+@dataclass
+class CliResult:
+    """What a shell sees of one run (the attribute names of ``subprocess.CompletedProcess``)."""
+
+    args: tuple[str, ...]
+    returncode: int
+    stdout_bytes: bytes
+    stderr_bytes: bytes
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_bytes.decode("utf-8")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_bytes.decode("utf-8")
+
+    @property
+    def outcome(self) -> tuple[int, str, str]:
+        """``(exit code, stdout, stderr)``, to unpack."""
+        return self.returncode, self.stdout, self.stderr
+
+
+def _stream(data: bytes = b"") -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
+def run_cli(*args: str | os.PathLike, cwd: Path | str | None = None, stdin: str | bytes | None = None,
+            env: dict[str, str] | None = None) -> CliResult:
+    """``retrace-fix ARGS`` in ``cwd`` (default: the current directory), in this process."""
+    argv = [os.fspath(arg) for arg in args]
+    if isinstance(stdin, str):
+        stdin = stdin.encode("utf-8")
+    out, err = _stream(), _stream()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith("RETRACE_FIX")]:
+            patch.delenv(name)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        if cwd is not None:
+            patch.chdir(cwd)
+        patch.setattr(sys, "stdin", _stream(stdin or b""))
+        patch.setattr(sys, "stdout", out)
+        patch.setattr(sys, "stderr", err)
+        try:
+            main(argv)
+            code = 0  # pragma: no cover - main always exits
+        except SystemExit as exc:  # sys.exit(None) is 0, sys.exit("message") is 1, as in a process
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    out.flush()
+    err.flush()
+    return CliResult(tuple(argv), code, out.buffer.getvalue(), err.buffer.getvalue())
