@@ -773,6 +773,24 @@ def _init_worker(options: RunOptions) -> None:
     gc.freeze()  # the imported modules never become garbage: keep them out of collections
 
 
+def _stop_workers(grace: float = 5.0, deadline: float = 30.0) -> None:
+    """Terminate every worker process of this run, and any the pool's manager thread starts while
+    it winds down (workers are started on demand): until none is left.  One that ignores SIGTERM
+    for ``grace`` seconds (a loaded machine) is killed; no worker outlives the run."""
+    end = time.monotonic() + deadline
+    while True:
+        children = multiprocessing.active_children()
+        if not children or time.monotonic() > end:
+            return
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(timeout=grace)
+            if child.is_alive():
+                child.kill()
+                child.join()
+
+
 def _work_chunk(jobs: list[FileJob]) -> list[FileResult]:
     assert _WORKER_OPTIONS is not None
     return [process_file(job, _WORKER_OPTIONS) for job in jobs]
@@ -885,14 +903,7 @@ def run(
                     # Ctrl-C: drop the queued tasks and stop the workers now rather
                     # than after the chunks they hold (nothing has been written yet)
                     pool.shutdown(wait=False, cancel_futures=True)
-                    children = multiprocessing.active_children()
-                    for child in children:
-                        child.terminate()
-                    for child in children:
-                        child.join(timeout=5)
-                        if child.is_alive():  # SIGTERM not acted on in time (a loaded machine): no worker outlives the run
-                            child.kill()
-                            child.join()
+                    _stop_workers()
                     raise
         except BrokenProcessPool:
             # A worker died (killed, or a crash no guard foresaw).  Chunks that
