@@ -89,7 +89,9 @@ def test_cli_fixes_a_copy_runs_both_and_leaves_the_tree_alone(project: Path):
     assert report["traces"] == {"before": 0, "after": 0}
     assert report["timing"]["wall_s"]["before"]["values"] and report["timing"]["program_s"]["after"]["median"] >= 0
     assert report["status"] == "ok" and report["exit_code"] == 0
-    assert "no tf.function traces were recorded" in " ".join(report["notes"])
+    # which of the two notes depends on the timings (a clear speedup is a result): either says no trace
+    assert any(note.startswith(("no tf.function traces were recorded", "no tf.function traced in either tree"))
+               for note in report["notes"])
     assert tree_hash(project) == before
     assert not (project / "out.json").exists()
 
