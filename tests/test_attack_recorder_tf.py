@@ -12,6 +12,8 @@ wrong moment could hang the child on a lock.)
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +22,6 @@ import pytest
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
 from retrace_fix.traces.model import load_trace_file
-from retrace_fix.commands.record import run_record
 from tests.tree_state import changed, digest
 
 pytestmark = pytest.mark.tf
@@ -93,11 +94,13 @@ def recorded(tmp_path_factory):
     (project / ".git").mkdir()
     (project / "prog.py").write_text(PROGRAM)
     before = digest(project.parent)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(project)
-        patch.delenv("RETRACE_FIX_PROJECT_ROOT", raising=False)
-        code = run_record([sys.executable, "prog.py"], "traces.json")
-    return code, project, before
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
+    # a process with a time limit: a recorder that hangs fails this test instead of the whole run
+    # (killing `record` stops its command: tests/test_attack_record_lifecycle.py)
+    proc = subprocess.run([sys.executable, "-m", "retrace_fix", "record", "-o", "traces.json", "--", sys.executable,
+                           "prog.py"], cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=300)
+    return proc.returncode, project, before
 
 
 def test_every_start_method_and_thread_is_recorded(recorded):
