@@ -11,6 +11,7 @@ layer here: that is where its place in the architecture is decided
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 import sys
@@ -33,7 +34,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ]),
     ("source analyses", [
         "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",
-        "retrace_fix.partial_parse",
+        "retrace_fix.partial_parse", "retrace_fix.positions",
         "retrace_fix.analysis",
         "retrace_fix.config", "retrace_fix.discovery", "retrace_fix.gitsource", "retrace_fix.roots",
     ]),
@@ -102,13 +103,16 @@ def imports(name: str, path: Path) -> set[str]:
     return found
 
 
-GRAPH = {name: imports(name, path) for name, path in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's project imports (read on first use, not while every xdist worker collects)."""
+    return {name: imports(name, path) for name, path in MODULES.items()}
 
 
 def test_every_module_has_a_layer_and_imports_point_down():
     upward = [
         f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
-        for name, targets in sorted(GRAPH.items())
+        for name, targets in sorted(graph().items())
         for target in sorted(targets)
         if layer_of(target) > layer_of(name) and not name.startswith(target + ".")
     ]
@@ -128,7 +132,7 @@ def test_no_import_circle():
         counter[0] += 1
         stack.append(name)
         on_stack.add(name)
-        for target in GRAPH[name]:
+        for target in graph()[name]:
             if target.startswith(name + ".") or name.startswith(target + "."):
                 continue  # a package and its own modules
             if target not in index:
@@ -148,7 +152,7 @@ def test_no_import_circle():
                 circles.append(sorted(members))
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for name in sorted(GRAPH):
+    for name in sorted(graph()):
         if name not in index:
             visit(name)
     assert circles == []
@@ -156,7 +160,7 @@ def test_no_import_circle():
 
 def test_commands_do_not_import_each_other():
     commands = {name for name in MODULES if name.startswith("retrace_fix.commands.")}
-    crossing = [(name, target) for name in sorted(commands) for target in sorted(GRAPH[name] & commands)]
+    crossing = [(name, target) for name in sorted(commands) for target in sorted(graph()[name] & commands)]
     assert crossing == []
 
 

@@ -21,7 +21,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import hypothesmith
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -95,7 +94,15 @@ def _libcst_parses(source: str) -> bool:
     return True
 
 
-python_programs = hypothesmith.from_grammar().filter(_libcst_parses)
+# imported and built on first draw (st.deferred): that costs about a second, and every xdist
+# worker imports this module to collect it, not only the one that runs these tests
+def _hypothesmith():
+    import hypothesmith  # ~0.5 s to import
+
+    return hypothesmith
+
+
+python_programs = st.deferred(lambda: _hypothesmith().from_grammar().filter(_libcst_parses))
 
 
 @SETTINGS
@@ -112,7 +119,7 @@ def test_arbitrary_python_every_codemod_runs(source):
 
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(hypothesmith.from_node(cst.Module).filter(_libcst_parses))
+@given(st.deferred(lambda: _hypothesmith().from_node(cst.Module).filter(_libcst_parses)))
 def test_arbitrary_cst_shapes_every_codemod_runs(source):
     check_properties(source, prefilter=False)
 

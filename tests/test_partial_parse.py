@@ -215,9 +215,37 @@ def outcome(result) -> tuple:
     return ([f.to_json() for f in result.findings], result.fixed, result.error)
 
 
+class WholeModuleRun(Exception):
+    """Raised in place of the engine's run of the whole module (see :func:`partial_outcome`)."""
+
+
+def partial_outcome(source: str, options: RunOptions, tmp_path: Path) -> object | None:
+    """The result of a run with partial parsing allowed, or None where the engine runs the whole
+    module (it pruned nothing, or a codemod edits and the whole module must be rerun): that
+    result is a whole-module run by construction, and the run is stopped there."""
+    real = engine._transform_text
+
+    def partial_texts_only(*args, **kwargs):
+        source_given = kwargs["source"] if "source" in kwargs else (args[8] if len(args) > 8 else None)
+        if source_given is None:
+            raise WholeModuleRun
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "_transform_text", partial_texts_only)
+        try:
+            return run(source, options, tmp_path)
+        except WholeModuleRun:
+            return None
+
+
 def assert_same_either_way(source: str, options: RunOptions, tmp_path: Path) -> None:
+    """Partial parsing reports exactly what the whole module gives: every result that came from a
+    partial text is compared with a run that never prunes."""
+    partial = partial_outcome(source, options, tmp_path)
+    if partial is None:
+        return
     whole = run(source, replace(options, partial_parse=False), tmp_path)
-    partial = run(source, options, tmp_path)
     assert outcome(partial) == outcome(whole)
 
 
@@ -225,13 +253,13 @@ def option_sets(case: GoldenCase) -> list[RunOptions]:
     return [case.options(), RunOptions(unsafe_fixes=True, traces=case.options().traces)]
 
 
-def padding(source: str) -> str:
+def colliding_blocks(source: str) -> list[str]:
     """Defs and classes that collide with the names of ``source``: each one must stay
     exactly when the analyses would see it."""
     tree = ast.parse(source)
     names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - {"self", "cls"})[:12]
     functions = sorted({n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))})
-    blocks = ["def _pad_unrelated(a, b):\n    return a + b\n", "class _PadUnrelated:\n    def m(self):\n        return 1\n"]
+    blocks = []
     for index, name in enumerate(names):
         blocks.append(f"def _pad_global_{index}():\n    global {name}\n    {name} = 2\n")
         blocks.append(f"class _PadAttr{index}:\n    {name} = 1\n\n    def other(self):\n        return 0\n")
@@ -240,14 +268,21 @@ def padding(source: str) -> str:
         blocks.append(f"def _pad_caller_{index}():\n    for _k in range(3):\n        {name}(_k)\n")
         blocks.append(f"class _PadSame{index}:\n    def {name}(self, x):\n        return x\n")
         blocks.append(f"def _pad_nested_{index}():\n    def {name}(x):\n        return x\n    return {name}\n")
-    return "\n\n" + "\n\n".join(blocks)
+    return blocks
+
+
+UNRELATED_BLOCKS = ["def _pad_unrelated(a, b):\n    return a + b\n", "class _PadUnrelated:\n    def m(self):\n        return 1\n"]
 
 
 def padded_variants(source: str) -> list[str]:
-    pad = padding(source)
+    """``source`` with every colliding block added once: half of them after the imports (before
+    the module-level code), the other half at the end; and with a def that shadows nothing
+    added after the imports."""
+    blocks = colliding_blocks(source)
+    early = "\n\n".join([*UNRELATED_BLOCKS, *blocks[0::2]])
+    late = "\n\n".join([*UNRELATED_BLOCKS, *blocks[1::2]])
     lines = source.splitlines(keepends=True)
     tree = ast.parse(source)
-    # after the imports (module-level code after the padding), and at the end
     after_imports = 0
     for statement in tree.body:
         if not isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -255,7 +290,7 @@ def padded_variants(source: str) -> list[str]:
         after_imports = statement.end_lineno or after_imports
     head, tail = "".join(lines[:after_imports]), "".join(lines[after_imports:])
     shadowing = "def _pad_first():\n    return 0\n"
-    return [head + pad.lstrip("\n") + "\n\n" + tail, source.rstrip("\n") + "\n" + pad, head + shadowing + tail]
+    return [head + early + "\n\n" + tail, source.rstrip("\n") + "\n\n\n" + late, head + shadowing + tail]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

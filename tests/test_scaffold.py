@@ -7,6 +7,7 @@ on the repository itself.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -62,25 +63,43 @@ def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout)
         "mkdocs.yml",
     ]
     assert "- RTF109 static-shape-read: codemods/RTF109.md" in (checkout / "mkdocs.yml").read_text()
-    assert python(checkout, "docs/gen_docs.py", "--check").returncode == 0
 
-    # the table finds it, after the other diagnostics, with its rule
-    probe = python(
-        checkout,
-        "-c",
-        "from retrace_fix.codemods import REGISTRY, RULES, codemod_for; r = RULES['RTF109'];"
-        "print(REGISTRY[-1].__name__, r.name, r.tier.value, r.golden, r.summary, codemod_for('RTF109').ORDER)",
-    )
-    assert probe.stdout.split(" ", 4) == ["StaticShapeReadCommand", "static-shape-read", "diagnostic",
-                                         "static-shape-read", 'reads x.shape["0"] 120\n']
-    listing = python(checkout, "-m", "retrace_fix", "codemods")
-    assert 'RTF109  static-shape-read        diagnostic reads x.shape["0"]' in listing.stdout
-    page = python(checkout, "-m", "retrace_fix", "explain", "RTF109")
-    assert page.stdout.startswith("RTF109 static-shape-read.\n\nWhat it does\n")
-
+    # one process for the rest (each costs the imports): the docs are current, the table finds
+    # the new code after the other diagnostics, with its rule, and the CLI lists, explains and runs it
+    probe = json.loads(python(checkout, "-c", PROBE, str(ROOT)).stdout)
+    assert probe["retrace_fix"] == str(checkout / "retrace_fix" / "__init__.py")  # the copy, not the repository
+    assert probe["gen_docs_check"] == 0
+    assert probe["rule"] == ["StaticShapeReadCommand", "static-shape-read", "diagnostic", "static-shape-read",
+                             'reads x.shape["0"]', 120]
+    listing, page, check = probe["runs"]
+    assert 'RTF109  static-shape-read        diagnostic reads x.shape["0"]' in listing[1]
+    assert page[1].startswith("RTF109 static-shape-read.\n\nWhat it does\n")
     # its cases run (nothing reported yet: the new code starts red in test_rules / test_rule_examples)
-    check = python(checkout, "-m", "retrace_fix", "--check", "--select", "RTF109", "golden/static-shape-read")
-    assert (check.returncode, check.stdout) == (0, "")
+    assert check == [0, ""]
+
+
+PROBE = """
+import json, runpy, sys
+sys.path.append(sys.argv[1])  # the repository, for tests.cli_runner; retrace_fix comes from the copy
+import retrace_fix
+from retrace_fix.codemods import REGISTRY, RULES, codemod_for
+from tests.cli_runner import run_cli
+sys.argv = ["docs/gen_docs.py", "--check"]
+try:
+    runpy.run_path("docs/gen_docs.py", run_name="__main__")
+    gen_docs_check = 0
+except SystemExit as exc:
+    gen_docs_check = exc.code or 0
+rule = RULES["RTF109"]
+runs = [run_cli(*args) for args in (["codemods"], ["explain", "RTF109"],
+                                   ["--check", "--select", "RTF109", "golden/static-shape-read"])]
+print(json.dumps({
+    "retrace_fix": retrace_fix.__file__,
+    "gen_docs_check": gen_docs_check,
+    "rule": [REGISTRY[-1].__name__, rule.name, rule.tier.value, rule.golden, rule.summary, codemod_for("RTF109").ORDER],
+    "runs": [[run.returncode, run.stdout] for run in runs],
+}))
+"""
 
 
 def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
