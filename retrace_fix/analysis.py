@@ -4,7 +4,8 @@
   (:mod:`retrace_fix.tf_functions`);
 * the import/alias table (:mod:`retrace_fix.tfnames`);
 * ``# retrace-fix: ignore[...]`` suppressions;
-* a lazily computed position table (only files with findings pay for it);
+* a lazily computed position table (only files with findings pay for it, and only for the
+  statements that hold a finding: :mod:`retrace_fix.positions`);
 * the ``co_qualname`` of every ``def`` (:func:`qualnames`: how recorded traces name them).
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from retrace_fix.positions import StatementPositions
 from retrace_fix.tf_functions import TfFunctionSite, find_tf_functions
 from retrace_fix.tfnames import ImportTable, Scope
 
@@ -58,10 +60,15 @@ class ModuleAnalysis:
     tf_functions: dict[cst.FunctionDef, TfFunctionSite]
     suppressions: Suppressions
     wrapper: MetadataWrapper
+    #: the text ``module`` was parsed from (its ``.code``); None when not known: positions then
+    #: come from LibCST's run over the whole module
+    module_text: str | None = None
     _positions: object = None
 
     @classmethod
-    def build(cls, module: cst.Module, source_text: str | None = None) -> "ModuleAnalysis":
+    def build(cls, module: cst.Module, source_text: str | None = None, module_text: str | None = None) -> "ModuleAnalysis":
+        """``source_text``: the file's text (its suppression comments; default: the module's code);
+        ``module_text``: the text ``module`` was parsed from, when known."""
         table = ImportTable.from_module(module)
         text = source_text if source_text is not None else module.code
         return cls(
@@ -70,11 +77,14 @@ class ModuleAnalysis:
             tf_functions=find_tf_functions(module, Scope(table)),
             suppressions=Suppressions.from_source(text),
             wrapper=MetadataWrapper(module, unsafe_skip_copy=True),
+            module_text=module_text if module_text is not None else (text if source_text is None else None),
         )
 
     def position(self, node: cst.CSTNode):
         if self._positions is None:
-            self._positions = self.wrapper.resolve(PositionProvider)
+            full = lambda: self.wrapper.resolve(PositionProvider)  # noqa: E731
+            text = self.module_text
+            self._positions = StatementPositions(self.module, text, full) if text is not None else full()
         return self._positions[node]
 
     def line_of(self, node: cst.CSTNode) -> int:

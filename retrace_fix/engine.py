@@ -439,6 +439,7 @@ def _transform_text(
         traces=options.traces_for(job.root) if has_traces else None,
         relpath=job.relpath,
         source_text=text,
+        parsed_text=source,
         call_sites=call_sites,
         verify_candidates=options.verify_candidates,
         selected_fixes=_selection_for(options.fix_selection, job.relpath),

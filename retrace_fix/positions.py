@@ -1,0 +1,122 @@
+"""The positions LibCST's ``PositionProvider`` gives, for the few nodes a run asks about.
+
+``PositionProvider`` generates the code of the whole module while tracking the line and
+column of every node and token: on a typical file that is the most expensive metadata
+a run asks for, and a run asks for it only to print a finding's ``line:column``, for
+a few nodes, nearly always inside one or two top-level statements.
+
+:class:`StatementPositions` generates only the top-level statements that hold a node it
+is asked about, each with LibCST's own position-tracking code generator started at the
+statement's first line.  That line comes from CPython's tree of the same text (its first
+token's line, less the blank and comment lines LibCST attaches to the statement), and it
+is checked: the statement's generated code must stand in the text at that line.  When
+anything does not fit -- the text does not compile for this Python, the statements do
+not pair up, the code is not where it should be, a node below a token field -- the
+answer comes from LibCST's full run, so the positions are always LibCST's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable, Mapping
+
+import libcst as cst
+from libcst._position import CodeRange
+from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+from retrace_fix.fastvisit import push_children
+
+_NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's line breaks (libcst.metadata.position_provider.NEWLINE_RE)
+
+
+class _Collector:
+    """Stands in for the provider whose ``_computed`` table the codegen state fills."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+class StatementPositions:
+    """``node -> CodeRange`` as ``PositionProvider`` gives it for ``module`` (parsed from ``text``)."""
+
+    def __init__(self, module: cst.Module, text: str, full: Callable[[], Mapping[cst.CSTNode, CodeRange]]) -> None:
+        self._module = module
+        self._text = text
+        self._full_run = full
+        self._full: Mapping[cst.CSTNode, CodeRange] | None = None
+        self._statement_of: dict[int, int] | None = None  # id(node) -> index of its top-level statement
+        self._first_lines: list[int] | None = None
+        self._line_offsets: list[int] | None = None
+        self._done: dict[int, Mapping[cst.CSTNode, CodeRange] | None] = {}
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        if self._full is None:
+            index = self._statement_index(node)
+            if index is not None:
+                positions = self._done.get(index, _MISSING)
+                if positions is _MISSING:
+                    positions = self._done[index] = self._generate(index)
+                if positions is not None and node in positions:
+                    return positions[node]
+            self._full = self._full_run()
+        return self._full[node]
+
+    # ------------------------------------------------------------------ which statement
+
+    def _statement_index(self, node: cst.CSTNode) -> int | None:
+        if self._statement_of is None:
+            self._statement_of = {}
+            self._first_lines = _first_lines(self._module, self._text)
+            if self._first_lines is not None:
+                for index, statement in enumerate(self._module.body):
+                    stack: list = [statement]
+                    while stack:
+                        current = stack.pop()
+                        self._statement_of[id(current)] = index
+                        push_children(current, stack)
+        return self._statement_of.get(id(node))
+
+    # ------------------------------------------------------------------ one statement
+
+    def _generate(self, index: int) -> Mapping[cst.CSTNode, CodeRange] | None:
+        assert self._first_lines is not None
+        first_line = self._first_lines[index]
+        module, collector = self._module, _Collector()
+        state = PositionProvidingCodegenState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            provider=collector,  # type: ignore[arg-type]
+            line=first_line,
+        )
+        module.body[index]._codegen(state)
+        code = "".join(state.tokens)
+        if index == len(module.body) - 1 and not module.has_trailing_newline and code.endswith(module.default_newline):
+            code = code[: -len(module.default_newline)]  # as the module's own code generation drops it
+        if self._line_offsets is None:
+            self._line_offsets = [0] + [match.end() for match in _NEWLINE.finditer(self._text)]
+        offsets = self._line_offsets
+        if not 1 <= first_line <= len(offsets) or not self._text.startswith(code, offsets[first_line - 1]):
+            return None  # not where CPython's tree put it: LibCST's full run decides
+        return collector._computed
+
+
+_MISSING = object()
+
+
+def _first_lines(module: cst.Module, text: str) -> list[int] | None:
+    """The first line of each top-level statement of ``module`` (its leading blank and
+    comment lines included), from CPython's tree of ``text``; None when they do not pair up."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    statements, taken, firsts = tree.body, 0, []
+    for statement in module.body:
+        if taken >= len(statements):
+            return None
+        node = statements[taken]
+        first = min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", ()))])
+        firsts.append(first - len(statement.leading_lines))
+        taken += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return firsts if taken == len(statements) else None

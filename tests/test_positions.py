@@ -1,0 +1,115 @@
+"""retrace_fix.positions: one statement at a time, exactly LibCST's ``PositionProvider``.
+
+Every node below a top-level statement (what :func:`push_children` reaches) of every golden
+input and expectation, of layouts built to trip the line arithmetic, and of generated
+programs, gets the position LibCST's full run gives, without that run; where the text does
+not fit (it does not compile, a node below a token field) the answer is LibCST's run.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from hypothesis import given
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from retrace_fix.fastvisit import push_children
+from retrace_fix import positions as positions_module
+from retrace_fix.positions import StatementPositions
+from tests.golden import GOLDEN_ROOT
+from tests.test_fuzz import SETTINGS, tf_programs
+
+SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py", "expected.py"))
+
+LAYOUTS = {
+    "header comments and blank lines": "#!/usr/bin/env python\n# a comment\n\n\nimport tensorflow as tf\n\n\n# about f\n@tf.function\ndef f(x):\n    return x\n",
+    "decorators with lines between": "import tensorflow as tf\n\n# before\n@tf.function(\n    reduce_retracing=True,\n)\n\n# between\n@other\n\ndef f(x):\n    return x\n",
+    "semicolons": "import tensorflow as tf; import numpy as np\na = 1; b = 2;\nf = tf.function(lambda x: x); g = 3\n",
+    "windows line ends": "import tensorflow as tf\r\n\r\n@tf.function\r\ndef f(x):\r\n    return x\r\n\r\nf(1)\r\n",
+    "old mac line ends": "import tensorflow as tf\r\r@tf.function\rdef f(x):\r    return x\r",
+    "mixed line ends": "import tensorflow as tf\n\r\n@tf.function\rdef f(x):\r\n    return x\nf(1)",
+    "continuations": "import tensorflow as tf\nx = 1 + \\\n    2\n@tf.function\ndef f(x):\n    return x + \\\n        1\ny = (1,\n     2)\n",
+    "form feed and tabs": "import tensorflow as tf\n\x0c\n@tf.function\ndef f(x):\n\treturn x\n\x0c\nclass A:\n\tdef g(self):\n\t\treturn 1\n",
+    "one-line compounds": "import tensorflow as tf\nif True: a = 1; b = 2\nfor i in range(3): f(i)\nclass C: pass\n",
+    "trailing comments in blocks": "def f():\n    x = 1\n    # trailing\n\n# top\n\nclass A:\n    def g(self):\n        pass\n        # end of g\n    # end of A\n\n\nz = 2  # last\n# file end",
+    "no final newline": "import tensorflow as tf\n@tf.function\ndef f(x):\n    return x",
+    "async and match": "async def f():\n    async for x in y:\n        await x\nmatch p:\n    case [a, b]:\n        pass\n    case _:\n        pass\n",
+    "strings spanning lines": 'x = """\nline\n"""\n@tf.function\ndef f(x):\n    return f"""{x}\n"""\n',
+    "only comments": "# nothing\n\n# here\n",
+    "empty": "",
+}
+
+
+def nodes_below_statements(module: cst.Module) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack: list = list(reversed(module.body))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        push_children(node, stack)
+    return found
+
+
+def never() -> None:
+    raise AssertionError("LibCST's full run was needed")
+
+
+def assert_positions_match(source: str) -> None:
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = StatementPositions(module, source, never)
+    for node in nodes_below_statements(module):
+        assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.relative_to(GOLDEN_ROOT).as_posix() for p in SOURCES])
+def test_golden_sources(path):
+    assert_positions_match(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_layouts(name):
+    assert_positions_match(LAYOUTS[name])
+
+
+@SETTINGS
+@given(tf_programs())
+def test_generated_programs(source):
+    assert_positions_match(source)
+
+
+def test_text_that_does_not_compile_gets_libcst_s_run(monkeypatch):
+    """LibCST may accept syntax this Python's parser rejects (newer grammar): no CPython tree, no shortcut."""
+    source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    runs: list[int] = []
+
+    def full():
+        runs.append(1)
+        return expected
+
+    def rejects(text):
+        raise SyntaxError("newer syntax")
+
+    monkeypatch.setattr(positions_module.ast, "parse", rejects)
+    positions = StatementPositions(module, source, full)
+    for node in nodes_below_statements(module):
+        assert positions[node] == expected[node]
+    assert runs == [1]
+
+
+def test_nodes_below_token_fields_get_libcst_s_run():
+    source = "a = [1, 2]\nb = 3\n"
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    runs: list[int] = []
+
+    def full():
+        runs.append(1)
+        return expected
+
+    positions = StatementPositions(module, source, full)
+    comma = module.body[0].body[0].value.elements[0].comma
+    assert positions[module.body[1]] == expected[module.body[1]] and runs == []
+    assert positions[comma] == expected[comma] and runs == [1]
