@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite
-from retrace_fix.tfnames import Scope, dotted_name, local_bindings
+from retrace_fix.tfnames import Scope, dotted_name, local_bindings, named_params
 
 _CACHE_KEY = "retrace_fix.callsites"
 _BINDINGS_KEY = "retrace_fix.local_bindings"
@@ -397,7 +397,7 @@ class _Collector(cst.CSTVisitor):
         self.loops.append([])
         self.chains.append([])
         self.any_loop_depth.append(self.any_loop_depth[-1])
-        for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
+        for param in named_params(node.params):
             self._bind_name(param.name.value, "param", param.default, param)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -561,7 +561,7 @@ class _Collector(cst.CSTVisitor):
             else:
                 continue
             claimed[name] = claimed.get(name, 0) + 1
-            params = [p.name.value for p in [*node.params.posonly_params, *node.params.params]]
+            params = [p.name.value for p in named_params(node.params, keyword_only=False)]
             if site.class_name is not None and site.form != "wrap-call" and params and params[0] in ("self", "cls"):
                 params = params[1:]
             result.callables[name] = TfCallable(

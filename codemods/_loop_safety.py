@@ -47,7 +47,7 @@ from typing import Iterable, NamedTuple
 import libcst as cst
 
 from retrace_fix.node_text import short_code
-from retrace_fix.tfnames import Scope
+from retrace_fix.tfnames import Scope, named_params
 
 __all__ = [
     "Blocker",
@@ -291,7 +291,7 @@ def tf_valued_names(
 
 def _all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
     p = function.params
-    out = [*p.posonly_params, *p.params, *p.kwonly_params]
+    out = named_params(p)
     if isinstance(p.star_arg, cst.Param):
         out.append(p.star_arg)
     if p.star_kwarg is not None:

@@ -26,7 +26,7 @@ from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
 from retrace_fix.node_text import code_of
-from retrace_fix.tfnames import BUILTIN_NAMES, ImportTable, Scope, canonical, local_bindings
+from retrace_fix.tfnames import BUILTIN_NAMES, ImportTable, Scope, canonical, local_bindings, named_params
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
     TENSOR_KINDS,
@@ -134,7 +134,7 @@ def literal_default(node: cst.BaseExpression | None) -> Any:
 def param_infos(node: cst.FunctionDef) -> list[ParamInfo]:
     params = node.params
     infos: list[ParamInfo] = []
-    for param in [*params.posonly_params, *params.params]:
+    for param in named_params(params, keyword_only=False):
         infos.append(ParamInfo(param.name.value, "positional", param.default is not None, literal_default(param.default)))
     if isinstance(params.star_arg, cst.Param):
         infos.append(ParamInfo(params.star_arg.name.value, "var_positional"))
@@ -567,7 +567,7 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
 
 def _param_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:
     params = node.params
-    found = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    found = [p.name.value for p in named_params(params)]
     for star in (params.star_arg, params.star_kwarg):
         if isinstance(star, cst.Param):
             found.append(star.name.value)

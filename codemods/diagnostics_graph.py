@@ -15,7 +15,7 @@ from retrace_fix.codemods.static_to_dynamic_shape import static_read
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import dotted_name
+from retrace_fix.tfnames import dotted_name, named_params
 
 
 RTF102_DOC = doc_page(
@@ -222,7 +222,7 @@ class _ReadOnly(cst.CSTVisitor):
         site = self.c.analysis.tf_functions.get(node)
         if site is None or site.call is None:
             return None
-        params = [p.name.value for p in [*node.params.posonly_params, *node.params.params]]
+        params = [p.name.value for p in named_params(node.params, keyword_only=False)]
         if site.class_name is not None and params and params[0] in ("self", "cls"):
             params = params[1:]
         reassigned = _reassigned(node)
@@ -474,7 +474,7 @@ def _spec_none_dims(spec: cst.BaseExpression) -> set[int] | None:
 
 
 def _reassigned(node: cst.FunctionDef) -> set[str]:
-    params = {p.name.value for p in [*node.params.posonly_params, *node.params.params]}
+    params = {p.name.value for p in named_params(node.params, keyword_only=False)}
     out: set[str] = set()
 
     class _V(cst.CSTVisitor):

@@ -118,7 +118,7 @@ from retrace_fix.codemods.range_to_tf_range import _global_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name
+from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, named_params
 
 RULE = Rule(
     code="RTF006",
@@ -937,7 +937,7 @@ def _header_ids(inner: cst.FunctionDef) -> set[int]:
     for decorator in inner.decorators:
         ids |= _node_ids(decorator.decorator)
     params = inner.params
-    for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+    for param in named_params(params):
         ids |= _node_ids(param.default)
         ids |= _node_ids(param.annotation)
     for param in (params.star_arg, params.star_kwarg):
@@ -1003,7 +1003,7 @@ def _method_self(owner: cst.FunctionDef, creation: Creation, scope) -> str | Non
     """The first parameter of ``owner`` when it is a plain method of a class (not static/class)."""
     if len(creation.functions) != 1:
         return None  # a def inside a function inside a method: no class to add it to
-    params = [*owner.params.posonly_params, *owner.params.params]
+    params = named_params(owner.params, keyword_only=False)
     if not params:
         return None
     for decorator in owner.decorators:

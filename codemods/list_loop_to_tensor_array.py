@@ -103,7 +103,7 @@ from retrace_fix.codemods.diagnostics_calls import dtype_of
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import local_bindings
+from retrace_fix.tfnames import local_bindings, named_params
 
 RULE = Rule(
     code="RTF007",
@@ -569,8 +569,7 @@ def _sizes(values: list) -> str:
 
 
 def _params(function: cst.FunctionDef) -> set[str]:
-    p = function.params
-    return {x.name.value for x in [*p.posonly_params, *p.params, *p.kwonly_params]}
+    return {x.name.value for x in named_params(function.params)}
 
 
 def _loops_of(function: cst.FunctionDef) -> list[cst.For]:

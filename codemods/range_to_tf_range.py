@@ -117,7 +117,7 @@ from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import Scope, canonical
+from retrace_fix.tfnames import Scope, canonical, named_params
 
 RULE = Rule(
     code="RTF001",
@@ -180,7 +180,7 @@ def signature_tensor_params(site: TfFunctionSite | None, node: cst.FunctionDef, 
             value = arg.value
             if not isinstance(value, (cst.List, cst.Tuple)):
                 return set()
-            params = [p.name.value for p in [*node.params.posonly_params, *node.params.params]]
+            params = [p.name.value for p in named_params(node.params, keyword_only=False)]
             if params and params[0] == "self":
                 params = params[1:]
             out = set()
@@ -516,8 +516,7 @@ class _Planner(cst.CSTVisitor):
         if any(is_tensor_expr(b, self.scope, tf_names) for b in bounds):
             self._tensor_bound(node, call, function, tf_names)
             return
-        params = {p.name.value for p in [*function.params.posonly_params, *function.params.params,
-                                         *function.params.kwonly_params]}
+        params = {p.name.value for p in named_params(function.params)}
         for bound in bounds:
             if isinstance(bound, cst.Name) and bound.value in params and function in self.analysis.tf_functions:
                 self._int_param(node, function, bound.value, tensor_params, facts)

@@ -84,7 +84,7 @@ from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_fu
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import local_bindings
+from retrace_fix.tfnames import local_bindings, named_params
 
 RULE = Rule(
     code="RTF008",
@@ -743,7 +743,7 @@ def _is_argument(call: cst.Call, arg: cst.Arg, position: int, keyword: str) -> b
 
 def _bind(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """Parameter of ``helper`` -> the argument ``call`` passes it (plain positional and keyword arguments)."""
-    params = [p.name.value for p in [*helper.params.posonly_params, *helper.params.params]]
+    params = [p.name.value for p in named_params(helper.params, keyword_only=False)]
     names = set(params) | {p.name.value for p in helper.params.kwonly_params}
     bound: dict[str, cst.BaseExpression] = {}
     index = 0

@@ -268,6 +268,13 @@ def _cached_local_bindings(node: cst.FunctionDef | cst.Lambda) -> dict[str, str 
     return frame
 
 
+def named_params(params: cst.Parameters, keyword_only: bool = True) -> list[cst.Param]:
+    """The parameters a call binds by name or position, in order: positional-only, ordinary, then
+    (unless ``keyword_only`` is False) keyword-only; never ``*args`` or ``**kwargs``."""
+    positional = [*params.posonly_params, *params.params]
+    return [*positional, *params.kwonly_params] if keyword_only else positional
+
+
 def local_bindings(node: cst.FunctionDef | cst.Lambda) -> dict[str, str | None]:
     """Names bound in a function's own scope: imports map to their target, others to None."""
     return dict(_cached_local_bindings(node))

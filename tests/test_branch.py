@@ -28,7 +28,7 @@ def workspace(tmp_path, monkeypatch):
     write(alpha / "clean.py", CLEAN + "# staged\n")
     git(alpha, "add", "clean.py")  # staged work elsewhere
     write(alpha / "new.py", RELAX)  # untracked
-    mono = new_repo(ws / "mono", {"a/x.py": RELAX, "b/y.py": RELAX, "c/z.py": RELAX})  # two roots, one repository
+    new_repo(ws / "mono", {"a/x.py": RELAX, "b/y.py": RELAX, "c/z.py": RELAX})  # two roots, one repository
     new_repo(ws / "quiet", {"ok.py": CLEAN})
     taken = new_repo(ws / "taken", {"t.py": RELAX})
     git(taken, "branch", BRANCH)

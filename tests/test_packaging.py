@@ -107,7 +107,7 @@ def test_release_tags_are_v_and_the_version_and_every_snippet_names_this_one():
 def test_the_readme_installs_the_wheel_of_this_version():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     wheel = f"dist/retrace_fix-{__version__}-py3-none-any.whl"
-    assert f"python3 -m pip wheel --no-deps -w dist ." in readme and f"python3 -m pip install {wheel}" in readme
+    assert "python3 -m pip wheel --no-deps -w dist ." in readme and f"python3 -m pip install {wheel}" in readme
 
 
 def test_the_version_is_read_from_one_place():

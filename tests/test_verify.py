@@ -16,7 +16,6 @@ import io
 import json
 import re
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest

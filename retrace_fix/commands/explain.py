@@ -15,8 +15,8 @@ EXIT_OK, EXIT_ERROR = 0, 2
 def list_codes(out: IO[str] | None = None) -> int:
     """One line per code: code, name, tier, summary."""
     out = out or sys.stdout
-    for code, rule in RULES.items():
-        out.write(f"{code}  {rule.name:<24} {rule.tier.value:<10} {rule.summary}\n")
+    for code, record in RULES.items():
+        out.write(f"{code}  {record.name:<24} {record.tier.value:<10} {record.summary}\n")
     return EXIT_OK
 
 

@@ -30,7 +30,7 @@ from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Verification
-from retrace_fix.fix_request import FixRequest, UsageProblem, VerifyOptions, prepare
+from retrace_fix.fix_request import FixRequest, VerifyOptions, prepare
 from retrace_fix.linemap import LineMap
 from retrace_fix.verify import VerifyError
 from retrace_fix.verify.candidates import Fixer, Unit, group_units
