@@ -746,7 +746,8 @@ def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions
             job = files.get(relpath)
             if job is not None:
                 sources[relpath] = _safe_source(job)
-        plans[root] = build_plan(sources, traces)
+        with fastvisit.installed():  # its passes only read the trees, as the codemods' do
+            plans[root] = build_plan(sources, traces)
     return replace(options, call_site_plans=plans)
 
 
