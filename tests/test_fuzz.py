@@ -5,7 +5,8 @@ Two sources of programs:
 
 * hypothesmith: arbitrary (syntactically valid) Python from the grammar, run with
   the prefilter both on (the normal path: most are skipped) and off (every codemod
-  walks every generated construct);
+  walks every generated construct); and a stored sample of modules it built from
+  LibCST's node types (``tests/data/cst_shapes.json``, ``tests/make_cst_shapes.py``);
 * a small grammar of the patterns the codemods rewrite or diagnose: tf.function in
   all its spellings and aliases, ``experimental_relax_shapes`` / ``reduce_retracing``
   keywords, Keras ``predict`` calls, ``range`` loops, side effects, shape reads,
@@ -17,6 +18,7 @@ Bounded (``max_examples``, no deadline) so the module runs in well under 30 s.
 from __future__ import annotations
 
 import ast
+import json
 import tempfile
 import warnings
 from pathlib import Path
@@ -117,11 +119,20 @@ def test_arbitrary_python_every_codemod_runs(source):
     check_properties(source, prefilter=False, unsafe_fixes=True)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.deferred(lambda: _hypothesmith().from_node(cst.Module).filter(_libcst_parses)))
+#: modules hypothesmith built from LibCST's node types (tests/make_cst_shapes.py): building them
+#: costs seconds per run, and a derandomized draw gave the same ones every run
+CST_SHAPES = json.loads((Path(__file__).resolve().parent / "data" / "cst_shapes.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("source", CST_SHAPES, ids=[f"shape{i}" for i in range(len(CST_SHAPES))])
 def test_arbitrary_cst_shapes_every_codemod_runs(source):
     check_properties(source, prefilter=False)
+
+
+def test_the_cst_shapes_are_many_and_parse():
+    assert len(CST_SHAPES) >= 50 and len(set(CST_SHAPES)) == len(CST_SHAPES)
+    for source in CST_SHAPES:
+        assert _libcst_parses(source)
 
 
 # ----------------------------------------------------------------------------- tf.function programs
