@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import CliResult, run_cli
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden" / "predict-to-call"
 
@@ -105,6 +107,14 @@ def run_hook(repo: Path, hook_id: str, files: list[str] | None = None) -> subpro
     return subprocess.run(entry_argv(hook) + files, cwd=repo, capture_output=True, text=True, timeout=120)
 
 
+def run_hook_here(repo: Path, hook_id: str, files: list[str]) -> CliResult:
+    """:func:`run_hook` through the in-process runner: the same arguments, no new interpreter."""
+    hook = HOOKS[hook_id]
+    program, *args = shlex.split(hook["entry"])
+    assert program == "retrace-fix"
+    return run_cli(*args, *hook.get("args", []), *files, cwd=repo)
+
+
 def hook_passes(repo: Path, proc: subprocess.CompletedProcess) -> bool:
     """pre-commit's verdict: exit code 0 and no file modified by the hook."""
     modified = subprocess.run(["git", "diff", "--quiet"], cwd=repo).returncode != 0
@@ -175,8 +185,9 @@ def test_hooks_give_the_same_verdict_on_parallel_chunks(repo):
     """require_serial: false — pre-commit may split the files over several processes."""
     files = staged_files(repo, HOOKS["retrace-fix-check"])
     assert files == ["src/clean.py", "src/diagnosed.py", "src/model.py"]
-    whole = run_hook(repo, "retrace-fix-check", files)
-    chunks = [run_hook(repo, "retrace-fix-check", chunk) for chunk in (files[:1], files[1:2], files[2:])]
+    # the hook's command in this process (the other tests run the installed executable)
+    whole = run_hook_here(repo, "retrace-fix-check", files)
+    chunks = [run_hook_here(repo, "retrace-fix-check", chunk) for chunk in (files[:1], files[1:2], files[2:])]
     assert [c.returncode for c in chunks] == [0, 1, 1]
     assert "".join(c.stdout for c in chunks) == whole.stdout
 

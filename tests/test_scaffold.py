@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from retrace_fix.scaffold import main
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -123,16 +125,22 @@ def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
         (["RTF110", "x", "--tier", "maybe"], "argument --tier: invalid choice"),
     ],
 )
-def test_bad_input_is_one_line_and_writes_nothing(checkout, args, message):
+def test_bad_input_is_one_line_and_writes_nothing(checkout, args, message, capsys):
     before = snapshot(checkout)
-    proc = python(checkout, "-m", "retrace_fix.scaffold", *args)
-    assert proc.returncode == 2
-    assert len(proc.stderr.splitlines()) == 1 and message in proc.stderr, proc.stderr
+    assert scaffold_main([*args, "--root", str(checkout)]) == 2  # in this process: it refuses before writing
+    stderr = capsys.readouterr().err
+    assert len(stderr.splitlines()) == 1 and message in stderr, stderr
     assert snapshot(checkout) == before
 
 
-def test_outside_a_checkout_it_says_so(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "retrace_fix.scaffold", "RTF110", "new-code"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert "no codemods here; run it from the root of a retrace-fix checkout" in proc.stderr
+def scaffold_main(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's errors
+        return exc.code
+
+
+def test_outside_a_checkout_it_says_so(tmp_path, capsys):
+    assert scaffold_main(["RTF110", "new-code", "--root", str(tmp_path)]) == 2
+    assert "no codemods here; run it from the root of a retrace-fix checkout" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
