@@ -61,7 +61,7 @@ class CodemodSettings:
     traces: Any = None  # retrace_fix.traces.model.TraceSet, or None
     relpath: str | None = None  # the file's path relative to the project root (trace lookup)
     source_text: str | None = None  # the original text (suppression comments)
-    #: the text LibCST parsed (``source_text`` with defs emptied under partial parsing); None: ``source_text``
+    #: the text LibCST parsed when it is not ``source_text`` (partial parsing empties defs); None: ``source_text``
     parsed_text: str | None = None
     #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
     #: ``verifiable=True``; the user's program then keeps or drops each of them
@@ -209,7 +209,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
             self.analysis = cached
         else:
             source_text = self._source_text_for(tree)
-            parsed_text = (self.settings.parsed_text or source_text) if source_text is not None else None
+            parsed_text = self.settings.parsed_text if source_text is not None else None
             self.analysis = ModuleAnalysis.build(tree, source_text, module_text=parsed_text)
             self.context.scratch[_ANALYSIS_KEY] = self.analysis
         self.scope = Scope(self.analysis.table)

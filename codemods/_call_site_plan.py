@@ -257,7 +257,7 @@ def _read(relpath: str, text: str) -> _Module | None:
         tree = cst.parse_module(text)
     except Exception:  # noqa: BLE001 - a file LibCST cannot parse: its sites are refused
         return None
-    return _Module(relpath, text, tree, ModuleAnalysis.build(tree, text, module_text=text), source_lines(text))
+    return _Module(relpath, text, tree, ModuleAnalysis.build(tree, text), source_lines(text))
 
 
 def module_of(relpath: str) -> str:

@@ -47,7 +47,7 @@ from typing import Iterable, NamedTuple
 import libcst as cst
 
 from retrace_fix.node_text import short_code
-from retrace_fix.tfnames import Scope, named_params
+from retrace_fix.tfnames import Scope, all_params
 
 __all__ = [
     "Blocker",
@@ -251,7 +251,7 @@ def tf_valued_names(
                 assigned.setdefault(name, []).append(None)
 
     function.visit(_V())
-    params = {p.name.value for p in _all_params(function)}
+    params = {p.name.value for p in all_params(function.params)}
 
     def tf_value(e: cst.BaseExpression | None, names: set[str]) -> bool:
         if e is None:
@@ -289,16 +289,6 @@ def tf_valued_names(
     return known | candidates
 
 
-def _all_params(function: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
-    p = function.params
-    out = named_params(p)
-    if isinstance(p.star_arg, cst.Param):
-        out.append(p.star_arg)
-    if p.star_kwarg is not None:
-        out.append(p.star_kwarg)
-    return out
-
-
 # --------------------------------------------------------------------------- function context
 
 
@@ -314,7 +304,7 @@ class _Context(cst.CSTVisitor):
         self.enclosing_loops: list[cst.CSTNode] = []
 
     def run(self, function: cst.FunctionDef) -> "_Context":
-        for param in _all_params(function):
+        for param in all_params(function.params):
             self.before[param.name.value] = "param"
         function.body.visit(self)
         for outer in self.enclosing_loops[:1]:
@@ -876,12 +866,12 @@ def param_blockers(
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             if node is function:
                 return True
-            if param in {p.name.value for p in _all_params(node)}:
+            if param in {p.name.value for p in all_params(node.params)}:
                 return False  # shadowed
             return True
 
         def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return param not in {p.name.value for p in _all_params(node)}
+            return param not in {p.name.value for p in all_params(node.params)}
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return False

@@ -26,7 +26,7 @@ from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
 from retrace_fix.node_text import code_of
-from retrace_fix.tfnames import BUILTIN_NAMES, ImportTable, Scope, canonical, local_bindings, named_params
+from retrace_fix.tfnames import BUILTIN_NAMES, ImportTable, Scope, all_params, canonical, local_bindings, named_params
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
     TENSOR_KINDS,
@@ -566,12 +566,7 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
 
 
 def _param_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:
-    params = node.params
-    found = [p.name.value for p in named_params(params)]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.append(star.name.value)
-    return set(found)
+    return {p.name.value for p in all_params(node.params)}
 
 
 def _names_bound_inside(node: cst.FunctionDef) -> set[str]:

@@ -60,15 +60,15 @@ class ModuleAnalysis:
     tf_functions: dict[cst.FunctionDef, TfFunctionSite]
     suppressions: Suppressions
     wrapper: MetadataWrapper
-    #: the text ``module`` was parsed from (its ``.code``); None when not known: positions then
-    #: come from LibCST's run over the whole module
-    module_text: str | None = None
+    #: the text ``module`` was parsed from (its ``.code``)
+    module_text: str = ""
     _positions: object = None
 
     @classmethod
     def build(cls, module: cst.Module, source_text: str | None = None, module_text: str | None = None) -> "ModuleAnalysis":
         """``source_text``: the file's text (its suppression comments; default: the module's code);
-        ``module_text``: the text ``module`` was parsed from, when known."""
+        ``module_text``: the text ``module`` was parsed from when that is not ``source_text``
+        (partial parsing empties defs)."""
         table = ImportTable.from_module(module)
         text = source_text if source_text is not None else module.code
         return cls(
@@ -77,14 +77,13 @@ class ModuleAnalysis:
             tf_functions=find_tf_functions(module, Scope(table)),
             suppressions=Suppressions.from_source(text),
             wrapper=MetadataWrapper(module, unsafe_skip_copy=True),
-            module_text=module_text if module_text is not None else (text if source_text is None else None),
+            module_text=module_text if module_text is not None else text,
         )
 
     def position(self, node: cst.CSTNode):
         if self._positions is None:
-            full = lambda: self.wrapper.resolve(PositionProvider)  # noqa: E731
-            text = self.module_text
-            self._positions = StatementPositions(self.module, text, full) if text is not None else full()
+            self._positions = StatementPositions(self.module, self.module_text,
+                                                 lambda: self.wrapper.resolve(PositionProvider))
         return self._positions[node]
 
     def line_of(self, node: cst.CSTNode) -> int:

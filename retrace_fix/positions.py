@@ -54,9 +54,9 @@ class StatementPositions:
         if self._full is None:
             index = self._statement_index(node)
             if index is not None:
-                positions = self._done.get(index, _MISSING)
-                if positions is _MISSING:
-                    positions = self._done[index] = self._generate(index)
+                if index not in self._done:
+                    self._done[index] = self._generate(index)
+                positions = self._done[index]
                 if positions is not None and node in positions:
                     return positions[node]
             self._full = self._full_run()
@@ -100,8 +100,6 @@ class StatementPositions:
             return None  # not where CPython's tree put it: LibCST's full run decides
         return collector._computed
 
-
-_MISSING = object()
 
 
 def _first_lines(module: cst.Module, text: str) -> list[int] | None:

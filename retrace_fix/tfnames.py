@@ -275,6 +275,11 @@ def named_params(params: cst.Parameters, keyword_only: bool = True) -> list[cst.
     return [*positional, *params.kwonly_params] if keyword_only else positional
 
 
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    """Every parameter that binds a name: :func:`named_params`, then ``*args`` and ``**kwargs``."""
+    return [*named_params(params), *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+
+
 def local_bindings(node: cst.FunctionDef | cst.Lambda) -> dict[str, str | None]:
     """Names bound in a function's own scope: imports map to their target, others to None."""
     return dict(_cached_local_bindings(node))
