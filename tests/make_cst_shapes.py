@@ -3,7 +3,9 @@ types, for ``tests/test_fuzz.py::test_arbitrary_cst_shapes_every_codemod_runs``.
 
 Building them costs about five seconds per run (most drafts are rejected), and the test drew
 the same fixed sample on every run anyway (``derandomize=True``), so the sample is stored.
-Run ``python tests/make_cst_shapes.py`` after upgrading hypothesmith or LibCST, or to draw more.
+Run ``python -m tests.make_cst_shapes [EXAMPLES]`` from the checkout (default 150; the stored 91
+distinct modules came from such a draw) after upgrading hypothesmith or LibCST, or to draw more: the
+draw depends on their versions and on this file's code, so a new one differs.
 """
 
 from __future__ import annotations
@@ -16,23 +18,17 @@ import hypothesmith
 import libcst as cst
 from hypothesis import HealthCheck, given, settings
 
+from tests.test_fuzz import libcst_parses
+
 OUT = Path(__file__).resolve().parent / "data" / "cst_shapes.json"
 
 
-def _libcst_parses(source: str) -> bool:
-    try:
-        cst.parse_module(source)
-    except Exception:
-        return False
-    return True
-
-
-def main(count: int = 25) -> int:
+def main(count: int = 150) -> int:
     drawn: list[str] = []
 
     @settings(max_examples=count, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-    @given(hypothesmith.from_node(cst.Module).filter(_libcst_parses))
+    @given(hypothesmith.from_node(cst.Module).filter(libcst_parses))
     def collect(source: str) -> None:
         if source not in drawn:
             drawn.append(source)

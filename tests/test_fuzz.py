@@ -88,7 +88,7 @@ def check_properties(source: str, **options) -> None:
 # ----------------------------------------------------------------------------- arbitrary Python
 
 
-def _libcst_parses(source: str) -> bool:
+def libcst_parses(source: str) -> bool:
     try:
         cst.parse_module(source)
     except Exception:
@@ -104,7 +104,7 @@ def _hypothesmith():
     return hypothesmith
 
 
-python_programs = st.deferred(lambda: _hypothesmith().from_grammar().filter(_libcst_parses))
+python_programs = st.deferred(lambda: _hypothesmith().from_grammar().filter(libcst_parses))
 
 
 @SETTINGS
@@ -132,7 +132,7 @@ def test_arbitrary_cst_shapes_every_codemod_runs(source):
 def test_the_cst_shapes_are_many_and_parse():
     assert len(CST_SHAPES) >= 50 and len(set(CST_SHAPES)) == len(CST_SHAPES)
     for source in CST_SHAPES:
-        assert _libcst_parses(source)
+        assert libcst_parses(source)
 
 
 # ----------------------------------------------------------------------------- tf.function programs
@@ -224,7 +224,7 @@ def tf_programs(draw):
 @SETTINGS
 @given(tf_programs(), st.booleans())
 def test_tf_function_programs(source, unsafe):
-    assert _libcst_parses(source), source
+    assert libcst_parses(source), source
     check_properties(source, unsafe_fixes=unsafe)
 
 
@@ -246,7 +246,7 @@ def test_line_endings_and_tabs_survive(source, variant):
         source = source.replace("\n", "\r\n")
     else:  # tabs for indentation
         source = "\n".join(line.replace("    ", "\t") for line in source.split("\n"))
-        if not _libcst_parses(source):
+        if not libcst_parses(source):
             return
     result, _ = run_engine(source)
     assert result.error is None or "internal error" not in result.error

@@ -78,16 +78,23 @@ def test_generated_programs(source):
     assert_positions_match(source)
 
 
-def test_text_that_does_not_compile_gets_libcst_s_run(monkeypatch):
-    """LibCST may accept syntax this Python's parser rejects (newer grammar): no CPython tree, no shortcut."""
-    source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
-    module = cst.parse_module(source)
+def counting_full_run(module: cst.Module):
+    """LibCST's positions of ``module``, and a stand-in for its full run that counts its calls."""
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     runs: list[int] = []
 
     def full():
         runs.append(1)
         return expected
+
+    return expected, full, runs
+
+
+def test_text_that_does_not_compile_gets_libcst_s_run(monkeypatch):
+    """LibCST may accept syntax this Python's parser rejects (newer grammar): no CPython tree, no shortcut."""
+    source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
+    module = cst.parse_module(source)
+    expected, full, runs = counting_full_run(module)
 
     def rejects(text):
         raise SyntaxError("newer syntax")
@@ -102,13 +109,7 @@ def test_text_that_does_not_compile_gets_libcst_s_run(monkeypatch):
 def test_nodes_below_token_fields_get_libcst_s_run():
     source = "a = [1, 2]\nb = 3\n"
     module = cst.parse_module(source)
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    runs: list[int] = []
-
-    def full():
-        runs.append(1)
-        return expected
-
+    expected, full, runs = counting_full_run(module)
     positions = StatementPositions(module, source, full)
     comma = module.body[0].body[0].value.elements[0].comma
     assert positions[module.body[1]] == expected[module.body[1]] and runs == []
