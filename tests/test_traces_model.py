@@ -731,3 +731,25 @@ def test_report_shows_call_sites_and_proofs():
     # version-1 files have neither: no such lines
     bare = function(file="train.py", qualname="step", line=3, traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
     assert "called from" not in render_report(build_report(trace_set(bare)), "text")
+
+
+def test_a_sigterm_that_arrives_while_the_shard_is_written_waits_for_the_write(tmp_path):
+    """multiprocessing terminates its pool workers while they write at exit: the handler used to
+    re-enter the recorder, whose lock the interrupted write held, and the worker hung for good."""
+    import signal
+
+    from retrace_fix.traces.recorder import _ProcessRecorder
+
+    recorder = _ProcessRecorder(str(tmp_path), None)
+    events: list[str] = []
+
+    def writing() -> None:
+        events.append("write")
+        if events.count("write") == 1:
+            recorder._on_sigterm(signal.SIGTERM, None)  # the signal lands mid-write
+        events.append("written")
+
+    recorder._write = writing
+    recorder._previous_sigterm = lambda signum, frame: events.append("previous handler")
+    recorder.write()
+    assert events == ["write", "written", "write", "written", "previous handler"]

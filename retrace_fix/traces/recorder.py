@@ -42,6 +42,7 @@ TensorFlow's module is already imported, and otherwise installs a
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.abc
 import itertools
 import math
@@ -52,7 +53,7 @@ import threading
 import time
 import types
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet, save_trace_file
@@ -899,6 +900,11 @@ class _ProcessRecorder:
         self._previous_sigterm: Any = None
         self._token: str | None = None
         self._finalizer: Any = None  # multiprocessing.util.Finalize that writes at a child's exit
+        #: proving or writing now: a SIGTERM that arrives meanwhile (multiprocessing terminates its
+        #: pool workers while they write at exit) waits for it instead of re-entering the recorder,
+        #: whose lock this thread may hold (that deadlocked)
+        self._busy = False
+        self._sigterm_waiting = False
 
     def install(self) -> None:
         atexit.register(self.write)
@@ -916,13 +922,30 @@ class _ProcessRecorder:
         current = threading.current_thread()
         if any(t is not current and t.is_alive() and not t.daemon for t in threading.enumerate()):
             return
+        with self._not_interrupted_by_sigterm():
+            try:
+                if is_patched():
+                    self.recorder.prove()
+            except KeyboardInterrupt:  # Ctrl-C while proving: keep what was proved, write, leave
+                pass
+            finally:
+                self._proved_at_exit = True
+
+    @contextlib.contextmanager
+    def _not_interrupted_by_sigterm(self) -> Iterator[None]:
+        """Run the block to its end; a SIGTERM that arrives meanwhile is acted on after it (see
+        :meth:`_on_sigterm`).  Re-entered (a write from a handler), it changes nothing."""
+        if self._busy:
+            yield
+            return
+        self._busy = True
         try:
-            if is_patched():
-                self.recorder.prove()
-        except KeyboardInterrupt:  # Ctrl-C while proving: keep what was proved, write, leave
-            pass
+            yield
         finally:
-            self._proved_at_exit = True
+            self._busy = False
+            if self._sigterm_waiting:
+                self._sigterm_waiting = False
+                self._on_sigterm(signal.SIGTERM, None)
 
     def shard_path(self) -> str:
         """``traces-<pid>-<random>.json``: unique even when a later process reuses the pid."""
@@ -931,6 +954,11 @@ class _ProcessRecorder:
         return os.path.join(self.shard_dir, f"traces-{self._token}.json")
 
     def write(self) -> None:
+        """:meth:`_write`, to its end even when SIGTERM arrives meanwhile."""
+        with self._not_interrupted_by_sigterm():
+            self._write()
+
+    def _write(self) -> None:
         """Write this process's shard (once TensorFlow was imported and something traced).
 
         Ctrl-C cannot cut it short.  The shard directory is never created here:
@@ -969,6 +997,9 @@ class _ProcessRecorder:
             pass
 
     def _on_sigterm(self, signum, frame) -> None:
+        if self._busy:  # proving or writing already: finish that first (_not_interrupted_by_sigterm)
+            self._sigterm_waiting = True
+            return
         self.write()
         previous = self._previous_sigterm
         if callable(previous):
