@@ -270,7 +270,10 @@ def test_report_of_the_recorded_program(recorded):
     assert "    `model`: new object of type Sequential\n" in text
     assert "    `self`: new object of type Mod\n" in text
     assert "    `cfg`: list length 2 → 3\n" in text
-    assert text.splitlines()[0] == "prog.py:8 train_step: 5 calls, 3 traces, 2 retraces"
+    assert "prog.py:8 train_step: 5 calls, 3 traces, 2 retraces" in text.splitlines()
+    # TF's count: each Mod's first call created its variable and was traced twice (m1 logs 2)
+    assert "prog.py:32 Mod.step: 3 calls, 4 traces (2 distinct, 2 variable-creation), 1 retrace" in text.splitlines()
+    assert "m1 tracing count 2" in recorded[2]
     # every function block ends with its time line; the totals end the report
     blocks = text.split("\n\n")
     assert len(blocks) == 10
