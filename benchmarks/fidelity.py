@@ -23,6 +23,9 @@ copy that is its own git root:
 ::
 
     python benchmarks/fidelity.py [--only NAME ...] [--set programs,reports,golden] [--jobs N] [--json FILE]
+                                  [--keep DIR] [--repo CHECKOUT]
+
+``--repo`` records with another checkout's ``retrace_fix`` (the figures before a change).
 
 Prints one line per program (TF alone, TF recorded, trace file, outputs) and
 exits 1 when any program differs.
@@ -51,11 +54,6 @@ GOLDEN = REPO / "golden"
 PROBE_DIR = HERE / "fidelity_probe"
 SETS = ("programs", "reports", "golden")
 RUN_TIMEOUT = 300
-#: run a golden drive.py with the seeds the semantic tests set (the same in both runs)
-GOLDEN_LAUNCHER = (
-    "import runpy, sys, tensorflow as tf; tf.keras.utils.set_random_seed(0); "
-    "sys.argv = ['drive.py']; runpy.run_path('drive.py', run_name='__main__')"
-)
 
 sys.path.insert(0, str(REPO))
 
@@ -79,6 +77,7 @@ class Run:
     tf_counts: dict[str, int]
     file_counts: dict[str, int] | None = None  # trace file: origin -> total_traces (recorded run)
     variable_creation: dict[str, int] = field(default_factory=dict)
+    proofs: dict[str, int] = field(default_factory=dict)  # result -> how many proofs (recorded run)
     seconds: float = 0.0
     stderr_tail: str = ""
 
@@ -93,6 +92,8 @@ class Result:
     problems: list[str]
     seconds: float
     exit_codes: tuple[int, int] = (0, 0)
+    variable_creation: dict[str, int] = field(default_factory=dict)
+    proofs: dict[str, int] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- programs
@@ -128,21 +129,73 @@ def load_programs(sets: tuple[str, ...] = SETS, only: list[str] | None = None) -
                 [sys.executable, meta.get("main", "main.py")],
                 rtol=float(meta.get("rtol", 1e-4)), atol=float(meta.get("atol", 1e-6)), json_output=True,
             ))
-    if "golden" in sets:
-        for drive in sorted(GOLDEN.glob("*/*/drive.py")):
-            case = drive.parent
-            found.append(Program(
-                f"golden/{case.parent.name}/{case.name}",
-                _copy_files({"input.py": case / "input.py", "drive.py": drive}),
-                [sys.executable, "-c", GOLDEN_LAUNCHER],
-            ))
     if only:
         wanted = set(only)
         found = [p for p in found if p.name in wanted or p.name.split("/", 1)[1] in wanted]
+    if "golden" in sets:
+        drives = sorted(GOLDEN.glob("*/*/drive.py"))
+        if only:
+            drives = [d for d in drives if f"{d.parent.parent.name}/{d.parent.name}" in wanted or d.parent.name in wanted]
+        if drives:
+            found.append(Program(f"golden ({len(drives)} cases)", _golden_tree(drives),
+                                 [sys.executable, "run_goldens.py"]))
     return found
 
 
+def _golden_tree(drives: list[Path]):
+    """All executed golden cases in one tree, run one after another by one process
+    (``run_goldens.py``; TensorFlow is imported once): ``<codemod>__<case>/`` holds its
+    ``input.py`` and ``drive.py``.  Both runs run the same sequence, so what one case leaves
+    behind (Keras's name counters, TF's state) is the same on both sides."""
+    def make(dest: Path) -> None:
+        dest.mkdir(parents=True, exist_ok=True)
+        names = []
+        for drive in drives:
+            case = drive.parent
+            name = f"{case.parent.name}__{case.name}"
+            (dest / name).mkdir()
+            shutil.copyfile(case / "input.py", dest / name / "input.py")
+            shutil.copyfile(drive, dest / name / "drive.py")
+            names.append(name)
+        (dest / "run_goldens.py").write_text(GOLDEN_RUNNER.replace("NAMES", repr(names)), encoding="utf-8")
+    return make
+
+
+#: the child that runs every golden drive.py (seeds as the semantic tests set them)
+GOLDEN_RUNNER = """\
+import contextlib, io, os, runpy, sys, traceback
+import tensorflow as tf
+
+root = os.getcwd()
+for name in NAMES:
+    directory = os.path.join(root, name)
+    for module in [m for m, v in sys.modules.items() if m == "input" or str(getattr(v, "__file__", "")).startswith(directory)]:
+        del sys.modules[module]
+    tf.keras.utils.set_random_seed(0)
+    sys.path.insert(0, directory)
+    os.chdir(directory)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path("drive.py", run_name="__main__")
+        error = ""
+    except BaseException as exc:
+        error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    finally:
+        os.chdir(root)
+        sys.path.remove(directory)
+    print(f"=== {name}")
+    print(out.getvalue(), end="")
+    if error:
+        print(f"error: {error}")
+"""
+
+
 # --------------------------------------------------------------------------- running
+
+
+#: the checkout whose ``retrace_fix`` records (``--repo``: measure another version against the same probe)
+RECORDER_REPO = REPO
 
 
 def _env(probe_out: Path) -> dict[str, str]:
@@ -150,7 +203,7 @@ def _env(probe_out: Path) -> dict[str, str]:
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env["FIDELITY_PROBE_DIR"] = str(probe_out)
     env["PYTHONHASHSEED"] = "0"
-    paths = [str(PROBE_DIR), str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    paths = [str(PROBE_DIR), str(RECORDER_REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
 
@@ -163,19 +216,24 @@ def _probe_counts(probe_out: Path) -> dict[str, int]:
     return {k: v for k, v in counts.items() if v}
 
 
-def _file_counts(trace_file: Path) -> tuple[dict[str, int] | None, dict[str, int]]:
+def _file_counts(trace_file: Path) -> tuple[dict[str, int] | None, dict[str, int], dict[str, int]]:
+    """(origin -> total_traces, origin -> variable-creation traces, proof result -> count) of a trace file."""
     from retrace_fix.traces.model import TraceFileError, load_trace_file
 
     if not trace_file.is_file():
-        return None, {}
+        return None, {}, {}
     try:
         trace_set = load_trace_file(str(trace_file))
     except TraceFileError:
-        return None, {}
+        return None, {}, {}
     counts = {f"{f.file}::{f.qualname}::{f.firstlineno}": f.total_traces for f in trace_set}
     extra = {f"{f.file}::{f.qualname}::{f.firstlineno}": sum(getattr(t, "variable_creation", 0) for t in f.traces)
              for f in trace_set}
-    return counts, {k: v for k, v in extra.items() if v}
+    proofs: dict[str, int] = {}
+    for function in trace_set:
+        for proof in function.proofs.values():
+            proofs[proof.result] = proofs.get(proof.result, 0) + 1
+    return counts, {k: v for k, v in extra.items() if v}, proofs
 
 
 def run_once(program: Program, work: Path, recorded: bool) -> Run:
@@ -204,7 +262,7 @@ def run_once(program: Program, work: Path, recorded: bool) -> Run:
     run = Run(code, stdout, _probe_counts(probe_out), seconds=round(seconds, 1),
               stderr_tail=stderr.strip().splitlines()[-1][:200] if code and stderr.strip() else "")
     if recorded:
-        run.file_counts, run.variable_creation = _file_counts(trace_file)
+        run.file_counts, run.variable_creation, run.proofs = _file_counts(trace_file)
     return run
 
 
@@ -258,7 +316,8 @@ def check(program: Program, work_root: Path) -> Result:
             if f != r:
                 problems.append(f"{origin}: the trace file says {f}, TF {r}")
     return Result(program.name, alone.tf_counts, recorded.tf_counts, recorded.file_counts, outputs, problems,
-                  round(time.monotonic() - start, 1), (alone.exit_code, recorded.exit_code))
+                  round(time.monotonic() - start, 1), (alone.exit_code, recorded.exit_code),
+                  recorded.variable_creation, recorded.proofs)
 
 
 # --------------------------------------------------------------------------- report
@@ -277,6 +336,16 @@ def render(results: list[Result]) -> str:
                      f"{r.outputs:<16}  {verdict}")
     bad = sum(1 for r in results if r.problems)
     lines.append(f"{len(results)} programs, {len(results) - bad} identical, {bad} differ")
+    proofs: dict[str, int] = {}
+    for r in results:
+        for result, count in r.proofs.items():
+            proofs[result] = proofs.get(result, 0) + count
+    variable_creation = sum(sum(r.variable_creation.values()) for r in results)
+    lines.append(f"TF traces: {sum(sum(r.alone.values()) for r in results)} alone, "
+                 f"{sum(sum(r.recorded.values()) for r in results)} recorded, "
+                 f"{sum(sum((r.trace_file or {}).values()) for r in results)} in the trace files "
+                 f"({variable_creation} variable-creation); proofs: "
+                 + (", ".join(f"{n} {k}" for k, n in sorted(proofs.items())) or "none"))
     return "\n".join(lines)
 
 
@@ -287,7 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--keep", type=Path, help="keep the copies here")
+    parser.add_argument("--repo", type=Path, help="record with the retrace_fix of this checkout (default: this one)")
     options = parser.parse_args(argv)
+    global RECORDER_REPO
+    RECORDER_REPO = (options.repo or REPO).resolve()
     sets = tuple(s.strip() for s in options.set.split(",") if s.strip())
     unknown = sorted(set(sets) - set(SETS))
     if unknown:
@@ -299,7 +371,12 @@ def main(argv: list[str] | None = None) -> int:
     work_root.mkdir(parents=True, exist_ok=True)
     try:
         with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as pool:
-            results = list(pool.map(lambda p: check(p, work_root), programs))
+            futures = [pool.submit(check, p, work_root) for p in programs]
+            for future in concurrent.futures.as_completed(futures):  # progress on stderr
+                done = future.result()
+                print(f"{done.name}: {'ok' if not done.problems else '; '.join(done.problems[:2])} "
+                      f"({sum(done.alone.values())} traces, {done.seconds} s)", file=sys.stderr, flush=True)
+            results = [f.result() for f in futures]
     finally:
         if options.keep is None:
             shutil.rmtree(work_root, ignore_errors=True)
