@@ -114,12 +114,22 @@ def _copy_files(files: dict[str, Path]):
     return make
 
 
-def load_programs(sets: tuple[str, ...] = SETS, only: list[str] | None = None) -> list[Program]:
+def load_programs(sets: tuple[str, ...] = SETS, only: list[str] | None = None,
+                  batch_programs: bool = False) -> list[Program]:
+    """The programs of ``sets``; with ``batch_programs``, the lifetime programs (those ``only``
+    selects) as one program that runs them one after another in one process (``programs (N)``)."""
     found: list[Program] = []
     if "programs" in sets:
-        for path in sorted(PROGRAMS.glob("*.py")):
-            found.append(Program(f"programs/{path.stem}", _copy_files({path.name: path}),
-                                 [sys.executable, path.name], json_output=True))
+        paths = sorted(PROGRAMS.glob("*.py"))
+        if batch_programs:
+            if only:
+                paths = [p for p in paths if p.stem in only or f"programs/{p.stem}" in only]
+            found.append(Program(f"programs ({len(paths)})", _batch_tree(paths),
+                                 [sys.executable, "run_programs.py"]))
+        else:
+            for path in paths:
+                found.append(Program(f"programs/{path.stem}", _copy_files({path.name: path}),
+                                     [sys.executable, path.name], json_output=True))
     if "reports" in sets:
         for case in sorted(p for p in REPORTS.iterdir() if (p / "case.toml").is_file()):
             meta = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))
@@ -131,7 +141,7 @@ def load_programs(sets: tuple[str, ...] = SETS, only: list[str] | None = None) -
             ))
     if only:
         wanted = set(only)
-        found = [p for p in found if p.name in wanted or p.name.split("/", 1)[1] in wanted]
+        found = [p for p in found if "/" not in p.name or p.name in wanted or p.name.split("/", 1)[1] in wanted]
     if "golden" in sets:
         drives = sorted(GOLDEN.glob("*/*/drive.py"))
         if only:
@@ -159,6 +169,27 @@ def _golden_tree(drives: list[Path]):
             names.append(name)
         (dest / "run_goldens.py").write_text(GOLDEN_RUNNER.replace("NAMES", repr(names)), encoding="utf-8")
     return make
+
+
+def _batch_tree(paths: list[Path]):
+    """The lifetime programs in one tree, run one after another by ``run_programs.py``
+    (what ``tests/test_fidelity_tf.py`` runs: two processes instead of two per program)."""
+    def make(dest: Path) -> None:
+        dest.mkdir(parents=True, exist_ok=True)
+        for path in paths:
+            shutil.copyfile(path, dest / path.name)
+        (dest / "run_programs.py").write_text(BATCH_RUNNER.replace("NAMES", repr([p.name for p in paths])),
+                                              encoding="utf-8")
+    return make
+
+
+BATCH_RUNNER = """\
+import runpy
+
+for name in NAMES:
+    print(f"=== {name}", flush=True)
+    runpy.run_path(name, run_name="__main__")
+"""
 
 
 #: the child that runs every golden drive.py (seeds as the semantic tests set them)
