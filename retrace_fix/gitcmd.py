@@ -80,6 +80,9 @@ COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "commit": ("--no-gpg-sign", "--no-verify"),
 }
 
+#: an empty environment variable, the value ``--config-env`` gives a setting
+EMPTY_VARIABLE = "RETRACE_FIX_GIT_EMPTY"
+
 #: seconds a command may take when the caller gives no limit (a configuration can include a FIFO)
 DEFAULT_TIMEOUT = 300
 
@@ -92,7 +95,7 @@ def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in REDIRECTING_VARIABLES}
     env.update({
         "GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1", "LC_ALL": "C",
-        "GIT_PAGER": "cat", "PAGER": "cat", "GIT_EDITOR": ":", "GIT_SEQUENCE_EDITOR": ":",
+        "GIT_PAGER": "cat", "PAGER": "cat", "GIT_EDITOR": ":", "GIT_SEQUENCE_EDITOR": ":", EMPTY_VARIABLE: "",
     })
     env.update(extra or {})
     return env
@@ -203,7 +206,7 @@ def _with_command_options(args: Sequence[str]) -> list[str]:
 
 
 def _repository_overrides(cwd: str | os.PathLike[str], timeout: float | None) -> list[str]:
-    """``-c KEY=`` options that empty every command setting of the repository's own files."""
+    """Options that empty every command setting of the repository's own files (``-c KEY=``)."""
     if repository_root(cwd) is None:
         return []
     done = _run(["config", "--list", "--show-scope", "--includes", "-z"], cwd, [], None, None, timeout, False)
@@ -218,8 +221,10 @@ def _repository_overrides(cwd: str | os.PathLike[str], timeout: float | None) ->
         if scope.decode("ascii", "replace") in REPOSITORY_SCOPES and _COMMAND_SETTING.match(key.lower()):
             if key not in keys:
                 keys.append(key)
-    # ``-c KEY=`` (git splits at the first ``=``: a subsection holding one makes git refuse the command)
-    return [option for key in keys for option in ("-c", f"{key}=")]
+    # ``-c KEY=`` splits at the first ``=``: a subsection holding one (``filter "a=b"``) needs
+    # ``--config-env`` (git 2.31), which splits at the last; an older git refuses the command
+    return [option for key in keys
+            for option in ((f"--config-env={key}={EMPTY_VARIABLE}",) if "=" in key else ("-c", f"{key}="))]
 
 
 def first_error_line(stderr: bytes) -> str:

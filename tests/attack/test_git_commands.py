@@ -74,6 +74,8 @@ def hostile_config(evil: Path) -> str:
         f'\tsmudge = "{evil} smudge"',
         '[filter "proc"]',
         f'\tprocess = "{evil} process"',
+        '[filter "a=b"]',  # a subsection that ``-c KEY=`` cannot name
+        f'\tclean = "{evil} clean-a=b"',
         '[diff "evil"]',
         f'\ttextconv = "{evil} textconv"',
         f'\tcommand = "{evil} diff-driver"',
@@ -105,7 +107,7 @@ def checkout(tmp_path):
     with open(repo / ".git" / "config", "a") as config:
         config.write(hostile_config(evil))
     (repo / ".git" / "more.cfg").write_text(f'[filter "more"]\n\tclean = "{evil} included-clean"\n')
-    write(repo / ".gitattributes", "*.py filter=evil diff=evil\n*.txt filter=proc\n*.cfg filter=more\n")
+    write(repo / ".gitattributes", "*.py filter=evil diff=evil\n*.txt filter=proc\n*.cfg filter=more\n*.ab filter=a=b\n")
     return repo, marker
 
 
@@ -128,7 +130,7 @@ def test_every_git_command_runs_with_the_protections(checkout):
     for args in (
         ["status", "--porcelain"], ["diff"], ["diff", "HEAD"], ["diff", "--stat"], ["log", "-p", "-1"],
         ["show", "HEAD"], ["hash-object", "--path", "model.py", "--stdin"], ["hash-object", "notes.txt"],
-        ["hash-object", "more.cfg", "--path", "x.cfg"],
+        ["hash-object", "--path", "x.cfg", "--stdin"], ["hash-object", "--path", "x.ab", "--stdin"],
         ["checkout", "--", "model.py"], ["update-index", "--refresh"], ["var", "GIT_PAGER"],
     ):
         run_git(args, cwd=repo, check=False, input=b"text\n")
