@@ -3,10 +3,11 @@
 * A file named on the command line is always processed (if it is a Python file),
   unless its real location (links followed) leaves its project root: the
   nearest directory at or above it, as written, that holds ``.git``, else the
-  current directory (or the file's own directory when it is not below it).  A directory named on the command line is refused the
-  same way when it is a link out of the repository that holds it.  Such a path
-  is reported (exit 2) and never read: a link in someone else's tree must not
-  carry a file from outside it into a fix, a diff or a patch.
+  current directory (or the file's own directory when it is not below it).  A
+  directory named on the command line is refused the same way when it is a
+  link out of the repository that holds it.  Such a path is reported (exit 2)
+  and never read: a link in someone else's tree must not carry a file from
+  outside it into a fix, a diff or a patch.
 * A directory is walked: ``*.py`` files, not following symbolic links (no loops,
   nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
   directories, every ``.gitignore`` on the way (from the repository root down)

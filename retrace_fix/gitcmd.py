@@ -19,9 +19,10 @@ the coordinator, a trace file's project) goes through :func:`run_git`, so that
   followed) that names a command - filters, diff drivers and textconv,
   ``diff.external``, ``core.sshCommand``, ``core.pager``, credential helpers,
   ``gpg.program``, ... (:data:`COMMAND_SETTINGS`) - is overridden with an empty
-  value (one ``git config --list`` per command finds them); diff-like commands get ``--no-ext-diff --no-textconv`` and commits are
-  never signed. The user's own (global, system) settings still apply: their
-  identity, their credential helpers for a clone;
+  value (one ``git config --list`` per command finds them); diff-like commands
+  get ``--no-ext-diff --no-textconv`` and commits are never signed.  The
+  user's own (global, system) settings still apply: their identity, their
+  credential helpers for a clone;
 * a repository is found only through a ``.git`` entry at or above a directory
   (:func:`repository_root`, :func:`repository_toplevel`), never through a
   directory that looks like a bare repository, and a ``.git`` whose
@@ -126,7 +127,8 @@ def repository_toplevel(start: str | os.PathLike[str]) -> str:
         raise GitError(f"no .git at or above {os.path.realpath(start)}")
     shown = output(run_git(["rev-parse", "--show-toplevel"], cwd=top))
     if not shown or os.path.realpath(shown) != top:
-        raise GitError(f"{os.path.join(top, '.git')}: git's work tree for it is {shown or 'none'}, not {top} (core.worktree?)")
+        where = os.path.join(top, ".git")
+        raise GitError(f"{where}: git's work tree for it is {shown or 'none'}, not {top} (core.worktree?)")
     return top
 
 
@@ -139,7 +141,7 @@ def run_git(
     timeout: float | None = None,
     check: bool = True,
 ) -> subprocess.CompletedProcess[bytes]:
-    """``git ARGS`` in ``cwd`` with the protections on; raises :class:`GitError` (one line) when it fails and ``check``.
+    """``git ARGS`` in ``cwd``, protected; raises :class:`GitError` (one line) when it fails and ``check``.
 
     ``cwd`` None: a command that needs no repository (it runs in an empty temporary directory,
     so the current directory's repository is never read); path arguments must then be absolute.

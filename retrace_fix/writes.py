@@ -704,7 +704,8 @@ def write_stream(path: str | os.PathLike, data: bytes) -> bool:
         raise UnsafeTarget(reason)
     if kind not in ("character device", "FIFO"):
         raise WriteRefused(f"is a {kind} (only a regular file, a character device or a FIFO is written)")
-    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))  # a FIFO waits for a reader
+    # never O_CREAT or O_TRUNC; a FIFO waits for a reader, as a shell's ``>`` does
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         opened = os.fstat(fd)
         if _special_kind(opened.st_mode) not in ("character device", "FIFO"):  # swapped since: nothing written yet

@@ -107,7 +107,8 @@ def checkout(tmp_path):
     with open(repo / ".git" / "config", "a") as config:
         config.write(hostile_config(evil))
     (repo / ".git" / "more.cfg").write_text(f'[filter "more"]\n\tclean = "{evil} included-clean"\n')
-    write(repo / ".gitattributes", "*.py filter=evil diff=evil\n*.txt filter=proc\n*.cfg filter=more\n*.ab filter=a=b\n")
+    write(repo / ".gitattributes",
+          "*.py filter=evil diff=evil\n*.txt filter=proc\n*.cfg filter=more\n*.ab filter=a=b\n")
     return repo, marker
 
 

@@ -133,7 +133,8 @@ def test_a_block_device_is_refused_unopened(project):
     block = device(project / "disk", stat.S_IFBLK, 7, 250)  # a loop device: never opened
     code, _, err = run_cli("--diff", "--summary", "disk", "proj").outcome
     assert code == 2
-    assert "--summary disk: not written: is a block device (only a regular file, a character device or a FIFO is written)" in err
+    assert ("--summary disk: not written: is a block device "
+            "(only a regular file, a character device or a FIFO is written)") in err
     assert kind(block) == "blk"
 
 
