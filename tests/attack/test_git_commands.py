@@ -181,3 +181,21 @@ def test_a_work_tree_moved_elsewhere_by_the_config_is_refused(tmp_path, monkeypa
                           capture_output=True).returncode == 1  # no branch made
     with pytest.raises(gitcmd.GitError, match="no .git at or above"):
         gitcmd.repository_toplevel(tmp_path)
+
+
+def test_bench_and_verify_copies_hold_no_git_entry(tmp_path):
+    """A worktree's ``.git`` file or a link named ``.git`` copied into a ``bench``/``--verify`` copy
+    would make git there (the program's own ``git describe``, say) act on the original repository."""
+    from retrace_fix.bench.copying import copy_project, exclude_matcher
+
+    real = new_repo(tmp_path / "real", {"model.py": RELAX})
+    project = tmp_path / "project"
+    write(project / "model.py", RELAX)
+    (project / ".git").write_text(f"gitdir: {real / '.git'}\n")  # as `git worktree add` writes it
+    write(project / "sub" / "x.py", RELAX)
+    os.symlink(real / ".git", project / "sub" / ".git")
+    os.symlink(real / ".git", project / "sub" / ".GIT")
+    copy = tmp_path / "copy"
+    copy_project(project, copy, exclude_matcher(project, project, []))
+    assert sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*")) == ["model.py", "sub", "sub/x.py"]
+
