@@ -704,8 +704,7 @@ def write_stream(path: str | os.PathLike, data: bytes) -> bool:
         raise UnsafeTarget(reason)
     if kind not in ("character device", "FIFO"):
         raise WriteRefused(f"is a {kind} (only a regular file, a character device or a FIFO is written)")
-    # never O_CREAT or O_TRUNC; a FIFO waits for a reader, as a shell's ``>`` does
-    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = _open_stream(path, kind)
     try:
         opened = os.fstat(fd)
         if _special_kind(opened.st_mode) not in ("character device", "FIFO"):  # swapped since: nothing written yet
@@ -714,6 +713,42 @@ def write_stream(path: str | os.PathLike, data: bytes) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+#: seconds a FIFO named as an output may go without a reader before the write is refused
+FIFO_READER_WAIT = 10.0
+
+
+def _open_stream(path: str, kind: str) -> int:
+    """``path`` opened for writing - never created or truncated - in blocking mode.
+
+    The open itself does not block: a FIFO that no process opens for reading
+    within :data:`FIFO_READER_WAIT` seconds is refused (a FIFO planted where an
+    output goes must not stall the run); a reader that starts a moment after
+    the run (``mkfifo f; consumer < f & retrace-fix --summary f``) is waited for.
+    """
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            fd = os.open(path, flags)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or kind != "FIFO":
+                raise
+            if time.monotonic() >= deadline:
+                raise WriteRefused(f"is a FIFO that no process reads (waited {FIFO_READER_WAIT:g} s)") from None
+            time.sleep(0.05)
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except ImportError:  # pragma: no cover - no FIFOs or devices there either
+        pass
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _write_all(fd: int, data: bytes) -> None:

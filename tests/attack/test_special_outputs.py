@@ -79,6 +79,36 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
+def test_a_fifo_that_no_process_reads_is_refused_not_waited_on_forever(project, monkeypatch):
+    """A FIFO planted where an output goes (``.retrace/traces.json`` in a downloaded tree, say)."""
+    from retrace_fix import writes
+
+    monkeypatch.setattr(writes, "FIFO_READER_WAIT", 0.3)
+    os.mkfifo(project / "nobody.fifo")
+    code, _, err = run_cli("--diff", "--summary", "nobody.fifo", "proj").outcome
+    assert code == 2
+    assert "--summary nobody.fifo: not written: is a FIFO that no process reads (waited 0.3 s)" in err
+    assert kind(project / "nobody.fifo") == "fifo"
+
+
+def test_a_reader_that_starts_a_moment_later_is_waited_for(tmp_path):
+    """``mkfifo f; consumer < f & retrace-fix --summary f``: the consumer may open it a little later."""
+    fifo = tmp_path / "late.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def late_reader() -> None:
+        threading.Event().wait(0.3)
+        with open(fifo, "rb") as handle:
+            got.append(handle.read())
+
+    thread = threading.Thread(target=late_reader, daemon=True)
+    thread.start()
+    write_file(fifo, b"the summary\n")
+    thread.join(10)
+    assert got == [b"the summary\n"] and kind(fifo) == "fifo"
+
+
 def test_summary_into_a_fifo_is_streamed(project):
     with fifo_reader(project / "summary.fifo") as got:
         code, _, err = run_cli("--diff", "--summary", "summary.fifo", "proj").outcome
