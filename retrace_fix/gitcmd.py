@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from typing import Mapping, Sequence
@@ -125,11 +126,30 @@ def repository_toplevel(start: str | os.PathLike[str]) -> str:
     top = repository_root(start)
     if top is None:
         raise GitError(f"no .git at or above {os.path.realpath(start)}")
+    check_git_entry(top)
     shown = output(run_git(["rev-parse", "--show-toplevel"], cwd=top))
     if not shown or os.path.realpath(shown) != top:
         where = os.path.join(top, ".git")
         raise GitError(f"{where}: git's work tree for it is {shown or 'none'}, not {top} (core.worktree?)")
     return top
+
+
+def check_git_entry(top: str) -> None:
+    """Raise GitError when ``top``'s ``.git`` (or its ``config``) is a FIFO, a device or a socket.
+
+    git would open it and wait (a FIFO) or read without end (``/dev/zero``):
+    a tree from someone else must not stall the run.
+    """
+    entry = os.path.join(top, ".git")
+    for path, allowed in ((entry, (stat.S_ISDIR, stat.S_ISREG)), (os.path.join(entry, "config"), (stat.S_ISREG,))):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return  # missing or dangling: git passes it by
+        if not any(test(mode) for test in allowed):
+            raise GitError(f"{path}: not a regular file or directory")
+        if stat.S_ISREG(mode):
+            return
 
 
 def run_git(
@@ -209,8 +229,10 @@ def _with_command_options(args: Sequence[str]) -> list[str]:
 
 def _repository_overrides(cwd: str | os.PathLike[str], timeout: float | None) -> list[str]:
     """Options that empty every command setting of the repository's own files (``-c KEY=``)."""
-    if repository_root(cwd) is None:
+    top = repository_root(cwd)
+    if top is None:
         return []
+    check_git_entry(top)
     done = _run(["config", "--list", "--show-scope", "--includes", "-z"], cwd, [], None, None, timeout, False)
     if done.returncode != 0:
         if not done.stderr.strip():

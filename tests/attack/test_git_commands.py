@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -198,4 +199,21 @@ def test_bench_and_verify_copies_hold_no_git_entry(tmp_path):
     copy = tmp_path / "copy"
     copy_project(project, copy, exclude_matcher(project, project, []))
     assert sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*")) == ["model.py", "sub", "sub/x.py"]
+
+
+@pytest.mark.parametrize("fifo", [".git", ".git/config"])
+def test_a_fifo_for_git_to_read_fails_at_once(tmp_path, monkeypatch, fifo):
+    """A tree from someone else with ``.git`` (or ``.git/config``) a FIFO: git would wait on it forever."""
+    victim = new_repo(tmp_path / "victim", {"model.py": RELAX})
+    shutil.rmtree(victim / ".git") if fifo == ".git" else (victim / fifo).unlink()
+    os.mkfifo(victim / fifo)
+    monkeypatch.chdir(tmp_path)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(run_cli("--branch", "fixbr", "victim").outcome), daemon=True)
+    worker.start()
+    worker.join(30)  # today: git blocks in open() with no time limit
+    assert done, "--branch waited on the FIFO"
+    code, _, err = done[0]
+    assert code == 2 and f"{victim / fifo}: not a regular file or directory" in err
+    assert project_of(victim)["commit"] is None
 
