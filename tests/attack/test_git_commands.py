@@ -170,6 +170,19 @@ def test_a_bare_repository_committed_into_the_tree_is_never_used(tmp_path, monke
     assert (victim / "tools" / "model.py").read_text() == RELAX  # --branch never writes the work tree
 
 
+def test_a_bare_repository_in_a_tree_outside_git_is_no_repository(tmp_path, monkeypatch):
+    """A downloaded tree (no ``.git``) holding the bare ``tools/``: --branch has no repository there."""
+    evil, marker = planted(tmp_path)
+    write(tmp_path / "tree" / "tools" / "model.py", RELAX)
+    bare_repository_in(tmp_path / "tree" / "tools", evil)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("--branch", "fixbr", "tree/tools/model.py").outcome
+    assert not marker.exists(), marker.read_text()
+    assert code == 2
+    assert f"no branch fixbr: not in a git repository (no .git at or above {(tmp_path / 'tree' / 'tools').resolve()})" in err
+    assert not (tmp_path / "tree" / "tools" / "refs" / "heads" / "fixbr").exists()
+
+
 def test_a_work_tree_moved_elsewhere_by_the_config_is_refused(tmp_path, monkeypatch):
     elsewhere = new_repo(tmp_path / "elsewhere", {"model.py": RELAX})
     victim = new_repo(tmp_path / "victim", {"model.py": RELAX})
