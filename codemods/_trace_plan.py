@@ -863,6 +863,9 @@ def clauses(plan: SignaturePlan) -> list[tuple[str | None, str, bool]]:
             texts[key], params[key], varied[key] = text, param, text
     for param, text in plan.blockers:
         key = param or text
+        if key not in texts:
+            # the very clause a problem already lists (an item of a container, `xs[0]`): once
+            key = next((k for k, listed in varied.items() if listed == text), key)
         if key in blocking:
             continue
         blocking.add(key)

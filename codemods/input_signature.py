@@ -16,7 +16,12 @@ What it does
     float64; bool: bool), when the body only uses it as a tensor operand or as
     the bound of a ``range`` loop that is safe with a tensor bound (RTF001's
     loop analysis); a value that never varied is converted too when it has no
-    default to pin, so that it does not block the signature.  Trailing
+    default to pin, so that it does not block the signature.  A list or tuple
+    of Python numbers of one type (floats, or ints within int32) whose values
+    varied between calls (per-batch ``weights``, ``bounds`` computed in Python)
+    becomes a 1-D ``tf.TensorSpec([n], tf.float32)`` (``tf.int32``): the
+    signature converts the caller's list, so call sites stay as they are;
+    unsafe at most, since the body then sees a tensor where it saw a list.  Trailing
     parameters with defaults that every call left alone stay pinned defaults.
     ``import tensorflow as tf`` is added when the module has no name for
     TensorFlow.  Functions that traced once are never touched, and neither are

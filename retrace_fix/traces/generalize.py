@@ -300,6 +300,8 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
                 dtypes.get(slot.param, slot.ladder[0]), proven,
             )
             continue
+        if slot.sequence:
+            _plan_sequence(plan, slot, summary)
         plan.specs.append((slot.param, slot.spec))
 
     # -- static-shape reads of dims that become None
@@ -367,6 +369,20 @@ def _refuse(plan: SignaturePlan, param: str | None, reason: str) -> None:
 
 def _same_literal(value: Any, default: Any) -> bool:
     return value is not NO_LITERAL and type(value) is type(default) and value == default
+
+
+def _plan_sequence(plan: SignaturePlan, slot, summary: ValueSummary) -> None:
+    """A list/tuple of Python numbers that varied becomes a 1-D tensor slot: unsafe at most, for the
+    body then sees a tensor where it saw a list (Python arithmetic on its items runs in the tensor's
+    dtype, ``for``/``if`` on them become graph loops and conditions); a ``--verify`` run proves it."""
+    dtype = slot.spec.dtype
+    kind = "list" if summary.kind == "list" else "tuple"
+    item = "float" if dtype.startswith("float") else "int"
+    plan.changes.append(f"`{slot.param}`: Python {kind} of {len(summary.children)} {item}s varies → {dtype} tensor")
+    plan.unsafe_reasons.append(
+        f"`{slot.param}` becomes a {dtype} tensor where the body saw a Python {kind}: arithmetic on its items "
+        "runs in graph ops of that dtype, and Python `if`/`for` on them become graph control flow"
+    )
 
 
 def _plan_scalar(
