@@ -131,7 +131,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         roots = roots if roots is not None else BulkReport.build(request, result)
         commit_branches(request.branch, roots, err, proof=verify.proof_table() if verify is not None else None)
     if request.patch_dir is not None:
-        return write_patch_dir(request, result, roots, extend_json=add_verify)
+        code = write_patch_dir(request, result, roots, extend_json=add_verify)
+        return verify.exit_code if verify is not None and verify.exit_code is not None and code == 0 else code
     if mode == "interactive":
         code = run_interactive(request, result)
         _print_hint(request, result, err)
@@ -176,6 +177,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
 
     if result.errors or (roots is not None and roots.branch_errors):
         return EXIT_ERROR
+    if verify is not None and verify.exit_code is not None:
+        return verify.exit_code  # the original fails and nothing ran (2), nothing stable to compare (1)
     if mode == "diff":
         return EXIT_FOUND if any(f.changed for f in result.files) else EXIT_OK
     if mode == "check":
