@@ -364,6 +364,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         # RecursionError on deeply nested (but valid) code: retry with a big stack
     status, value = _isolated(_transform_isolated, args, len(data))
     if status == "ok" and value is not None:
+        if problem is not None and value.error:  # LibCST refused it too: say where CPython locates the error
+            value.error = _syntax_error_message(job.display, problem)
         return value
     reason = value if status != "ok" else f"{PARSE_ERROR_PREFIX}: nested too deeply for LibCST"
     result.error = f"{job.display}:1: {reason}; file left unchanged"

@@ -14,7 +14,7 @@ from retrace_fix import output
 from retrace_fix.branch import commit_branches
 from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_dir
 from retrace_fix.engine import RunOptions, RunResult, run
-from retrace_fix.findings import FileResult
+from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 from retrace_fix.interactive import run_interactive
 from retrace_fix.next_step import next_step_hint
@@ -162,6 +162,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     else:
         if mode == "diff":
             output.write_diffs(result, out, color=output.stream_is_terminal(out))
+            if not request.quiet:  # the diagnostics the summary counts, next to the pure diff (as ruff does)
+                output.write_findings(result, err, only_tier=Tier.DIAGNOSTIC)
         elif mode == "check":
             output.write_findings(result, out)
         else:  # fix: show what is left to do by hand (and, with --show-fixes, what was done)
