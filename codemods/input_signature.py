@@ -222,7 +222,13 @@ class InputSignatureCommand(RetraceCodemod):
         changes = short_list(plan.changes)
         message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
         specs = ", ".join(f"{param}={render_spec(spec, tf_name)}" for param, spec in plan.specs)
-        if plan.unsafe_reasons:
+        verifiable = bool(plan.unseen_reasons)
+        if verifiable:  # a tensor into the project's own code: only a run of the program can prove it
+            tier, reason = Tier.DIAGNOSTIC, "; ".join(plan.unseen_reasons + plan.unsafe_reasons)
+            message = f"{count} ({changes}): an input_signature would make it trace once, but " \
+                      f"{plan.unseen_reasons[0].split(', code of this project', 1)[0]}, project code retrace-fix " \
+                      "does not see into: `retrace-fix --verify` can prove it"
+        elif plan.unsafe_reasons:
             tier, reason = Tier.UNSAFE, "; ".join(plan.unsafe_reasons)
         else:
             tier = Tier.SAFE
@@ -233,7 +239,8 @@ class InputSignatureCommand(RetraceCodemod):
             if plan.pinned:
                 reason += f", {', '.join('`' + p + '`' for p in plan.pinned)} pinned to the default"
             reason += "; calls with other shapes, dtypes or pinned values now raise TypeError instead of retracing"
-        if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message)):
+        if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message),
+                           verifiable=verifiable):
             return
         self._edits[anchor] = self._signature_value(plan, tf_name, anchor)
         if import_needed:
