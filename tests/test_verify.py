@@ -416,3 +416,21 @@ def test_nothing_to_verify_is_said_plainly_and_changes_nothing(project, capsys):
     assert code == 0, err
     assert err.rstrip().endswith("nothing to verify: no candidate fix for this program")
     assert "runs" not in err.splitlines()[0] or "(1 run" in err.splitlines()[0]
+
+
+def test_nothing_stable_to_compare_verifies_nothing_and_exits_1(project, capsys):
+    """Its only output is a timing: the run cannot tell a fix that changes the results from one that does not."""
+    (project / "main.py").write_text("import time\n\nfrom prog import infer\n\ninfer([1.0, 2.0])\n"
+                                     "print('took', time.perf_counter_ns())\n")
+    code, out, err = run_cli(verify_args(), capsys)
+    assert code == 1, err
+    assert (project / "prog.py").read_text() == PROG  # nothing verified, nothing written
+    assert re.search(r"untested +prog\.py:10 +RTF002 +1 +nothing stable left to compare: the original's stdout "
+                     r"varies between two of its own runs in every value it prints", err)
+    assert "compared: stdout (1 varying number masked)" in err
+    assert "name what to compare with --compare-stdout REGEX or --compare PATH" in err.splitlines()[-2]
+    # naming the lines that matter is the user's word: what is left of them is compared, and fixes are verified
+    code, out, err = run_cli(verify_args("--compare-stdout", "took"), capsys)
+    assert code == 0, err
+    assert "model(x, training=False)" in (project / "prog.py").read_text()
+    assert "stdout lines matching /took/: 1 line, 1 varying number masked" in err

@@ -136,7 +136,7 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     if mode == "interactive":
         code = run_interactive(request, result)
         _print_hint(request, result, err)
-        return code
+        return verify.exit_code if verify is not None and verify.exit_code is not None and code == 0 else code
 
     write_failures: list[str] = []
     if mode == "fix" and request.branch is None:
