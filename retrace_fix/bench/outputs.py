@@ -293,15 +293,17 @@ def line_mask(a: str, b: str, rtol: float, atol: float, previous: LineMask | Non
     ta, tb = tokens(a), tokens(b)
     varying = [False] * len(ta)
     gaps: set[int] = set()  # text only ``b`` has, before token i of ``a``
-    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    # the same number of tokens: token by token; else the tokens the two lines share, in order
+    opcodes = [("replace", 0, len(ta), 0, len(tb))] if len(ta) == len(tb) else \
+        difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             continue
         if tag == "replace" and i2 - i1 == j2 - j1:
             for i, j in zip(range(i1, i2), range(j1, j2)):
-                same_number = token_kind(ta[i]) == token_kind(tb[j]) == "number" and _close(
-                    float(ta[i]), float(tb[j]), rtol, atol)
-                varying[i] = not same_number
+                same = ta[i] == tb[j] or (token_kind(ta[i]) == token_kind(tb[j]) == "number" and _close(
+                    float(ta[i]), float(tb[j]), rtol, atol))
+                varying[i] = not same
             continue
         if i1 == i2:
             gaps.add(i1)
