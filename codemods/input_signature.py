@@ -98,8 +98,12 @@ Fix safety
     the results).  diagnostic when the proof failed: the signature
     raised on the live function (``tf.math.pow(x, k)`` with an int32 ``k``
     fails, so float32 is tried next; ``tf.constant(k)`` fails for every
-    dtype).  A proof shows the body *traces*; it does not show the results are
-    the same, which is what the static checks (and ``bench``) are for.  In
+    dtype), and where a converted number is passed to a function of the
+    user's own project that the rewriter does not see into (``x +
+    double(offset)``, ``double`` defined in another module): only a run can
+    tell whether that function takes a tensor, so ``--verify`` tries the
+    signature and the program's run keeps or drops it.  A proof shows the
+    body *traces*; it does not show the results are the same, which is what the static checks (and ``bench``) are for.  In
     every tier, calls with shapes, dtypes or pinned values that were never
     recorded raise ``TypeError`` instead of retracing — record a
     representative run (see ``docs/trace-driven-fixes.md``).
