@@ -103,10 +103,11 @@ Fix safety
     double(offset)``, ``double`` defined in another module): only a run can
     tell whether that function takes a tensor, so ``--verify`` tries the
     signature and the program's run keeps or drops it.  A proof shows the
-    body *traces*; it does not show the results are the same, which is what the static checks (and ``bench``) are for.  In
-    every tier, calls with shapes, dtypes or pinned values that were never
-    recorded raise ``TypeError`` instead of retracing — record a
-    representative run (see ``docs/trace-driven-fixes.md``).
+    body *traces*; it does not show the results are the same, which is what
+    the static checks (and ``bench``) are for.  In every tier, calls with
+    shapes, dtypes or pinned values that were never recorded raise
+    ``TypeError`` instead of retracing — record a representative run (see
+    ``docs/trace-driven-fixes.md``).
     ``reduce_retracing`` is ignored once a signature exists.
 """
 
