@@ -72,8 +72,11 @@ class ScalarUse:
     (``<``/``<=``/``>``/``>=`` with another parameter ``other``, outside a Python test),
     ``random_kw`` (``mean/stddev/minval/maxval`` of ``tf.random.*``; ``dtype``
     when a dtype keyword is given), ``tf_arg`` (any other argument of a
-    TensorFlow API), ``other`` (anything else: Python control flow, a Python
-    call, an index, ``return`` ...).
+    TensorFlow API), ``project_call`` (an argument of a function of the
+    user's own project that the rewriter does not see into, ``double(offset)``:
+    only a run of the program can tell whether it takes a tensor; ``other``
+    names the function), ``other`` (anything else: Python control flow, a
+    Python call, an index, ``return`` ...).
     """
 
     kind: str
@@ -164,6 +167,9 @@ class SignaturePlan:
     pinned: list = field(default_factory=list)  # params left to their defaults
     conversions: dict = field(default_factory=dict)  # param -> dtype (Python scalar -> tensor)
     unsafe_reasons: list = field(default_factory=list)
+    #: conversions that pass a tensor into project code the rewriter does not see into
+    #: (``double(offset)``): a diagnostic whose edit a ``--verify`` run may try and prove
+    unseen_reasons: list = field(default_factory=list)
     refusals: list = field(default_factory=list)  # why no signature; empty = possible
     problems: list = field(default_factory=list)  # variation reduce_retracing cannot remove
     static_blockers: list = field(default_factory=list)  # static-shape reads of varying dims
@@ -459,6 +465,8 @@ def _plan_scalar(
             return
     if status == "unsafe":
         plan.unsafe_reasons.extend(notes)
+    if status == "unseen":
+        plan.unseen_reasons.extend(notes)
     plan.conversions[param.name] = dtype
     plan.specs.append((param.name, TensorSpecInfo("tensor", (), dtype)))
 
@@ -472,7 +480,10 @@ def classify_scalar(
     autograph: bool = True,
     proven: bool = False,
 ) -> tuple[str, list[str]]:
-    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor.
+    """("safe" | "unsafe" | "unseen" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor.
+
+    ``unseen``: nothing blocks it but a call into the project's own code the rewriter does not see
+    into (``double(offset)``); a run of the program decides (``--verify``).
 
     ``proven``: a fresh tf.function traced with the conversion, so every use whose only risk
     is a dtype mismatch (TensorFlow raises on those while tracing) is known to be fine.
@@ -481,6 +492,7 @@ def classify_scalar(
         return "blocked", [f"`{name}` is reassigned in the body"]
     blocked: list[str] = []
     unsafe: list[str] = []
+    unseen: list[str] = []
     for use in facts.uses.get(name, []):
         if use.kind == "range":
             if dtype != "int32":
@@ -530,10 +542,16 @@ def classify_scalar(
                     f"`{use.text}` gets {_a(dtype)} {dtype} tensor where TensorFlow converted a Python number "
                     "to the dtype it needed"
                 )
+        elif use.kind == "project_call":
+            unseen.append(f"`{use.text}` passes it to `{use.other}`, code of this project that retrace-fix does not "
+                          f"see into: whether it takes {_a(dtype)} {dtype} tensor is for a run of the program to "
+                          "prove (--verify)")
         else:
             blocked.append(f"`{use.text}` uses it as a Python value")
     if blocked:
         return "blocked", _unique(blocked)
+    if unseen:
+        return "unseen", _unique(unseen + unsafe)
     if unsafe:
         return "unsafe", _unique(unsafe)
     return "safe", []
