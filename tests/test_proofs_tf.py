@@ -265,3 +265,36 @@ def test_call_sites_name_the_calling_line_and_nested_traces_have_none(program):
     assert [(c.file, c.line, c.column, c.count) for c in functions["outer"].call_sites] == [("prog.py", outer_line, 8, 3)]
     assert functions["inner"].call_sites == []  # traced while `outer` traced
     assert all(t.nested for t in functions["inner"].traces)
+
+
+def test_a_python_function_is_held_only_when_that_keeps_nothing_else_alive():
+    """A closure-free def with literal defaults (a tf.function re-created per call around a
+    nested def) is held, so its proofs run; a closure or a default object is held weakly."""
+    import weakref
+
+    from retrace_fix.traces.prover import _function_holder
+
+    class Model:
+        pass
+
+    def make():
+        model = Model()
+
+        def plain(x, scale=2.0):
+            return x * scale
+
+        def closure(x):
+            return model
+
+        def default(x, m=Model()):
+            return m
+
+        return plain, closure, default, weakref.ref(model)
+
+    plain, closure, default, model = make()
+    holders = [_function_holder(f) for f in (plain, closure, default)]
+    assert [isinstance(h, weakref.ref) for h in holders] == [False, True, True]
+    del plain, closure, default
+    gc.collect()
+    assert holders[0]() is not None and holders[1]() is None and holders[2]() is None
+    assert model() is None  # nothing held the closure's cell

@@ -41,6 +41,7 @@ import io
 import logging
 import math
 import os
+import sys
 import time
 import types
 import warnings
@@ -92,10 +93,31 @@ def _NOTHING() -> None:
     return None
 
 
+def _function_holder(function: Callable) -> Callable[[], Any]:
+    """How a :class:`LiveFunction` holds the Python function: strongly when holding it keeps
+    nothing of the program alive but the function object itself (no closure, literal defaults:
+    a ``def`` nested in a function that runs per call, whose tf.function is gone by the end),
+    else weakly (a closure's cells, a default object, would live longer)."""
+    closure = getattr(function, "__closure__", None)
+    defaults = list(getattr(function, "__defaults__", None) or ()) + list(
+        (getattr(function, "__kwdefaults__", None) or {}).values()
+    )
+    module = sys.modules.get(getattr(function, "__module__", None) or "")
+    if (
+        isinstance(function, types.FunctionType)
+        and not closure
+        and all(value is None or type(value) in (bool, int, float, str) for value in defaults)
+        and getattr(module, "__dict__", None) is function.__globals__  # globals that live on anyway
+    ):
+        return lambda: function
+    return _weak(function)
+
+
 @dataclass
 class LiveFunction:
     """Enough to re-trace a recorded tf.function later: its Python function, the instance of a
-    method and the tf.function options.  The function and the instance are held *weakly*:
+    method and the tf.function options.  The instance and any function that would keep an object
+    of the program alive (a closure, a default object) are held *weakly*:
     recording must not change an object's lifetime (a bound method or a model kept alive is
     equal to the next one in TensorFlow's cache key, and a ``__del__`` or a weakref-keyed cache of
     the program would run differently), so a proof needs them alive at the end of the program.
@@ -197,7 +219,7 @@ def live_function(function: Any) -> LiveFunction | None:
         if value is not None and value != {}:
             options[option] = value
     return LiveFunction(
-        function_ref=_weak(raw),
+        function_ref=_function_holder(raw),
         params=param_infos_of(raw),
         options=options,
         instance_ref=_weak(instance) if instance is not None else None,
