@@ -1,0 +1,28 @@
+import tensorflow as tf
+
+
+class Minimizer:
+    """Gradient steps on a loss rebuilt as a tf.function at every step."""
+
+    def __init__(self, target):
+        self.target = tf.constant(target)
+        self.x = tf.Variable([0.0, 0.0])
+
+    def loss(self):
+        return tf.reduce_sum(tf.square(self.x - self.target))
+
+    def step(self, lr):
+        loss_fn = tf.function(self.loss)
+        with tf.GradientTape() as tape:
+            value = loss_fn()
+        self.x.assign_sub(lr * tape.gradient(value, self.x))
+        return value
+
+    def score(self):
+        # evaluated once per step too
+        return tf.function(self.loss, reduce_retracing=True)()
+
+
+def main(steps):
+    minimizer = Minimizer([1.0, 2.0])
+    return [(minimizer.step(0.1), minimizer.score()) for _ in range(steps)]
