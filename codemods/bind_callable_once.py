@@ -6,7 +6,7 @@ What it does
     (``agent.update``: every attribute access makes a new bound-method object),
     ``functools.partial(...)`` or a ``lambda``.  Where the parts of that callable
     stay the same for the whole loop, it builds the callable once, just before
-    the loop (``update = agent.update``), and passes that name.
+    the loop (``agent_update = agent.update``), and passes that name.
 
     A bound method is bound once only when this module shows the receiver's class
     (``self`` in its own class, or a name bound by ``Agent(...)``) and that class
@@ -43,7 +43,7 @@ Example
 
         agent = Agent()
         for epoch in range(10):
-            run_epoch(agent.update, batches)  # RTF009: a new bound method per epoch
+            run_epoch(agent.update, batches)
 
     After::
 
@@ -61,9 +61,9 @@ Example
 
 
         agent = Agent()
-        update = agent.update
+        agent_update = agent.update
         for epoch in range(10):
-            run_epoch(update, batches)
+            run_epoch(agent_update, batches)
 
 Fix safety
     safe when the callable provably means the same at every iteration: the
@@ -82,6 +82,7 @@ Fix safety
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
@@ -135,6 +136,24 @@ class BindCallableOnceCommand(RetraceCodemod):
     RULES = (RULE,)
     ORDER = 60
     TRIGGERS = (b"function",)  # files without any of these bytes are never parsed
+    # NEEDS_WHOLE_MODULE stays True: the receiver's class and every store of an attribute anywhere decide
+
+    @classmethod
+    def might_apply_to_tree(cls, tree: ast.Module, outline) -> bool:
+        """A loop with a call that passes an attribute, a lambda or a ``partial(...)``."""
+        if not outline.references_tf_function:
+            return False
+        for loop in ast.walk(tree):
+            if not isinstance(loop, (ast.For, ast.While)):
+                continue
+            for node in ast.walk(loop):
+                if isinstance(node, ast.Call):
+                    for value in [*node.args, *(k.value for k in node.keywords)]:
+                        if isinstance(value, (ast.Attribute, ast.Lambda)) or (
+                            isinstance(value, ast.Call) and "partial" in ast.unparse(value.func)
+                        ):
+                            return True
+        return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions:
