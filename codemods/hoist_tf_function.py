@@ -22,7 +22,13 @@ What it does
       it); of a function of an imported module (``tf.function(ops.f)``), the
       same, as an unsafe fix;
     * ``tf.function(lambda: f(a, b))()`` becomes ``_tf_f(a, b)`` with the same
-      module-level ``_tf_f``.
+      module-level ``_tf_f``;
+    * ``tf.function(self.loss, ...)`` in a method (a loss or acquisition function
+      rebuilt at every optimisation step) is created once per object and kept on
+      it: ``if getattr(self, "_tf_loss", None) is None: self._tf_loss =
+      tf.function(self.loss, ...)``, then ``self._tf_loss`` in its place.  This form
+      is found from the code alone (a method that wraps its own method runs once
+      per step) unless the new function is returned or stored, and from traces.
 
     Otherwise it says what keeps the function in place: the local variables
     it captures (pass them as arguments; not reported when one of them is an
@@ -91,7 +97,15 @@ Fix safety
     than once, becomes a method of a class with a base class this
     module does not show (it may define the same name), or when
     ``tf.function(lambda: f(x))()`` turns a captured value into an argument (a
-    NumPy array passed as ``x`` would reach ``f`` as a tensor).  The traces a
+    NumPy array passed as ``x`` would reach ``f`` as a tensor).  A
+    ``tf.function(self.m)`` cached on the object is safe when ``m`` is a plain
+    method that reads only attributes set in ``__init__`` and the class has no
+    base class; unsafe when ``m`` reads an attribute set elsewhere (the shared
+    trace keeps the first value), has trace-time side effects, or the class
+    derives from another (a Keras layer or ``tf.Module`` tracks, and saves, an
+    attribute holding a tf.function); a decorated method, ``__slots__``, an
+    attribute of that name assigned somewhere, or a method that creates
+    variables keep it in place.  The traces a
     moved function keeps are the ones its first call made: values it reads
     from Python state are those of that first trace, as for any tf.function
     that does not retrace.  A ``--verify`` run also tries two diagnostics that
