@@ -15,7 +15,11 @@ What it does
     rebinds (a loop variable) keep the callable where it is, and the finding
     says so at the call site.  Receivers whose class this module does not show,
     properties, static methods and callables that are not built in a loop are
-    left alone (they may well be one object).
+    left alone (they may well be one object) - unless recorded traces
+    (``--traces``) show the call: a call site recorded in this file whose
+    tf.function (defined here or in any other module) got a new bound method,
+    ``partial`` or function object at every call is bound once too, as an
+    unsafe fix when the receiver's class is not in this module.
 
 Why it retraces
     tf.function keys a trace on each Python argument; a callable that is not a
@@ -75,7 +79,9 @@ Fix safety
     or a lambda reads an attribute or calls a method this module cannot see
     into, or a ``partial`` gets a container the loop mutates: the old program
     traced again at every call and saw the new value; a shared trace keeps the
-    value of its first trace.  Never edits a callable built from a loop
+    value of its first trace.  A bound method whose class this module does
+    not show (found from traces) is unsafe for the same reason: its reads
+    cannot be checked.  Never edits a callable built from a loop
     variable or a receiver the loop rebinds (a new object per iteration is
     then what the program means).
 """
@@ -156,7 +162,7 @@ class BindCallableOnceCommand(RetraceCodemod):
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if not self.analysis.tf_functions:
+        if not self.analysis.tf_functions and self.settings.traces is None:
             return tree
         plans = _Planner(self).plans()
         if not plans:
@@ -258,7 +264,7 @@ class _Planner:
         graph_code = set(self.analysis.tf_functions)
         out: list[_Plan] = []
         seen: set[int] = set()
-        for site in self.calls.calls:
+        for site in [*self.calls.calls, *self.recorded_sites()]:
             if not site.loops or set(site.functions) & graph_code:
                 continue  # not repeated here, or traced only while another tf.function traces
             loop = site.loops[-1]
@@ -273,11 +279,46 @@ class _Planner:
                     out.append(plan)
         return out
 
+    def recorded_sites(self) -> list["_RecordedSite"]:
+        """Calls of this file that the traces show passing a new callable object at every call (the
+        tf.function may be defined in another module)."""
+        traces, relpath = self.c.settings.traces, self.c.settings.relpath
+        if traces is None or not relpath:
+            return []
+        known = {id(site.call) for site in self.calls.calls}
+        by_position: dict[tuple[int, int], list] = {}
+        for plain in (p for group in self.calls.plain_calls.values() for p in group):
+            if plain.loops and id(plain.call) not in known:
+                position = (self.line(plain.call), self.analysis.column_of(plain.call))
+                by_position.setdefault(position, []).append(plain)
+        if not by_position:
+            return []
+        out = []
+        for function in traces:
+            params = _new_callables(function)
+            if not params:
+                continue
+            for recorded in function.call_sites:
+                if recorded.file != relpath:
+                    continue
+                found = [p for (line, column), group in by_position.items() for p in group
+                         if line == recorded.line and (recorded.column is None or column == recorded.column)]
+                if len(found) != 1:
+                    continue
+                plain = found[0]
+                args = _bind_recorded(plain.call, function.params, params)
+                if args:
+                    out.append(_RecordedSite(plain.call, plain.loops, plain.function, function.name, args, params))
+        return out
+
     # -- one argument
     def decide(self, site: CallSite, loop, param: str, expr: cst.BaseExpression) -> _Plan | None:
         callee = site.callee.name
+        recorded = getattr(site, "recorded", {}).get(param)
+        if recorded is not None and not _matches(expr, recorded, self.scope):
+            return None
         if isinstance(expr, cst.Attribute):
-            verdict = self.bound_method(site, loop, expr)
+            verdict = self.bound_method(site, loop, expr, recorded=recorded is not None)
             if verdict is None:
                 return None
             kind = "bound method"
@@ -318,16 +359,16 @@ class _Planner:
             return loop
         return None
 
-    def bound_method(self, site: CallSite, loop, expr: cst.Attribute) -> tuple[Tier, str] | None:
+    def bound_method(self, site, loop, expr: cst.Attribute, recorded: bool = False) -> tuple[Tier, str] | None:
         receiver = expr.value
         if not isinstance(receiver, cst.Name):
             return None
         cls = self.receiver_class(site, receiver.value)
-        if cls is None:
-            return None  # a receiver whose class this module does not show: it may be a plain attribute
         attr = expr.attr.value
-        method = self.method_of(cls, attr)
-        if method is None:
+        if cls is None and not recorded:
+            return None  # a receiver whose class this module does not show: it may be a plain attribute
+        method = self.method_of(cls, attr) if cls is not None else None
+        if method is None and not recorded:
             return None
         rebound = self.rebound_in_loop(site, loop, receiver.value)
         if rebound is not None:
@@ -338,6 +379,9 @@ class _Planner:
         if stores:
             return (Tier.DIAGNOSTIC, f"an attribute `{attr}` is assigned at line {self.line(stores[0])}: "
                     f"`{short_code(expr)}` may be another function by then")
+        if method is None:  # the traces saw a new bound method at every call; its class is elsewhere
+            return (Tier.UNSAFE, f"this module does not show the class of `{receiver.value}`: retrace-fix cannot "
+                    f"check that `{attr}` reads no attribute that changes (a shared trace keeps the value it saw first)")
         changed = self.state_changed(cls, method)
         if changed:
             return (Tier.UNSAFE, f"`{cls.name.value}.{attr}` reads state its object changes: {changed}")
@@ -383,7 +427,11 @@ class _Planner:
             if params and params[0].name.value == "self":
                 return _enclosing_class(self.module, function)
             return None
-        bindings = self.calls.reaching(site, name)
+        if isinstance(site, CallSite):
+            bindings = self.calls.reaching(site, name)
+        else:  # a recorded call: every binding of the name in its scope
+            bindings = self.calls.bindings.get(site.function, {}).get(name) or (
+                self.calls.bindings.get(None, {}).get(name, []))
         classes = set()
         for binding in bindings:
             if binding.kind != "assign" or not isinstance(binding.value, cst.Call):
@@ -521,6 +569,75 @@ class _Planner:
             index += 1
         self._taken.add(f"{bases[-1]}_{index}")
         return f"{bases[-1]}_{index}"
+
+
+@dataclass
+class _RecordedSite:
+    """A call recorded in the traces (its callee may live in another module), shaped like a CallSite."""
+
+    call: cst.Call
+    loops: tuple
+    function: cst.FunctionDef | None
+    callee_name: str
+    args: dict[str, cst.BaseExpression]
+    recorded: dict[str, set[str]]  # parameter -> the types of the new objects it got, one per call
+
+    @property
+    def functions(self) -> tuple:
+        return (self.function,) if self.function is not None else ()
+
+    @property
+    def callee(self):
+        return self
+
+    @property
+    def name(self) -> str:
+        return self.callee_name
+
+
+def _new_callables(function) -> dict[str, set[str]]:
+    """Parameters that got a new bound method, partial or function object in every recorded trace
+    (two traces at least): ``{param: type}``."""
+    out: dict[str, str] = {}
+    if len(function.traces) < 2:
+        return out
+    for param in function.params:
+        values = [t.args.get(param) for t in function.traces if not t.nested]
+        if len(values) < 2 or not all(isinstance(v, dict) and v.get("kind") == "object" for v in values):
+            continue
+        types = {v.get("type") for v in values}
+        ids = {v.get("id") for v in values}
+        if types <= {"method", "partial", "function"} and len(ids) == len(values):
+            out[param] = types
+    return out
+
+
+def _bind_recorded(call: cst.Call, params: list[str], wanted: dict) -> dict[str, cst.BaseExpression]:
+    """The arguments of ``call`` bound to the recorded parameters in ``wanted``."""
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return {}
+    names = list(params)
+    if names and names[0] in ("self", "cls") and isinstance(call.func, cst.Attribute) and \
+            len(positional) < len(names):
+        names = names[1:]
+    out = {}
+    for index, arg in enumerate(positional):
+        if index < len(names) and names[index] in wanted:
+            out[names[index]] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in wanted:
+            out[arg.keyword.value] = arg.value
+    return out
+
+
+def _matches(expr: cst.BaseExpression, kinds: set[str], scope) -> bool:
+    """The expression builds a kind of object the traces saw."""
+    if isinstance(expr, cst.Attribute):
+        return "method" in kinds
+    if isinstance(expr, cst.Call):
+        return "partial" in kinds and scope.qualify(expr.func) == "functools.partial"
+    return isinstance(expr, cst.Lambda) and "function" in kinds
 
 
 def _self_name(method: cst.FunctionDef) -> str:
