@@ -26,7 +26,8 @@ What it does
     * ``tf.function(self.loss, ...)`` in a method (a loss or acquisition function
       rebuilt at every optimisation step) is created once per object and kept on
       it: ``if getattr(self, "_tf_loss", None) is None: self._tf_loss =
-      tf.function(self.loss, ...)``, then ``self._tf_loss`` in its place.  This form
+      tf.function(self.loss, ...)``, then ``self._tf_loss`` in its place
+      (``tf.function(lambda: self.loss(x))()`` becomes ``self._tf_loss(x)``).  This form
       is found from the code alone (a method that wraps its own method runs once
       per step) unless the new function is returned or stored, and from traces.
 
@@ -229,7 +230,7 @@ class HoistTfFunctionCommand(RetraceCodemod):
         self._renames = {i: p for p in self._edits if p.kind == "method" for i in p.renames}
         self._replaced = {id(p.replace): p for p in self._edits if p.kind == "module-assign"}
         self._extra_calls = {i: p for p in self._edits if p.extra for i in p.calls}
-        self._cached = {id(p.creation.node): p for p in self._edits if p.kind == "self-cache"}
+        self._cached = {id(p.replace): p for p in self._edits if p.kind == "self-cache"}
         self._before: dict[int, list[cst.BaseStatement]] = {}
         for plan in self._edits:
             if plan.kind == "self-cache":
@@ -296,7 +297,10 @@ class HoistTfFunctionCommand(RetraceCodemod):
             return updated_node.with_changes(args=[*args, *added])
         plan = getattr(self, "_cached", {}).get(id(original_node))
         if plan is not None:
-            return cst.Attribute(cst.Name(plan.self_name), cst.Name(plan.name))
+            cached = cst.Attribute(cst.Name(plan.self_name), cst.Name(plan.name))
+            if plan.lambda_call is not None:  # tf.function(lambda: self.m(a))() -> self._tf_m(a)
+                return plan.lambda_call.with_changes(func=cached)
+            return cached
         plan = getattr(self, "_replaced", {}).get(id(original_node))
         if plan is None:
             return updated_node
@@ -497,9 +501,13 @@ class _Planner:
         node = creation.node
         if creation.is_def or not isinstance(node, cst.Call) or not self.scope.is_tf_function(node.func):
             return None
-        if self._own_method(creation, node.args[0].value) is None:
-            return None
+        target = node.args[0].value
         parents = _parents(creation.owner)
+        if isinstance(target, cst.Lambda):
+            lambda_call = _lambda_target_call(target, parents.get(id(node)), node)
+            target = lambda_call.func if lambda_call is not None else target
+        if self._own_method(creation, target) is None:
+            return None
         escape = _escapes(node, parents, self.scope, created=True)
         holder = parents.get(id(node))
         if escape is None and isinstance(holder, cst.Assign):
@@ -744,8 +752,8 @@ class _Planner:
                 return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
             if self.line(definition) >= self.line(anchor):
                 return self.diagnostic(creation, head, f"`{shown}` is defined after `{owner.name.value}`")
-        elif lambda_call is None and self._own_method(creation, target) is not None:
-            return self._self_cache_plan(creation, head, wrap, target, owner_scope, anchor, parents)
+        elif self._own_method(creation, target) is not None:
+            return self._self_cache_plan(creation, head, wrap, target, owner_scope, anchor, parents, lambda_call)
         else:
             return self.diagnostic(creation, head, _OTHER_FORMS)
         wrap_ids = _node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in _node_ids(arg.value)}
@@ -798,8 +806,9 @@ class _Planner:
         return self_name if self_name is not None and target.value.value == self_name else None
 
     def _self_cache_plan(self, creation: Creation, head: str, wrap: cst.Call, target: cst.Attribute,
-                         owner_scope, anchor, parents: dict) -> _Plan:
-        """``tf.function(self.m, ...)`` in a method: one tf.function per object, cached on it."""
+                         owner_scope, anchor, parents: dict, lambda_call: cst.Call | None = None) -> _Plan:
+        """``tf.function(self.m, ...)`` (or ``tf.function(lambda: self.m(a))()``) in a method: one
+        tf.function per object, cached on it."""
         owner = creation.owner
         self_name = target.value.value
         attr = target.attr.value
@@ -844,15 +853,32 @@ class _Planner:
         if bases:
             unsafe.append(f"`{cls.name.value}` derives from `{bases[0]}`: an attribute holding a tf.function may be "
                           "tracked or saved with the object (Keras layers, `tf.Module`)")
+        soft: list[str] = []
+        if lambda_call is not None:
+            for arg in lambda_call.args:
+                if arg.star or not _simple_value(arg.value):
+                    return self.diagnostic(creation, head, f"the lambda passes `{short_code(arg.value)}`, which "
+                                                           "would be computed outside the graph")
+            names = [short_code(a.value) for a in lambda_call.args if not isinstance(a.value, _LITERALS)]
+            if names:
+                unsafe.append(
+                    f"{', '.join(f'`{n}`' for n in names)} {'becomes an argument' if len(names) == 1 else 'become arguments'}"
+                    f" instead of a captured value: a NumPy array passed that way reaches `{attr}` as a tensor, "
+                    "and a Python number traces once per value"
+                )
+        else:
+            escape = _escapes(creation.node, parents, self.scope, created=True)
+            holder = parents.get(id(creation.node))
+            if escape is None and isinstance(holder, cst.Assign):
+                escape = self._assigned_escape(holder, owner_scope, parents)
+            soft = [f"the new tf.function is {escape}: callers may expect a new function each time"] if escape else []
         name = self._fresh_attribute(f"_tf_{attr}")
-        escape = _escapes(creation.node, parents, self.scope, created=True)
-        holder = parents.get(id(creation.node))
-        if escape is None and isinstance(holder, cst.Assign):
-            escape = self._assigned_escape(holder, owner_scope, parents)
-        soft = [f"the new tf.function is {escape}: callers may expect a new function each time"] if escape else []
         plan = self._fix_plan(creation, head, "self-cache", unsafe,
                               f"create it once per object and keep it on `{self_name}.{name}`")
-        plan.name, plan.self_name, plan.anchor, plan.wrap = name, self_name, statement, wrap
+        plan.name, plan.self_name, plan.anchor = name, self_name, statement
+        plan.wrap = wrap.with_changes(args=[cst.Arg(target), *wrap.args[1:]]) if lambda_call is not None else wrap
+        plan.lambda_call = lambda_call
+        plan.replace = parents.get(id(creation.node)) if lambda_call is not None else creation.node
         return self._soften(plan, creation, head, soft)
 
     def _inside(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
@@ -1496,7 +1522,11 @@ def _lambda_target_call(target: cst.Lambda, parent: cst.CSTNode | None, wrap: cs
     if not (isinstance(parent, cst.Call) and parent.func is wrap and not parent.args):
         return None
     body = target.body
-    if isinstance(body, cst.Call) and isinstance(body.func, cst.Name):
+    if isinstance(body, cst.Call) and (
+        isinstance(body.func, cst.Name)
+        or (isinstance(body.func, cst.Attribute) and isinstance(body.func.value, cst.Name)
+            and body.func.value.value == "self")  # self.m(...): a method's own method
+    ):
         return body
     return None
 

@@ -26,3 +26,21 @@ class Minimizer:
 def main(steps):
     minimizer = Minimizer([1.0, 2.0])
     return [(minimizer.step(0.1), minimizer.score()) for _ in range(steps)]
+
+
+class Acquisition:
+    """An acquisition rebuilt as tf.function(lambda: ...) at every optimisation step."""
+
+    def __init__(self, scale):
+        self.scale = tf.constant(scale)
+
+    def value(self, x):
+        return tf.reduce_max(x * self.scale)
+
+    def optimise(self, x):
+        return tf.function(lambda: self.value(x))()
+
+
+def acquire(points):
+    acquisition = Acquisition(2.0)
+    return [acquisition.optimise(p) for p in points]
