@@ -106,7 +106,7 @@ from retrace_fix.codemods.range_to_tf_range import _global_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import named_params
+from retrace_fix.tfnames import all_params, named_params
 
 RULE = Rule(
     code="RTF009",
@@ -502,8 +502,13 @@ class _Planner:
         return (Tier.SAFE, "")
 
     def lambda_(self, site: CallSite, loop, expr: cst.Lambda) -> tuple[Tier, str] | None:
-        own = {p.name.value for p in named_params(expr.params)}
+        own = {p.name.value for p in all_params(expr.params)}
         free, attrs = _free_names(expr.body, own)
+        for param in named_params(expr.params):
+            if param.default is not None:  # evaluated where the lambda is built
+                names, reads = _free_names(param.default, set())
+                free.extend(n for n in names if n not in free)
+                attrs.extend(reads)
         for name in free:
             rebound = self.rebound_in_loop(site, loop, name)
             if rebound is not None:
@@ -681,7 +686,7 @@ def _free_names(body: cst.BaseExpression, own: set[str]) -> tuple[list[str], lis
             self.inner: list[set[str]] = [set(own)]
 
         def visit_Lambda(self, node: cst.Lambda) -> None:
-            self.inner.append(self.inner[-1] | {p.name.value for p in named_params(node.params)})
+            self.inner.append(self.inner[-1] | {p.name.value for p in all_params(node.params)})
 
         def leave_Lambda(self, original_node: cst.Lambda) -> None:
             self.inner.pop()

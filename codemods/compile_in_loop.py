@@ -98,6 +98,7 @@ class CompileInLoopCommand(RetraceCodemod):
         self._ifs: list[int] = []  # for each `if` around the node: how many loops were open at it
         self._edits: dict[int, tuple[str, str, cst.BaseExpression]] = {}  # id(statement) -> (flag, receiver, lr)
         self._flags: set[str] = set()
+        self._pending_flags: dict[int, str] = {}  # id(loop) -> the flag set before it
         self._names = _all_names(tree)
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
         return super().transform_module_impl(tree)
@@ -125,7 +126,7 @@ class CompileInLoopCommand(RetraceCodemod):
         return self._with_flag(original_node, updated_node)
 
     def _with_flag(self, original, updated):
-        flag = self._pending_flags.pop(id(original), None) if hasattr(self, "_pending_flags") else None
+        flag = self._pending_flags.pop(id(original), None)
         if flag is None:
             return updated
         leading = list(updated.leading_lines)
@@ -171,8 +172,6 @@ class CompileInLoopCommand(RetraceCodemod):
         if not self.report(call, message, Tier.UNSAFE, reason=reason):
             return updated_node
         self._flags.add(flag)
-        if not hasattr(self, "_pending_flags"):
-            self._pending_flags = {}
         self._pending_flags[id(loop)] = flag
         assign = cst.parse_statement(f"{receiver}.optimizer.learning_rate.assign({code_of(lr)})")
         set_flag = cst.parse_statement(f"{flag} = True")

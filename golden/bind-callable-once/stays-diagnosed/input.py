@@ -28,6 +28,7 @@ def main(x):
         agent = Agent(float(epoch))
         results.append(run_epoch(agent.update, x))
         results.append(run_epoch(lambda v: v * epoch, x))
+        results.append(run_epoch(lambda v, k=epoch: v * k, x))
     swappable = Swappable()
     swappable.update = lambda v: v
     for epoch in range(3):
