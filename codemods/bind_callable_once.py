@@ -1,7 +1,8 @@
 """RTF009 bind-callable-once.
 
 What it does
-    Finds a call of a tf.function of this module, inside a ``for``/``while``
+    Finds a call of a tf.function of this module (or of a module-level function
+    that passes that parameter straight on to one), inside a ``for``/``while``
     loop, that passes a callable built anew at every iteration: a bound method
     (``agent.update``: every attribute access makes a new bound-method object),
     ``functools.partial(...)`` or a ``lambda``.  Where the parts of that callable
@@ -264,7 +265,7 @@ class _Planner:
         graph_code = set(self.analysis.tf_functions)
         out: list[_Plan] = []
         seen: set[int] = set()
-        for site in [*self.calls.calls, *self.recorded_sites()]:
+        for site in [*self.calls.calls, *self.forwarded_sites(), *self.recorded_sites()]:
             if not site.loops or set(site.functions) & graph_code:
                 continue  # not repeated here, or traced only while another tf.function traces
             loop = site.loops[-1]
@@ -277,6 +278,37 @@ class _Planner:
                 if plan is not None:
                     seen.add(id(expr))
                     out.append(plan)
+        return out
+
+    def forwarded_sites(self) -> list["_RecordedSite"]:
+        """Calls, in a loop, of a module-level function that passes one of its parameters straight on to
+        a tf.function of this module (``run_epoch(fn, b)`` whose body calls ``step(fn, b)``)."""
+        graph_code = set(self.analysis.tf_functions)
+        forwarders: dict[str, tuple[cst.FunctionDef, dict[str, str]]] = {}
+        for site in self.calls.calls:
+            wrapper = site.function
+            if wrapper is None or len(site.functions) != 1 or wrapper in graph_code:
+                continue
+            if wrapper not in self.module.body or self.calls.plain_def_names.get(wrapper.name.value) != 1:
+                continue
+            params = [p.name.value for p in named_params(wrapper.params, keyword_only=False)]
+            for callee_param, expr in site.args.items():
+                if isinstance(expr, cst.Name) and expr.value in params and not any(
+                    b.kind != "param" for b in self.calls.bindings.get(wrapper, {}).get(expr.value, [])
+                ):
+                    entry = forwarders.setdefault(wrapper.name.value, (wrapper, {}))
+                    entry[1][expr.value] = site.callee.name
+        out = []
+        for name, (wrapper, passed) in forwarders.items():
+            params = [p.name.value for p in named_params(wrapper.params, keyword_only=False)]
+            for plain in self.calls.plain_calls.get(name, []):
+                if not plain.loops or not isinstance(plain.call.func, cst.Name):
+                    continue
+                args = _bind_recorded(plain.call, params, passed)
+                if args:
+                    site = _RecordedSite(plain.call, plain.loops, plain.function, name, args, {})
+                    site.shown = f"`{name}` (which passes it to the tf.function `{next(iter(passed.values()))}`)"
+                    out.append(site)
         return out
 
     def recorded_sites(self) -> list["_RecordedSite"]:
@@ -314,6 +346,7 @@ class _Planner:
     # -- one argument
     def decide(self, site: CallSite, loop, param: str, expr: cst.BaseExpression) -> _Plan | None:
         callee = site.callee.name
+        shown = getattr(site, "shown", "") or f"`{callee}`"
         recorded = getattr(site, "recorded", {}).get(param)
         if recorded is not None and not _matches(expr, recorded, self.scope):
             return None
@@ -322,18 +355,18 @@ class _Planner:
             if verdict is None:
                 return None
             kind = "bound method"
-            head = (f"`{short_code(expr)}` makes a new bound-method object at every access: `{callee}` "
+            head = (f"`{short_code(expr)}` makes a new bound-method object at every access: {shown} "
                     f"traces again on every call of the loop at line {self.line(loop)}")
         elif isinstance(expr, cst.Call) and self.scope.qualify(expr.func) == "functools.partial":
             verdict = self.partial(site, loop, expr)
             kind = "functools.partial"
             head = (f"`{short_code(expr)}` builds a new `functools.partial` object at every iteration of the loop "
-                    f"at line {self.line(loop)}: `{callee}` traces again on every call")
+                    f"at line {self.line(loop)}: {shown} traces again on every call")
         elif isinstance(expr, cst.Lambda):
             verdict = self.lambda_(site, loop, expr)
             kind = "lambda"
             head = (f"`{short_code(expr)}` builds a new function object at every iteration of the loop at line "
-                    f"{self.line(loop)}: `{callee}` traces again on every call")
+                    f"{self.line(loop)}: {shown} traces again on every call")
         else:
             return None
         if verdict is None:
@@ -586,6 +619,7 @@ class _RecordedSite:
     callee_name: str
     args: dict[str, cst.BaseExpression]
     recorded: dict[str, set[str]]  # parameter -> the types of the new objects it got, one per call
+    shown: str = ""  # how messages name the callee (default: its name)
 
     @property
     def functions(self) -> tuple:
