@@ -41,7 +41,9 @@ Fix safety
     the iteration count) and compile resets the metrics; keeping the optimizer
     changes the results of every optimizer that has state, and a learning rate
     given as a schedule cannot be assigned.  A ``--verify`` run keeps the fix
-    only where the program's own outputs stay the same.  A compile call whose
+    only where the program's own outputs stay the same (Keras's train
+    function is not in the recording, so the run is judged by its outputs:
+    same exit, same results, no more traces).  A compile call whose
     optimizer is not built in the call, whose other arguments change in the
     loop, or that compiles another model than the loop trains is only reported.
 """
