@@ -1,7 +1,7 @@
 """Which files a run looks at: paths, .gitignore, excludes, project roots.
 
 * A file named on the command line is always processed (if it is a Python file).
-* A directory is walked: ``*.py`` files, not following symbolic links (no loops,
+* A directory is walked: ``*.py`` files and ``*.ipynb`` notebooks, not following symbolic links (no loops,
   nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
   directories, every ``.gitignore`` on the way (from the repository root down)
   and the ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns.
@@ -27,6 +27,8 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebook)
+SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 #: Environment variable naming the project root that recorded paths are relative to.
 ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 
@@ -166,7 +168,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
             raise DiscoveryError(f"{raw}: no such file or directory")
         absolute = Path(os.path.abspath(path))
         if absolute.is_file():
-            if absolute.suffix in PYTHON_SUFFIXES:
+            if absolute.suffix in SOURCE_SUFFIXES:
                 add(absolute)
             else:
                 result.problems.append(f"{raw}: not a Python file (skipped)")
@@ -188,7 +190,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
-                if not name.endswith(PYTHON_SUFFIXES):
+                if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 file_path = directory / name
                 try:

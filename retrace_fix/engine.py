@@ -47,6 +47,7 @@ from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
+from retrace_fix.notebook import Notebook, NotebookError, is_notebook, read_notebook
 from retrace_fix.partial_parse import Outline
 
 PARSE_ERROR_PREFIX = "cannot parse"
@@ -116,6 +117,7 @@ class FileJob:
     relpath: str  # relative to the project root, for trace lookup
     data: bytes | None = None  # the source, when it is not read from ``path`` (standard input)
     root: str = ""  # the project root (resolved): which traces apply
+    python_of_notebook: bool = False  # ``data`` is the Python text of the notebook at ``path``
 
 
 @dataclass
@@ -316,6 +318,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     except OSError as exc:
         result.error = f"{job.display}:1: cannot read: {exc.strerror or exc}"
         return result
+    if is_notebook(job.path.name) and not job.python_of_notebook:
+        return _process_notebook(job, options, data)
     try:
         text, encoding = decode_source(data)
     except UnicodeDecodeError as exc:
@@ -368,6 +372,60 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     reason = value if status != "ok" else f"{PARSE_ERROR_PREFIX}: nested too deeply for LibCST"
     result.error = f"{job.display}:1: {reason}; file left unchanged"
     return result
+
+
+def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
+    """A notebook: its code cells as one module (:mod:`retrace_fix.notebook`), located and written per cell.
+
+    The result's ``original``/``fixed`` are the notebook's JSON text (what is written, diffed
+    per cell and patched); findings carry the cell and the line in it.
+    """
+    result = FileResult(path=job.display)
+    if not might_contain_target(data, selected_codemods(options), options.traces_for(job.root) is not None):
+        result.skipped = True  # nothing to look for: not even read as JSON (as a .py is not parsed)
+        return result
+    try:
+        notebook = read_notebook(data)
+    except NotebookError as exc:
+        result.error = f"{exc.location(job.display)}: {exc.message}; notebook left unchanged" \
+            if "left unchanged" not in exc.message else f"{exc.location(job.display)}: {exc.message}"
+        return result
+    inner = _process_file(replace(job, data=notebook.python.encode("utf-8"), python_of_notebook=True), options)
+    if inner.error is None and inner.encoding != "utf-8":  # a coding cookie in the first cell
+        inner.error = f"{job.display}:1: a coding declaration ({inner.encoding}) in a notebook's code; file left unchanged"
+    result.skipped = inner.skipped
+    result.unsigned_tf_functions = inner.unsigned_tf_functions
+    result.trace_hits = inner.trace_hits
+    result.original = result.fixed = notebook.json_text
+    if inner.error:
+        result.error = _notebook_error(inner.error, job.display, notebook)
+        return result
+    located = []
+    for finding in inner.findings:
+        cell, line = notebook.locate(finding.line)
+        located.append(replace(finding, line=line, cell=cell))
+    result.findings = sorted(located, key=Finding.sort_key)
+    if inner.changed:
+        try:
+            result.fixed = notebook.fixed_text(inner.fixed or "")
+        except NotebookError as exc:
+            result.findings = []
+            result.error = f"{exc.location(job.display)}: {exc.message}"
+    return result
+
+
+def _notebook_error(message: str, display: str, notebook: Notebook) -> str:
+    """An error about the notebook's Python text, located in its cell."""
+    head = f"{display}:"
+    match = re.match(r"(\d+)(?::(\d+))?: ", message[len(head):]) if message.startswith(head) else None
+    if match is None:
+        return message
+    cell, line = notebook.locate(int(match.group(1)))
+    column = f":{match.group(2)}" if match.group(2) else ""
+    rest = message[len(head) + match.end():]
+    if "left unchanged" not in rest:
+        rest += "; notebook left unchanged"
+    return f"{display}:cell {cell}:{line}{column}: {rest.replace('file left unchanged', 'notebook left unchanged')}"
 
 
 def _syntax_error_message(display: str, problem: SyntaxProblem) -> str:
