@@ -47,7 +47,7 @@ from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.notebook import Notebook, NotebookError, is_notebook, read_notebook
+from retrace_fix.notebook import Notebook, NotebookError, is_notebook, read_document, read_notebook
 from retrace_fix.partial_parse import Outline
 
 PARSE_ERROR_PREFIX = "cannot parse"
@@ -381,10 +381,12 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
     per cell and patched); findings carry the cell and the line in it.
     """
     result = FileResult(path=job.display)
-    if not might_contain_target(data, selected_codemods(options), options.traces_for(job.root) is not None):
-        result.skipped = True  # nothing to look for: not even read as JSON (as a .py is not parsed)
-        return result
     try:
+        read_document(data)  # a file that is no notebook is an error, whatever it holds
+        traces = options.traces_for(job.root)
+        if not might_contain_target(data, selected_codemods(options), traces is not None and _traces_mention(traces, job.relpath)):
+            result.skipped = True  # nothing to look for: its cells are not parsed (as a .py is not)
+            return result
         notebook = read_notebook(data)
     except NotebookError as exc:
         result.error = f"{exc.location(job.display)}: {exc.message}; notebook left unchanged" \

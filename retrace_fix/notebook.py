@@ -80,8 +80,8 @@ class NotebookError(ValueError):
         self.message, self.cell, self.line, self.column = message, cell, line, column
 
     def location(self, path: str) -> str:
-        if self.cell is None:
-            return f"{path}:1"
+        if self.cell is None:  # a line of the file (its JSON)
+            return f"{path}:{self.line}" + (f":{self.column}" if self.line > 1 or self.column > 1 else "")
         return f"{path}:cell {self.cell}:{self.line}:{self.column}"
 
 
@@ -205,8 +205,8 @@ class Notebook:
 # --------------------------------------------------------------------------- reading
 
 
-def read_notebook(data: bytes | str) -> Notebook:
-    """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError."""
+def read_document(data: bytes | str) -> tuple[str, list]:
+    """(the JSON text, the cells) of a notebook's bytes or text, checked to be nbformat 4; raises NotebookError."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -217,14 +217,17 @@ def read_notebook(data: bytes | str) -> Notebook:
     try:
         document = json.loads(text)
     except ValueError as exc:
-        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise NotebookError(f"cannot read the notebook: not valid JSON: {message}{where}") from None
+        if isinstance(exc, json.JSONDecodeError):
+            raise NotebookError(f"cannot read the notebook: not valid JSON: {exc.msg}", line=exc.lineno,
+                                column=exc.colno) from None
+        raise NotebookError(f"cannot read the notebook: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise NotebookError("cannot read the notebook: its JSON is nested too deeply") from None
     if not isinstance(document, dict):
         raise NotebookError("cannot read the notebook: its JSON is not an object")
     version = document.get("nbformat")
     if version != 4:
-        if isinstance(version, int) and version < 4:
+        if isinstance(version, int) and not isinstance(version, bool) and version < 4:
             raise NotebookError(
                 f"nbformat {version} notebooks are not supported; convert it first "
                 "(jupyter nbconvert --to notebook --nbformat 4)"
@@ -233,12 +236,21 @@ def read_notebook(data: bytes | str) -> Notebook:
     cells = document.get("cells")
     if not isinstance(cells, list):
         raise NotebookError("cannot read the notebook: it has no list of cells")
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            raise NotebookError("cannot read the cell: not a JSON object", cell=index + 1)
+        if cell.get("cell_type") == "code":
+            join_source(cell.get("source", ""), index + 1)
+    return text, cells
+
+
+def read_notebook(data: bytes | str) -> Notebook:
+    """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError."""
+    text, cells = read_document(data)
     code: list[_CodeCell] = []
     masks = _Counter()
     line = 1
     for index, cell in enumerate(cells):
-        if not isinstance(cell, dict):
-            raise NotebookError("cannot read the cell: not a JSON object", cell=index + 1)
         if cell.get("cell_type") != "code":
             continue
         source = join_source(cell.get("source", ""), index + 1)
