@@ -405,7 +405,8 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
     located = []
     for finding in inner.findings:
         cell, line = notebook.locate(finding.line)
-        located.append(replace(finding, line=line, cell=cell))
+        located.append(replace(finding, line=line, cell=cell, message=_cell_lines(finding.message, notebook),
+                               reason=_cell_lines(finding.reason, notebook)))
     result.findings = sorted(located, key=Finding.sort_key)
     if inner.changed:
         try:
@@ -414,6 +415,18 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
             result.findings = []
             result.error = f"{exc.location(job.display)}: {exc.message}"
     return result
+
+
+_LINE_MENTION = re.compile(r"\bline (\d+)\b")
+
+
+def _cell_lines(text: str, notebook: Notebook) -> str:
+    """A message's "line N" (a line of the notebook's text) as "cell C line L"."""
+    def cell_line(match: re.Match) -> str:
+        cell, line = notebook.locate(int(match.group(1)))
+        return f"cell {cell} line {line}"
+
+    return _LINE_MENTION.sub(cell_line, text) if text else text
 
 
 def _notebook_error(message: str, display: str, notebook: Notebook) -> str:
