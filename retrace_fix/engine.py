@@ -828,8 +828,10 @@ def _safe_source(job: FileJob) -> str | None:
     """The text of a file LibCST can parse in this process, else None."""
     try:
         data = job.data if job.data is not None else job.path.read_bytes()
+        if is_notebook(job.path.name) and not job.python_of_notebook:  # its code cells, as the fixer reads them
+            data = read_notebook(data).python.encode("utf-8")
         text, _ = decode_source(data)
-    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError, NotebookError):
         return None
     if _risky_for_libcst(data) or _max_bracket_depth(data) > MAX_BRACKET_DEPTH or cpython_syntax_problem(text):
         return None
