@@ -1,0 +1,96 @@
+"""Notebooks under real TensorFlow: record a notebook executed by nbconvert, fix the right cell.
+
+One module-scoped recording of the notebook and one of the fixed notebook (each
+starts a kernel and imports TensorFlow: ~20 s on 2 cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tensorflow")
+pytest.importorskip("nbconvert")
+pytest.importorskip("ipykernel")
+
+from retrace_fix.commands.record import run_record
+from retrace_fix.notebook import split_source
+from retrace_fix.traces.model import load_trace_file
+from tests.cli_runner import run_cli
+
+pytestmark = pytest.mark.tf
+
+CELLS = [
+    ("code", "import tensorflow as tf\n%config Application.log_level = 'WARN'"),
+    ("markdown", "A function that retraces for every length:"),
+    ("code", "@tf.function\ndef double(x):\n    return x * 2"),
+    ("code", "!echo shell lines are fine\nresults = []\nfor n in range(1, 5):\n    results.append(float(tf.reduce_sum(double(tf.ones([n])))))\nprint(results)"),
+    ("code", "print('traces', double.experimental_get_tracing_count())"),
+]
+
+
+def _notebook() -> str:
+    cells = []
+    for kind, source in CELLS:
+        cell = {"cell_type": kind, "metadata": {}, "source": split_source(source)}
+        if kind == "code":
+            cell.update(execution_count=None, outputs=[])
+        cells.append(cell)
+    metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def _execute(project: Path, traces: str) -> tuple[int, list[str]]:
+    """Record ``nb.ipynb`` executed by nbconvert: (exit code, the printed lines of the executed notebook)."""
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        code = run_record([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "nb.ipynb",
+                           "--output", "executed.ipynb"], traces)
+    finally:
+        os.chdir(cwd)
+    executed = json.loads((project / "executed.ipynb").read_text())
+    printed = [line for cell in executed["cells"] for out in cell.get("outputs", []) if out.get("name") == "stdout"
+               for line in "".join(out["text"]).splitlines()]
+    return code, printed
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    project = tmp_path_factory.mktemp("nbproject")
+    (project / "pyproject.toml").write_text("[project]\nname = 'nbproject'\n")
+    (project / "nb.ipynb").write_text(_notebook())
+    before = _execute(project, "t.json")
+    fixed = run_cli("--traces", "t.json", "nb.ipynb", cwd=project)
+    after = _execute(project, "after.json")
+    return project, before, fixed, after
+
+
+def test_the_kernels_traces_are_named_by_notebook_and_line(recorded):
+    project, (code, printed), _, _ = recorded
+    assert code == 0
+    assert "traces 4" in printed
+    functions = load_trace_file(str(project / "t.json")).functions
+    (function,) = functions.values() if isinstance(functions, dict) else functions
+    assert (function.file, function.qualname, function.firstlineno) == ("nb.ipynb", "double", 3)
+    assert len(function.traces) == 4
+    assert [(s.file, s.line) for s in function.call_sites] == [("nb.ipynb", 9)]  # cell 4 (text lines 6-10), its line 4
+
+
+def test_the_fix_goes_into_the_functions_cell_and_traces_drop(recorded):
+    project, (_, printed_before), fixed, (code, printed_after) = recorded
+    assert fixed.returncode == 0, fixed.stderr
+    cells = json.loads((project / "nb.ipynb").read_text())["cells"]
+    assert "".join(cells[2]["source"]) == (
+        "@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])\n"
+        "def double(x):\n    return x * 2"
+    )
+    assert ["".join(c["source"]) for i, c in enumerate(cells) if i != 2] == [s for i, (_, s) in enumerate(CELLS) if i != 2]
+    assert code == 0
+    assert "traces 1" in printed_after
+    # the results the notebook printed are the same; only the trace count changed
+    assert [l for l in printed_before if not l.startswith("traces")] == [l for l in printed_after if not l.startswith("traces")]
