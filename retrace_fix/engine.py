@@ -384,7 +384,9 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
     try:
         read_document(data)  # a file that is no notebook is an error, whatever it holds
         traces = options.traces_for(job.root)
-        if not might_contain_target(data, selected_codemods(options), traces is not None and _traces_mention(traces, job.relpath)):
+        has_traces = traces is not None and _traces_mention(traces, job.relpath)
+        checked = options.check_syntax or not options.prefilter  # every cell parsed, as every .py is then
+        if not checked and not might_contain_target(data, selected_codemods(options), has_traces):
             result.skipped = True  # nothing to look for: its cells are not parsed (as a .py is not)
             return result
         notebook = read_notebook(data)
@@ -405,7 +407,8 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
     located = []
     for finding in inner.findings:
         cell, line = notebook.locate(finding.line)
-        located.append(replace(finding, line=line, cell=cell, message=_cell_lines(finding.message, notebook),
+        located.append(replace(finding, line=line, cell=cell, column=finding.column + notebook.column_offset(finding.line),
+                               message=_cell_lines(finding.message, notebook),
                                reason=_cell_lines(finding.reason, notebook)))
     result.findings = sorted(located, key=Finding.sort_key)
     if inner.changed:
@@ -417,16 +420,24 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
     return result
 
 
-_LINE_MENTION = re.compile(r"\bline (\d+)\b")
+_LINE_MENTION = re.compile(r"\blines? (\d+(?:(?:, and |, | and )\d+)*)\b")
 
 
 def _cell_lines(text: str, notebook: Notebook) -> str:
-    """A message's "line N" (a line of the notebook's text) as "cell C line L"."""
-    def cell_line(match: re.Match) -> str:
-        cell, line = notebook.locate(int(match.group(1)))
-        return f"cell {cell} line {line}"
+    """A message's "line N" / "lines N, M" (lines of the notebook's text) as "cell C line L" /
+    "cell C lines L, K" (one group per cell)."""
+    def cell_lines(match: re.Match) -> str:
+        groups: list[tuple[int, list[int]]] = []
+        for number in re.findall(r"\d+", match.group(1)):
+            cell, line = notebook.locate(int(number))
+            if groups and groups[-1][0] == cell:
+                groups[-1][1].append(line)
+            else:
+                groups.append((cell, [line]))
+        return ", ".join(f"cell {cell} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+                         for cell, lines in groups)
 
-    return _LINE_MENTION.sub(cell_line, text) if text else text
+    return _LINE_MENTION.sub(cell_lines, text) if text else text
 
 
 def _notebook_error(message: str, display: str, notebook: Notebook) -> str:

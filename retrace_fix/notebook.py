@@ -8,6 +8,9 @@ the rewriter never touches, and restored byte for byte afterwards:
 * line magics (``%matplotlib inline``, ``%timeit f(x)``), shell lines
   (``!pip install x``), help (``obj?``, ``obj??``, ``?obj``), and their assigned
   forms (``files = !ls``, ``t = %timeit -o f()``), continuation lines included;
+  automagics (``pip install x``, ``ls data/``: a magic's name without ``%``);
+* a cell whose first line is indented: IPython takes that indentation off every
+  line, and so does the text here (it is put back on the lines a fix writes);
 * a cell magic on a cell's first line: the body of ``%%time``, ``%%timeit``,
   ``%%capture``, ``%%prun`` ... is Python (the magic line is masked); cells of
   ``%%bash``, ``%%writefile``, ``%%html`` and the other known non-Python cell
@@ -62,7 +65,17 @@ _PLACEHOLDER = "__rtf_ipy_{}__"
 _PLACEHOLDER_RE = re.compile(r"^([ \t]*)(?:(.*?) = )?__rtf_ipy_(\d+)__(\r\n|\r|\n)?$")
 _RESERVED = "__rtf_ipy_"
 #: a line that may be IPython syntax (CPython decides: only lines it rejects are masked)
-_CANDIDATE = re.compile(r"^[ \t]*(?:[%!?]|.*\?[ \t]*$)|^[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*[!%]")
+#: magics IPython runs without their ``%`` (automagic, on by default) and the shell commands it aliases
+_AUTOMAGIC = (
+    "alias|bookmark|cat|cd|clear|conda|cp|dhist|dirs|env|history|ldir|less|lf|lk|ll|load_ext|ls|lx|mamba|man|"
+    "matplotlib|mkdir|more|mv|pinfo|pip|popd|pushd|pwd|reload_ext|reset|rm|rmdir|run|sx|system|tensorflow_version|"
+    "time|timeit|unalias|who|whos"
+)
+_CANDIDATE = re.compile(
+    r"^[ \t]*(?:[%!?]|.*\?[ \t]*$)"
+    r"|^[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*[!%]"
+    rf"|^[ \t]*(?:{_AUTOMAGIC})\b"
+)
 _ASSIGNED = re.compile(r"^([ \t]*)([A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*[!%]")
 _CELL_MAGIC = re.compile(r"^%%([A-Za-z_][\w-]*|!)")
 #: most masking rounds for one cell (each masks at least one line)
@@ -98,6 +111,8 @@ class _CodeCell:
     added_newline: bool  # the notebook's source has no final line end; the text has one
     #: masked lines: placeholder number -> (the placeholder's indent, the original line without its end)
     masks: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: the indentation IPython strips from a cell whose first line is indented (every line that has it)
+    indent: str = ""
 
     @property
     def line_count(self) -> int:
@@ -196,10 +211,41 @@ class Notebook:
         missing = set(cell.masks) - seen
         if missing:
             raise NotebookError("a fix removed IPython syntax; notebook left unchanged", cell=cell.number)
+        if cell.indent:
+            lines = _reindent(cell, lines)
         restored = "".join(lines)
         if cell.added_newline and restored.endswith("\n"):
             restored = restored[:-1]
         return restored
+
+    def column_offset(self, line: int) -> int:
+        """What to add to a column of line ``line`` of :attr:`python` for the column in its cell
+        (the indentation IPython took off an indented cell)."""
+        cell_number, in_cell = self.locate(line)
+        for cell in self.code:
+            if cell.number == cell_number and cell.indent:
+                raw = source_lines(cell.source)
+                if 0 < in_cell <= len(raw) and raw[in_cell - 1].startswith(cell.indent):
+                    return len(cell.indent)
+        return 0
+
+
+def _reindent(cell: _CodeCell, lines: list[str]) -> list[str]:
+    """A dedented cell's new lines with the cell's indentation put back: an unchanged line is
+    the notebook's line, a new one gets the indentation (blank lines stay blank)."""
+    raw = source_lines(cell.source)
+    dedented, _ = _dedent(cell.source)
+    if cell.added_newline and dedented and not dedented[-1].endswith(("\n", "\r")):
+        dedented[-1] += "\n"
+        raw[-1] += "\n"
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, dedented, lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(raw[i1:i2])
+        else:
+            out.extend(cell.indent + line if line.strip() else line for line in lines[j1:j2])
+    return out
 
 
 # --------------------------------------------------------------------------- reading
@@ -259,11 +305,11 @@ def read_notebook(data: bytes | str) -> Notebook:
         masked = _mask_cell(source, index + 1, masks)
         if masked is None:  # a cell magic whose body is not Python
             continue
-        masked_text, cell_masks = masked
+        masked_text, cell_masks, indent = masked
         added = bool(masked_text) and not masked_text.endswith(("\n", "\r"))
         if added:
             masked_text += "\n"
-        entry = _CodeCell(index, source, masked_text, line, added, cell_masks)
+        entry = _CodeCell(index, source, masked_text, line, added, cell_masks, indent)
         line += entry.line_count
         code.append(entry)
     return Notebook(text, cells, code, "".join(cell.text for cell in code))
@@ -287,12 +333,27 @@ class _Counter:
         return self.next - 1
 
 
-def _mask_cell(source: str, number: int, counter: _Counter) -> tuple[str, dict[int, tuple[str, str]]] | None:
-    """(the cell's text with IPython lines masked, the masks); None for a cell that is not Python."""
+def _dedent(source: str) -> tuple[list[str], str]:
+    """The cell's lines as IPython runs them, and the indentation taken off: a cell whose first
+    non-blank line is indented loses that indentation on every line that starts with it."""
     lines = source_lines(source)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return lines, ""
+    indent = re.match(r"[ \t]*", lines[first]).group(0)
+    if not indent:
+        return lines, ""
+    return [line[len(indent):] if line.startswith(indent) else line for line in lines], indent
+
+
+def _mask_cell(source: str, number: int, counter: _Counter) -> tuple[str, dict[int, tuple[str, str]], str] | None:
+    """(the cell's text with IPython lines masked, the masks, the indentation taken off); None for a
+    cell that is not Python."""
+    lines, indent = _dedent(source)
     masks: dict[int, tuple[str, str]] = {}
-    if lines:
-        magic = _CELL_MAGIC.match(lines[0])
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None:
+        magic = _CELL_MAGIC.match(lines[first])
         if magic is not None:
             name = magic.group(1)
             if name in OTHER_CELL_MAGICS or name == "!":
@@ -302,15 +363,15 @@ def _mask_cell(source: str, number: int, counter: _Counter) -> tuple[str, dict[i
                     f"unknown cell magic %%{name}: retrace-fix cannot tell whether its body is Python; "
                     "notebook left unchanged", cell=number,
                 )
-            _mask_lines(lines, 0, 1, counter, masks)
+            _mask_lines(lines, first, first + 1, counter, masks)
     if not any(_CANDIDATE.match(line) for line in lines):
         _check_syntax("".join(lines), number)
-        return "".join(lines), masks
+        return "".join(lines), masks, indent
     for _ in range(_MAX_ROUNDS):
         text = "".join(lines)
         error = _syntax_error(text)
         if error is None:
-            return text, masks
+            return text, masks, indent
         start = _magic_start(lines, error.lineno or 1, masks)
         if start is None:
             _raise_syntax(error, number)
