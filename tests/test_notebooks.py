@@ -314,3 +314,38 @@ def test_bad_notebooks_are_errors_naming_the_cell_and_others_are_fixed(tmp_path)
     for name, text in bad.items():
         assert (tmp_path / name).read_text() == text
     assert "reduce_retracing" in (tmp_path / "good.ipynb").read_text()
+
+
+# --------------------------------------------------------------------------- --verify on notebooks
+
+
+def test_an_executed_notebook_compares_by_what_its_cells_computed():
+    from retrace_fix.bench.outputs import compare_values, notebook_outputs
+
+    def executed(count: int, seconds: str, value: str) -> str:
+        cell = {"cell_type": "code", "execution_count": count, "metadata": {"execution": {"took": seconds}},
+                "source": [f"x = {count}"], "outputs": [
+                    {"name": "stdout", "output_type": "stream", "text": [f"loss {value}\n"]},
+                    {"name": "stderr", "output_type": "stream", "text": [f"I0000 {seconds} pid 123\n"]},
+                    {"data": {"text/plain": [value]}, "execution_count": count, "metadata": {},
+                     "output_type": "execute_result"}]}
+        return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+    first = notebook_outputs(executed(1, "0.5", "0.25"))
+    assert first == "[cell 1]\nloss 0.25\n0.25\n"
+    assert compare_values(first, notebook_outputs(executed(7, "9.9", "0.25")), 1e-5, 1e-8, "nb") == []
+    assert compare_values(first, notebook_outputs(executed(1, "0.5", "0.5")), 1e-5, 1e-8, "nb") != []
+
+
+@pytest.mark.parametrize("command, written", [
+    (["jupyter", "nbconvert", "--to", "notebook", "--execute", "nb.ipynb"], ["nb.nbconvert.ipynb"]),
+    (["jupyter", "nbconvert", "--to", "notebook", "--execute", "d/nb.ipynb", "--output", "run"], ["d/run.ipynb"]),
+    (["jupyter", "nbconvert", "--to=notebook", "--execute", "--inplace", "nb.ipynb"], ["nb.ipynb"]),
+    (["papermill", "in.ipynb", "out.ipynb"], ["out.ipynb"]),
+    (["jupyter", "nbconvert", "--to", "html", "--execute", "nb.ipynb"], []),
+    (["python", "train.py"], []),
+])
+def test_verify_compares_the_notebook_a_runner_writes(command, written):
+    from retrace_fix.verify.session import executed_notebooks
+
+    assert executed_notebooks(command) == written

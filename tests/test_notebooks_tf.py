@@ -1,7 +1,8 @@
 """Notebooks under real TensorFlow: record a notebook executed by nbconvert, fix the right cell.
 
-One module-scoped recording of the notebook and one of the fixed notebook (each
-starts a kernel and imports TensorFlow: ~20 s on 2 cores).
+One module-scoped recording of the notebook, and one ``--verify`` run of a copy
+(its original and its fixed notebook): three kernels, each importing TensorFlow
+(~25 s each on 2 cores).
 """
 
 from __future__ import annotations
@@ -59,19 +60,31 @@ def _execute(project: Path, traces: str) -> tuple[int, list[str]]:
     return code, printed
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
+def _project(tmp_path_factory) -> Path:
     project = tmp_path_factory.mktemp("nbproject")
     (project / "pyproject.toml").write_text("[project]\nname = 'nbproject'\n")
     (project / "nb.ipynb").write_text(_notebook())
+    return project
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    project = _project(tmp_path_factory)
     before = _execute(project, "t.json")
     fixed = run_cli("--traces", "t.json", "nb.ipynb", cwd=project)
-    after = _execute(project, "after.json")
-    return project, before, fixed, after
+    return project, before, fixed
+
+
+@pytest.fixture(scope="module")
+def verified(tmp_path_factory):
+    project = _project(tmp_path_factory)
+    result = run_cli("--verify", "nb.ipynb", "--", sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook",
+                     "--execute", "nb.ipynb", "--output", "executed.ipynb", cwd=project)
+    return project, result
 
 
 def test_the_kernels_traces_are_named_by_notebook_and_line(recorded):
-    project, (code, printed), _, _ = recorded
+    project, (code, printed), _ = recorded
     assert code == 0
     assert "traces 4" in printed
     functions = load_trace_file(str(project / "t.json")).functions
@@ -81,16 +94,26 @@ def test_the_kernels_traces_are_named_by_notebook_and_line(recorded):
     assert [(s.file, s.line) for s in function.call_sites] == [("nb.ipynb", 9)]  # cell 4 (text lines 6-10), its line 4
 
 
-def test_the_fix_goes_into_the_functions_cell_and_traces_drop(recorded):
-    project, (_, printed_before), fixed, (code, printed_after) = recorded
+FIXED_CELL = (
+    "@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])\n"
+    "def double(x):\n    return x * 2"
+)
+
+
+def _sources(project: Path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads((project / "nb.ipynb").read_text())["cells"]]
+
+
+def test_the_fix_goes_into_the_functions_cell(recorded):
+    project, _, fixed = recorded
     assert fixed.returncode == 0, fixed.stderr
-    cells = json.loads((project / "nb.ipynb").read_text())["cells"]
-    assert "".join(cells[2]["source"]) == (
-        "@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])\n"
-        "def double(x):\n    return x * 2"
-    )
-    assert ["".join(c["source"]) for i, c in enumerate(cells) if i != 2] == [s for i, (_, s) in enumerate(CELLS) if i != 2]
-    assert code == 0
-    assert "traces 1" in printed_after
-    # the results the notebook printed are the same; only the trace count changed
-    assert [l for l in printed_before if not l.startswith("traces")] == [l for l in printed_after if not l.startswith("traces")]
+    assert _sources(project) == [FIXED_CELL if i == 2 else source for i, (_, source) in enumerate(CELLS)]
+
+
+def test_verify_proves_the_fix_on_the_executed_notebook(verified):
+    project, result = verified
+    assert result.returncode == 0, result.stderr
+    assert _sources(project) == [FIXED_CELL if i == 2 else source for i, (_, source) in enumerate(CELLS)]
+    # the executed notebooks were compared (what the cells printed), and the traces dropped
+    assert "verified 1 of 1 candidate fix" in result.stderr and "traces 4 \u2192 1" in result.stderr
+    assert "outputs vary" not in result.stderr
