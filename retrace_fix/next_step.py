@@ -59,10 +59,15 @@ def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
     paths = " ".join(shlex.quote(p) for p in request.paths)
     if len(paths) > MAX_PATHS_SHOWN:
         paths = "PATH..."
+    program = "python train.py"
+    notebooks = sorted({f.path for f in untraced if f.unsigned_tf_functions and f.path.endswith(".ipynb")})
+    if notebooks and len(notebooks) == files:  # only notebooks: a kernel runs them (docs/notebooks.md)
+        name = shlex.quote(notebooks[0]) if len(notebooks) == 1 else "NOTEBOOK.ipynb"
+        program = f"jupyter nbconvert --to notebook --execute {name}"
     return (
         f"hint: {plural(functions, 'tf.function')} in {plural(files, 'file')} can only be judged from a run "
-        f"of your program: retrace-fix --verify {paths} -- python train.py "
-        f"(or retrace-fix record -- python train.py, then --traces .retrace/traces.json)"
+        f"of your program: retrace-fix --verify {paths} -- {program} "
+        f"(or retrace-fix record -- {program}, then --traces .retrace/traces.json)"
     )
 
 

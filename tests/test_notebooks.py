@@ -349,3 +349,9 @@ def test_verify_compares_the_notebook_a_runner_writes(command, written):
     from retrace_fix.verify.session import executed_notebooks
 
     assert executed_notebooks(command) == written
+
+
+def test_the_next_step_hint_runs_the_notebook_through_a_kernel(project):
+    err = run_cli("--check", "nb.ipynb", cwd=project).stderr
+    assert ("retrace-fix --verify nb.ipynb -- jupyter nbconvert --to notebook --execute nb.ipynb "
+            "(or retrace-fix record -- jupyter nbconvert --to notebook --execute nb.ipynb, then") in err
