@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.stdin_source", "retrace_fix.next_step", "retrace_fix.hunk_edits",
         "retrace_fix.verify",
     ]),
-    ("commands", ["retrace_fix.commands", "retrace_fix.scaffold"]),
+    ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.ipython"]),
     ("command line", ["retrace_fix.cli", "retrace_fix.__main__"]),
 ]
 

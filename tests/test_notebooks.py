@@ -355,3 +355,36 @@ def test_the_next_step_hint_runs_the_notebook_through_a_kernel(project):
     err = run_cli("--check", "nb.ipynb", cwd=project).stderr
     assert ("retrace-fix --verify nb.ipynb -- jupyter nbconvert --to notebook --execute nb.ipynb "
             "(or retrace-fix record -- jupyter nbconvert --to notebook --execute nb.ipynb, then") in err
+
+
+# --------------------------------------------------------------------------- the IPython extension (no kernel)
+
+
+class _Shell:
+    def __init__(self, **namespace):
+        self.user_ns = namespace
+
+
+def test_a_session_without_a_file_reads_its_cells_as_in_n(tmp_path, monkeypatch):
+    from retrace_fix.ipython import Session, session_notebook
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    shell = _Shell(In=["", "import tensorflow as tf", "def f(:", "%time x = 1\n@tf.function(experimental_relax_shapes=True)\ndef g(x):\n    return x"])
+    session = Session(shell)
+    assert session_notebook(shell) is None
+    notebook = read_notebook(session.history())
+    assert [c.number for c in notebook.code] == [1, 2, 3]  # cell N is In[N]; In[2] does not parse: left empty
+    assert session.diff().startswith("--- In:cell 3\n+++ In:cell 3\n")
+    assert session.fix().startswith("retrace-fix: this front end does not give the notebook's path")
+
+
+def test_the_session_notebook_is_the_one_the_front_end_names(tmp_path, monkeypatch):
+    from retrace_fix.ipython import session_notebook
+
+    (tmp_path / "a.ipynb").write_text(_notebook("x = 1"))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "a.ipynb"))
+    assert session_notebook(_Shell()) == str(tmp_path / "a.ipynb")
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    assert session_notebook(_Shell(__vsc_ipynb_file__=str(tmp_path / "a.ipynb"))) == str(tmp_path / "a.ipynb")
+    assert session_notebook(_Shell(__vsc_ipynb_file__=str(tmp_path / "missing.ipynb"))) is None

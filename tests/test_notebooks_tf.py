@@ -1,8 +1,9 @@
 """Notebooks under real TensorFlow: record a notebook executed by nbconvert, fix the right cell.
 
-One module-scoped recording of the notebook, and one ``--verify`` run of a copy
-(its original and its fixed notebook): three kernels, each importing TensorFlow
-(~25 s each on 2 cores).
+One module-scoped recording of the notebook, one ``--verify`` run of a copy (its
+original and its fixed notebook), and one notebook that uses the IPython extension
+(``%load_ext retrace_fix``) in its own kernel: four kernels, each importing
+TensorFlow (~25 s each on 2 cores).
 """
 
 from __future__ import annotations
@@ -117,3 +118,57 @@ def test_verify_proves_the_fix_on_the_executed_notebook(verified):
     # the executed notebooks were compared (what the cells printed), and the traces dropped
     assert "verified 1 of 1 candidate fix" in result.stderr and "traces 4 \u2192 1" in result.stderr
     assert "outputs vary" not in result.stderr
+
+
+EXTENSION_CELLS = [
+    "%load_ext retrace_fix\n%retrace_fix record",
+    "import tensorflow as tf",
+    "@tf.function\ndef double(x):\n    return x * 2",
+    "for n in range(1, 4):\n    double(tf.ones([n]))",
+    "%retrace_fix report",
+    "%retrace_fix diff",
+    "%retrace_fix fix",
+]
+
+
+@pytest.fixture(scope="module")
+def extension(tmp_path_factory):
+    """A notebook that records itself with ``%retrace_fix``, run by nbclient in a real kernel; the front
+    end's path of the session's notebook is given as Jupyter Server gives it ($JPY_SESSION_NAME)."""
+    import nbclient
+    import nbformat
+
+    project = tmp_path_factory.mktemp("extension")
+    (project / "pyproject.toml").write_text("[project]\nname = 'extension'\n")
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": split_source(source)} for source in EXTENSION_CELLS]
+    text = json.dumps({"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                       "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    (project / "session.ipynb").write_text(text)
+    notebook = nbformat.reads(text, as_version=4)
+    old = os.environ.get("JPY_SESSION_NAME")
+    os.environ["JPY_SESSION_NAME"] = str(project / "session.ipynb")
+    try:
+        nbclient.NotebookClient(notebook, timeout=300, resources={"metadata": {"path": str(project)}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("JPY_SESSION_NAME", None)
+        else:
+            os.environ["JPY_SESSION_NAME"] = old
+    printed = ["".join(out.get("text", "")) for cell in notebook.cells for out in cell.outputs
+               if out.get("name") == "stdout"]
+    return project, printed
+
+
+def test_the_extension_records_reports_diffs_and_fixes_its_own_notebook(extension):
+    project, printed = extension
+    assert printed[0].startswith("retrace-fix: recording the traces of session.ipynb")
+    assert "session.ipynb:4 double: 3 calls, 3 traces, 2 retraces"  # line 4 of its code in printed[1]
+    assert printed[2].startswith("--- session.ipynb:cell 3\n+++ session.ipynb:cell 3\n")
+    assert "+@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])" in printed[2]
+    assert printed[3].startswith("retrace-fix: 1 fix written to session.ipynb")
+    assert _sources_of(project / "session.ipynb")[2] == FIXED_CELL
+
+
+def _sources_of(path: Path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]

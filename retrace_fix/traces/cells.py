@@ -24,10 +24,12 @@ Never imports TensorFlow; IPython only where the kernel has it loaded already.
 from __future__ import annotations
 
 import glob
+import json
 import linecache
 import os
 import re
 import sys
+from typing import Callable
 
 from retrace_fix.linemap import LineMap
 from retrace_fix.notebook import Notebook, NotebookError, read_notebook
@@ -71,10 +73,19 @@ def _transformer():
 
 
 class CellLocator:
-    """``locate(filename, line)``: the notebook path and line of a kernel's cell file and line."""
+    """``locate(filename, line)``: the notebook path and line of a kernel's cell file and line.
 
-    def __init__(self, project_root: str) -> None:
+    ``notebooks``: paths to look in before the others (a live session's own notebook file);
+    ``history``: a live session whose notebook file is unknown gives the cells it ran as a
+    notebook text (:func:`history_notebook`) named ``history[0]`` (not a file).
+    """
+
+    def __init__(self, project_root: str, notebooks: list[str] | None = None,
+                 history: "tuple[str, Callable[[], str]] | None" = None, search: bool = True) -> None:
         self.project_root = project_root
+        self.first = list(notebooks or [])
+        self.search = search  # also the notebooks of $RETRACE_FIX_NOTEBOOKS and the working directory
+        self.history = history
         self._notebooks: list[tuple[str, Notebook]] | None = None
         self._cells: dict[str, tuple[str, int, LineMap] | None] = {}
 
@@ -92,7 +103,13 @@ class CellLocator:
         if not text:
             return None
         transform = _transformer()
-        for rel, notebook in self._candidates():
+        candidates = list(self._candidates())
+        if self.history is not None:  # the session's cells as they are now (they grow as it runs)
+            try:
+                candidates.append((self.history[0], read_notebook(self.history[1]())))
+            except NotebookError:
+                pass
+        for rel, notebook in candidates:
             for cell in notebook.code:
                 transformed = transform(cell.source)
                 if transformed == text or transformed.rstrip() == text.rstrip():
@@ -102,11 +119,13 @@ class CellLocator:
     def _candidates(self) -> list[tuple[str, Notebook]]:
         if self._notebooks is not None:
             return self._notebooks
-        paths = [p for p in os.environ.get(ENV_NOTEBOOKS, "").split(os.pathsep) if p]
-        try:
-            paths += sorted(glob.glob(os.path.join(os.getcwd(), "*.ipynb")))
-        except OSError:  # pragma: no cover - the working directory is gone
-            pass
+        paths = list(self.first)
+        if self.search:
+            paths += [p for p in os.environ.get(ENV_NOTEBOOKS, "").split(os.pathsep) if p]
+            try:
+                paths += sorted(glob.glob(os.path.join(os.getcwd(), "*.ipynb")))
+            except OSError:  # pragma: no cover - the working directory is gone
+                pass
         self._notebooks = []
         seen: set[str] = set()
         for path in paths:
@@ -124,4 +143,15 @@ class CellLocator:
         return self._notebooks
 
 
-__all__ = ["CellLocator", "ENV_NOTEBOOKS", "is_cell_file", "notebooks_in_command"]
+def history_notebook(sources: list[str]) -> str:
+    """A notebook text (nbformat 4) of code cells with these sources, in order: a live session's
+    cells as it ran them (``In``), where cell N is ``In[N]`` (``sources[0]`` is IPython's empty
+    ``In[0]``)."""
+    from retrace_fix.notebook import split_source
+
+    cells = [{"cell_type": "code", "execution_count": number, "metadata": {}, "outputs": [],
+              "source": split_source(source)} for number, source in enumerate(sources[1:], 1)]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+__all__ = ["CellLocator", "ENV_NOTEBOOKS", "history_notebook", "is_cell_file", "notebooks_in_command"]
