@@ -378,8 +378,19 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
     """A notebook: its code cells as one module (:mod:`retrace_fix.notebook`), located and written per cell.
 
     The result's ``original``/``fixed`` are the notebook's JSON text (what is written, diffed
-    per cell and patched); findings carry the cell and the line in it.
+    per cell and patched); findings carry the cell and the line in it.  Never raises.
     """
+    try:
+        return _read_and_process_notebook(job, options, data)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # JSON nested beyond the stack, a bug: that notebook fails alone
+        return FileResult(path=job.display, error=(
+            f"{job.display}:1: internal error reading the notebook: {type(exc).__name__}: {exc}; "
+            "notebook left unchanged"))
+
+
+def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
     result = FileResult(path=job.display)
     try:
         read_document(data)  # a file that is no notebook is an error, whatever it holds
