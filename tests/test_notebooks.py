@@ -388,3 +388,15 @@ def test_the_session_notebook_is_the_one_the_front_end_names(tmp_path, monkeypat
     monkeypatch.delenv("JPY_SESSION_NAME")
     assert session_notebook(_Shell(__vsc_ipynb_file__=str(tmp_path / "a.ipynb"))) == str(tmp_path / "a.ipynb")
     assert session_notebook(_Shell(__vsc_ipynb_file__=str(tmp_path / "missing.ipynb"))) is None
+
+
+def test_an_indented_cell_is_read_dedented_and_written_with_its_indent(tmp_path):
+    source = "  @tf.function(experimental_relax_shapes=True)\n  def f(x):\n\n      return x  # kept\n  pip install -q x"
+    (tmp_path / "nb.ipynb").write_text(_notebook("import tensorflow as tf", source))
+    notebook = read_notebook((tmp_path / "nb.ipynb").read_text())
+    assert notebook.python.splitlines()[1:4] == ["@tf.function(experimental_relax_shapes=True)", "def f(x):", ""]
+    code, out, _ = run_cli("--check", "nb.ipynb", cwd=tmp_path).outcome
+    assert out.startswith("nb.ipynb:cell 2:1:4: RTF004")  # the column in the cell, indentation included
+    assert run_cli("nb.ipynb", cwd=tmp_path).returncode == 0
+    cells = json.loads((tmp_path / "nb.ipynb").read_text())["cells"]
+    assert "".join(cells[1]["source"]) == source.replace("experimental_relax_shapes", "reduce_retracing")
