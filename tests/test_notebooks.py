@@ -400,3 +400,17 @@ def test_an_indented_cell_is_read_dedented_and_written_with_its_indent(tmp_path)
     assert run_cli("nb.ipynb", cwd=tmp_path).returncode == 0
     cells = json.loads((tmp_path / "nb.ipynb").read_text())["cells"]
     assert "".join(cells[1]["source"]) == source.replace("experimental_relax_shapes", "reduce_retracing")
+
+
+def test_branch_commits_the_fixed_notebook_and_leaves_the_worktree(project):
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=project, check=True,
+                              capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "start")
+    before = (project / "nb.ipynb").read_text()
+    assert run_cli("--branch", "fixes", ".", cwd=project).returncode == 0
+    assert (project / "nb.ipynb").read_text() == before
+    assert git("show", "fixes:nb.ipynb") == before.replace("experimental_relax_shapes", "reduce_retracing")
