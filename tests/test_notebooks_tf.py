@@ -163,7 +163,7 @@ def extension(tmp_path_factory):
 def test_the_extension_records_reports_diffs_and_fixes_its_own_notebook(extension):
     project, printed = extension
     assert printed[0].startswith("retrace-fix: recording the traces of session.ipynb")
-    assert "session.ipynb:4 double: 3 calls, 3 traces, 2 retraces"  # line 4 of its code in printed[1]
+    assert "session.ipynb:cell 3:1 double: 3 calls, 3 traces, 2 retraces" in printed[1]
     assert printed[2].startswith("--- session.ipynb:cell 3\n+++ session.ipynb:cell 3\n")
     assert "+@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])" in printed[2]
     assert printed[3].startswith("retrace-fix: 1 fix written to session.ipynb")
