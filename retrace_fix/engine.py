@@ -47,7 +47,9 @@ from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.notebook import Notebook, NotebookError, is_notebook, read_document, read_notebook
+from retrace_fix.notebook import (
+    Notebook, NotebookError, is_notebook, is_python_notebook, read_document, read_notebook,
+)
 from retrace_fix.partial_parse import Outline
 
 PARSE_ERROR_PREFIX = "cannot parse"
@@ -393,7 +395,10 @@ def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileRes
 def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
     result = FileResult(path=job.display)
     try:
-        read_document(data)  # a file that is no notebook is an error, whatever it holds
+        text, _cells = read_document(data)  # a file that is no notebook is an error, whatever it holds
+        if not is_python_notebook(text):  # an R, Julia ... notebook: not a Python source
+            result.skipped = True
+            return result
         traces = options.traces_for(job.root)
         has_traces = traces is not None and _traces_mention(traces, job.relpath)
         checked = options.check_syntax or not options.prefilter  # every cell parsed, as every .py is then

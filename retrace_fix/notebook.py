@@ -18,7 +18,11 @@ the rewriter never touches, and restored byte for byte afterwards:
   not know is an error (the cell may or may not be Python).
 
 A line is masked only where CPython rejects it: ``%`` continuing a bracketed
-expression, or a ``?`` inside a string, stays Python.
+expression, or a ``?`` inside a string, stays Python.  Each cell's last line
+ends with a comment naming the cell (``  # __rtf_cell_3__``; a comment can end
+any complete cell): the fixed text is cut back into cells there, so that a cell's
+lines stay in their cell whatever the fixes do around them, identical lines in
+other cells included.
 
 :class:`Notebook` holds the text and the line map: a line of the text back to its
 cell (1-based among all cells, as ruff and Jupyter count them) and its line in
@@ -63,7 +67,10 @@ OTHER_CELL_MAGICS = frozenset({
 
 _PLACEHOLDER = "__rtf_ipy_{}__"
 _PLACEHOLDER_RE = re.compile(r"^([ \t]*)(?:(.*?) = )?__rtf_ipy_(\d+)__(\r\n|\r|\n)?$")
-_RESERVED = "__rtf_ipy_"
+_RESERVED = "__rtf_"
+#: the comment that ends each cell's last line in the text: where a fixed text is cut back into cells
+_CELL_END = "  # __rtf_cell_{}__"
+_CELL_END_RE = re.compile(r"  # __rtf_cell_(\d+)__(\r\n|\r|\n)?$")
 #: a line that may be IPython syntax (CPython decides: only lines it rejects are masked)
 #: magics IPython runs without their ``%`` (automagic, on by default) and the shell commands it aliases
 _AUTOMAGIC = (
@@ -163,33 +170,26 @@ class Notebook:
         return text
 
     def _split(self, fixed_python: str) -> dict[int, str]:
-        """``fixed_python`` cut into the code cells it came from (by the lines the fixes kept)."""
-        owners: list[_CodeCell] = []
-        for cell in self.code:
-            owners.extend([cell] * cell.line_count)
-        old, new = source_lines(self.python), source_lines(fixed_python)
+        """``fixed_python`` cut into the code cells it came from, at the comment that ends each cell's
+        last line (a cell's lines stay in their cell whatever a fix does around them; lines a fix adds
+        after a cell's last line belong to the next cell)."""
         parts: dict[int, list[str]] = {cell.index: [] for cell in self.code}
-        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                for offset in range(j2 - j1):
-                    parts[owners[i1 + offset].index].append(new[j1 + offset])
-            elif tag == "insert":  # with the line it was inserted before (the last cell at the end)
-                owner = owners[i1] if i1 < len(owners) else self.code[-1]
-                parts[owner.index].extend(new[j1:j2])
-            elif tag == "replace":
-                spanned = sorted({owners[i].number for i in range(i1, i2)})
-                if len(spanned) == 1:
-                    parts[owners[i1].index].extend(new[j1:j2])
-                elif i2 - i1 == j2 - j1:  # line for line
-                    for offset in range(j2 - j1):
-                        parts[owners[i1 + offset].index].append(new[j1 + offset])
-                else:
-                    raise NotebookError(
-                        f"a fix spans cells {spanned[0]} to {spanned[-1]}; notebook left unchanged",
-                        cell=spanned[0], line=i1 - owners[i1].start + 2,
-                    )
-            # "delete": the lines are gone from their cell
+        expected = iter([cell for cell in self.code if cell.text])  # an empty cell has no line to mark
+        current = next(expected, None)
+        for line in source_lines(fixed_python):
+            if current is None:  # after the last cell's end
+                parts[self.code[-1].index].append(line)
+                continue
+            parts[current.index].append(line)
+            end = _CELL_END_RE.search(line)
+            if end is None:
+                continue
+            if int(end.group(1)) != current.index:
+                raise NotebookError("a fix moved code between cells; notebook left unchanged", cell=current.number)
+            parts[current.index][-1] = line[:end.start()] + (end.group(2) or "")
+            current = next(expected, None)
+        if current is not None:
+            raise NotebookError("a fix changed the end of the cell; notebook left unchanged", cell=current.number)
         return {index: "".join(lines) for index, lines in parts.items()}
 
     def _unmask(self, cell: _CodeCell, text: str) -> str:
@@ -207,7 +207,9 @@ class Notebook:
                 )
             seen.add(key)
             indent, original = cell.masks[key]
-            lines[number] = match.group(1) + original[len(indent):] + (match.group(4) or "")
+            if original.startswith(indent):  # where a fix moved it, with the indentation it has there
+                original = match.group(1) + original[len(indent):]
+            lines[number] = original + (match.group(4) or "")
         missing = set(cell.masks) - seen
         if missing:
             raise NotebookError("a fix removed IPython syntax; notebook left unchanged", cell=cell.number)
@@ -243,12 +245,32 @@ def _reindent(cell: _CodeCell, lines: list[str]) -> list[str]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             out.extend(raw[i1:i2])
+        elif tag == "replace" and i2 - i1 == j2 - j1:  # line for line: each keeps whether it was indented
+            out.extend(cell.indent + line if line.strip() and raw[i].startswith(cell.indent) else line
+                       for i, line in zip(range(i1, i2), lines[j1:j2]))
         else:
             out.extend(cell.indent + line if line.strip() else line for line in lines[j1:j2])
     return out
 
 
 # --------------------------------------------------------------------------- reading
+
+
+def language(json_text: str) -> str | None:
+    """The language of a notebook's kernel, lower-case, where its metadata names one (None: not said)."""
+    try:
+        metadata = json.loads(json_text).get("metadata") or {}
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    for value in ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name")):
+        if isinstance(value, str) and value:
+            return value.lower()
+    return None
+
+
+def is_python_notebook(json_text: str) -> bool:
+    """Does the notebook run Python (its kernel's language is Python, or not said)?"""
+    return language(json_text) in (None, "python", "python3", "ipython", "ipython3")
 
 
 def read_document(data: bytes | str) -> tuple[str, list]:
@@ -309,6 +331,11 @@ def read_notebook(data: bytes | str) -> Notebook:
         added = bool(masked_text) and not masked_text.endswith(("\n", "\r"))
         if added:
             masked_text += "\n"
+        if masked_text:  # the cell's end, marked on its last line (a comment ends any complete cell)
+            lines = source_lines(masked_text)
+            body = lines[-1].rstrip("\r\n")
+            lines[-1] = body + _CELL_END.format(index) + lines[-1][len(body):]
+            masked_text = "".join(lines)
         entry = _CodeCell(index, source, masked_text, line, added, cell_masks, indent)
         line += entry.line_count
         code.append(entry)
@@ -402,6 +429,9 @@ def _mask_lines(lines: list[str], start: int, end: int, counter: _Counter, masks
         line = lines[number]
         body = line.rstrip("\r\n")
         ending = line[len(body):]
+        earlier = _PLACEHOLDER_RE.match(line)
+        if earlier is not None and int(earlier.group(3)) in masks:  # masked already (as a line of its own)
+            body = masks.pop(int(earlier.group(3)))[1]
         key = counter.take()
         masks[key] = (indent, body)
         target = f"{assigned.group(2)} = " if assigned is not None and number == start else ""

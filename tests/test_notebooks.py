@@ -10,12 +10,15 @@ CODE ...``) and an optional ``case.toml`` (``select``; default: every code).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -97,6 +100,23 @@ def test_golden_cases_cover_the_brief():
 # --------------------------------------------------------------------------- masking
 
 
+def _plain(python: str) -> str:
+    """A notebook's text without the comments that mark where each cell ends."""
+    return re.sub(r"  # __rtf_cell_\d+__", "", python)
+
+
+def test_repeated_lines_stay_in_their_cells():
+    notebook = read_notebook(_notebook("x = 1", "x = 1"))
+    text = notebook.fixed_text(notebook.python.replace("x = 1", "x = 10", 1), validate=False)
+    assert [c["source"] for c in json.loads(text)["cells"]] == [["x = 10"], ["x = 1"]]
+
+
+def test_a_fix_that_loses_a_cells_end_is_refused():
+    notebook = read_notebook(_notebook("x = 1", "y = 2"))
+    with pytest.raises(NotebookError, match="changed the end of the cell"):
+        notebook.fixed_text("x = 1  # __rtf_cell_0__\ny = 3\n", validate=False)
+
+
 def _notebook(*sources: str, kinds: tuple[str, ...] = ()) -> str:
     cells = []
     for index, source in enumerate(sources):
@@ -128,30 +148,30 @@ def test_ipython_lines_are_masked_and_restored_byte_for_byte(line):
 
 def test_assigned_magics_keep_their_target_names():
     notebook = read_notebook(_notebook("files = !ls\nfirst, rest = %sx ls"))
-    assert notebook.python.splitlines() == ["files = __rtf_ipy_0__", "first, rest = __rtf_ipy_1__"]
+    assert _plain(notebook.python).splitlines() == ["files = __rtf_ipy_0__", "first, rest = __rtf_ipy_1__"]
 
 
 def test_a_magic_continued_with_a_backslash_is_masked_whole():
     notebook = read_notebook(_notebook("%timeit -n 1 \\\n    f(x)\ny = 1"))
-    assert notebook.python == "__rtf_ipy_0__\n__rtf_ipy_1__\ny = 1\n"
+    assert notebook.python == "__rtf_ipy_0__\n__rtf_ipy_1__\ny = 1  # __rtf_cell_0__\n"
 
 
 def test_only_lines_cpython_rejects_are_masked():
     source = "total = (1 +\n         2\n         % 2)\ntext = '''what?\n!not a shell line\n'''"
     notebook = read_notebook(_notebook(source))
-    assert notebook.python == source + "\n"
+    assert _plain(notebook.python) == source + "\n"
 
 
 def test_cells_are_one_module_with_a_line_map():
     notebook = read_notebook(_notebook("import tensorflow as tf", "# words", "x = 1\ny = 2", "", "z = 3",
                                        kinds=("code", "markdown", "code", "code", "code")))
-    assert notebook.python == "import tensorflow as tf\nx = 1\ny = 2\nz = 3\n"
+    assert _plain(notebook.python) == "import tensorflow as tf\nx = 1\ny = 2\nz = 3\n"
     assert [notebook.locate(n) for n in (1, 2, 3, 4)] == [(1, 1), (3, 1), (3, 2), (5, 1)]
 
 
 def test_non_python_cell_magics_are_left_out():
     notebook = read_notebook(_notebook("%%bash\necho hi", "%%writefile a.py\nx = (", "%%html\n<b>", "y = 1"))
-    assert notebook.python == "y = 1\n"
+    assert notebook.python == "y = 1  # __rtf_cell_3__\n"  # each cell's last line marks its end
     assert notebook.locate(1) == (4, 1)
 
 
@@ -178,20 +198,22 @@ def test_files_that_are_no_notebook_are_refused(text, message):
 
 def test_a_fix_that_changes_cells_line_for_line_goes_to_each_cell():
     notebook = read_notebook(_notebook("a = 1", "b = 2"))
-    text = notebook.fixed_text("a = 10\nb = 20\n", validate=False)
+    text = notebook.fixed_text(notebook.python.replace("a = 1", "a = 10").replace("b = 2", "b = 20"), validate=False)
     assert [c["source"] for c in json.loads(text)["cells"]] == [["a = 10"], ["b = 20"]]
 
 
 def test_lines_inserted_at_a_boundary_go_to_the_cell_they_precede():
     notebook = read_notebook(_notebook("a = 1", "for i in x:\n    f = g()"))
-    text = notebook.fixed_text("a = 1\nf = g()\nfor i in x:\n    pass\n", validate=False)
+    assert notebook.python == "a = 1  # __rtf_cell_0__\nfor i in x:\n    f = g()  # __rtf_cell_1__\n"
+    fixed = "a = 1  # __rtf_cell_0__\nf = g()\nfor i in x:\n    pass  # __rtf_cell_1__\n"
+    text = notebook.fixed_text(fixed, validate=False)
     assert [c["source"] for c in json.loads(text)["cells"]] == [["a = 1"], ["f = g()\n", "for i in x:\n", "    pass"]]
 
 
 def test_a_fix_that_drops_ipython_syntax_is_refused():
     notebook = read_notebook(_notebook("!ls\nx = 1"))
     with pytest.raises(NotebookError, match="removed IPython syntax"):
-        notebook.fixed_text("x = 2\n", validate=False)
+        notebook.fixed_text("x = 2  # __rtf_cell_0__\n", validate=False)
 
 
 def test_splicing_keeps_unchanged_items_and_the_lists_layout():
@@ -425,3 +447,42 @@ def test_report_names_a_notebooks_cells(project, monkeypatch):
     assert report.location("nb.ipynb", 3) == "nb.ipynb:cell 3:1"
     assert report.location("missing.ipynb", 3) == "missing.ipynb:3"
     assert report.location("train.py", 3) == "train.py:3"
+
+
+def test_notebooks_of_other_languages_are_not_python_sources(tmp_path):
+    text = json.loads(_notebook("library(ggplot2)\nx <- tf$function(f)"))
+    text["metadata"] = {"kernelspec": {"name": "ir", "language": "R", "display_name": "R"}}
+    (tmp_path / "r.ipynb").write_text(json.dumps(text))
+    code, out, err = run_cli("--check", "--check-syntax", ".", cwd=tmp_path).outcome
+    assert (code, out) == (0, "") and "0 errors" in err
+
+
+LINES = [
+    "import tensorflow as tf", "x = 1", "%matplotlib inline", "!pip install -q x", "files = !ls", "tf.function?",
+    "?tf.constant", "%timeit -n 1 \\", "  f(x)", "if x:", "    !echo $x", "    y = 2", "pip install y", "",
+    "total = (1 +", "         2)", "s = '''what?", "!not shell'''", "# comment?", "%%time", "  indented = 3",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(LINES), max_size=6), min_size=1, max_size=4), st.booleans())
+def test_reading_and_writing_back_is_the_identity(cells, final_newline):
+    sources = ["\n".join(lines) + ("\n" if final_newline and lines else "") for lines in cells]
+    text = _notebook(*sources)
+    try:
+        notebook = read_notebook(text)
+    except NotebookError as exc:
+        assert exc.cell is not None and 1 <= exc.cell <= len(sources)
+        return
+    compile(notebook.python, "<nb>", "exec")
+    assert notebook.fixed_text(notebook.python, validate=False) == text
+    # an edit of one line comes back in its cell only, every IPython line restored
+    edited = re.sub(r"(?m)^x = 1(?=(?:  # __rtf_cell_\d+__)?$)", "x = 10", notebook.python, count=1)
+    if edited != notebook.python:
+        changed = json.loads(notebook.fixed_text(edited, validate=False))
+        expected = list(sources)
+        first = next(i for i, lines in enumerate(cells) if "x = 1" in lines)
+        lines = list(cells[first])
+        lines[lines.index("x = 1")] = "x = 10"
+        expected[first] = "\n".join(lines) + ("\n" if final_newline else "")
+        assert ["".join(c["source"]) for c in changed["cells"]] == expected
