@@ -339,7 +339,7 @@ def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: d
                 continue  # the notebook run reports the same error (counted as refused)
             compared += 1
             expected = sorted(
-                (f.code, *notebook.locate(f.line), f.column + notebook.column_offset(f.line), f.applied)
+                (f.code, *notebook.locate(f.line), f.column + notebook.column_offset(f.line) + 1, f.applied)
                 for f in script.findings)
             found = sorted((f["code"], f["cell"], f["line"], f["column"], f["applied"])
                            for f in by_path.get(rel, {}).get("findings", []))

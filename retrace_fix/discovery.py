@@ -1,6 +1,13 @@
 """Which files a run looks at: paths, .gitignore, excludes, project roots.
 
-* A file named on the command line is always processed (if it is a Python file).
+* A file named on the command line is always processed (if it is a Python file),
+  unless its real location (links followed) leaves its project root: the
+  nearest directory at or above it, as written, that holds ``.git``, else the
+  current directory (or the file's own directory when it is not below it).  A
+  directory named on the command line is refused the same way when it is a
+  link out of the repository that holds it.  Such a path is reported (exit 2)
+  and never read: a link in someone else's tree must not carry a file from
+  outside it into a fix, a diff or a patch.
 * A directory is walked: ``*.py`` files and ``*.ipynb`` notebooks, not following symbolic links (no loops,
   nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
   directories, every ``.gitignore`` on the way (from the repository root down)
@@ -150,6 +157,28 @@ def _repo_root(directory: Path) -> Path | None:
     return None
 
 
+def outside_root(path: str | os.PathLike) -> str | None:
+    """Why a path named on the command line is refused: its real location leaves its project root.
+
+    The project root is the nearest directory at or above the path, as written
+    (links not followed), that holds ``.git``; without one, the folder given: a
+    directory itself, a file's current directory when the file is below it,
+    else the file's directory.  None when the path stays inside (a path
+    without links always does).
+    """
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_dir():
+        root = _repo_root(absolute) or absolute
+    else:
+        cwd = Path(os.path.abspath(os.getcwd()))
+        base = absolute.parent
+        root = _repo_root(base) or (cwd if base == cwd or cwd in base.parents else base)
+    real, real_root = Path(os.path.realpath(absolute)), Path(os.path.realpath(root))
+    if real == real_root or real_root in real.parents:
+        return None
+    return f"refused: a link to {real}, outside its project root {root}"
+
+
 def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
     """Expand command-line paths to the Python files to process."""
     rules = _IgnoreRules(excludes)
@@ -167,6 +196,11 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
         if not path.exists() and not path.is_symlink():
             raise DiscoveryError(f"{raw}: no such file or directory")
         absolute = Path(os.path.abspath(path))
+        if absolute.is_file() or absolute.is_dir():
+            escape = outside_root(absolute)
+            if escape is not None:
+                result.problems.append(f"{raw}: {escape}")
+                continue
         if absolute.is_file():
             if absolute.suffix in SOURCE_SUFFIXES:
                 add(absolute)

@@ -73,6 +73,7 @@ class Finding:
         del data["verification"]
         if self.cell is None:  # only findings in notebooks name a cell
             del data["cell"]
+        data["column"] = self.column + 1  # 1-based, as the text format prints it
         data["tier"] = self.tier.value
         data["fixable"] = self.fixable
         if self.verification is not None:  # a --verify run: what the user's program showed

@@ -246,7 +246,7 @@ def test_check_names_the_cell(project):
 def test_json_and_sarif_give_the_cell(project):
     data = json.loads(run_cli("--check", "--format", "json", "nb.ipynb", cwd=project).stdout)
     finding = data["files"][0]["findings"][0]
-    assert (finding["cell"], finding["line"], finding["column"]) == (3, 1, 1)
+    assert (finding["cell"], finding["line"], finding["column"]) == (3, 1, 2)  # the column 1-based, as in text
     sarif = json.loads(run_cli("--check", "--format", "sarif", "nb.ipynb", cwd=project).stdout)
     result = sarif["runs"][0]["results"][0]
     assert result["properties"]["cell"] == 3 and result["properties"]["lineInCell"] == 1
