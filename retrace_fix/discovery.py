@@ -8,7 +8,7 @@
   link out of the repository that holds it.  Such a path is reported (exit 2)
   and never read: a link in someone else's tree must not carry a file from
   outside it into a fix, a diff or a patch.
-* A directory is walked: ``*.py`` files, not following symbolic links (no loops,
+* A directory is walked: ``*.py`` files and ``*.ipynb`` notebooks, not following symbolic links (no loops,
   nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
   directories, every ``.gitignore`` on the way (from the repository root down)
   and the ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns.
@@ -34,6 +34,8 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebook)
+SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 #: Environment variable naming the project root that recorded paths are relative to.
 ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 
@@ -200,7 +202,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 result.problems.append(f"{raw}: {escape}")
                 continue
         if absolute.is_file():
-            if absolute.suffix in PYTHON_SUFFIXES:
+            if absolute.suffix in SOURCE_SUFFIXES:
                 add(absolute)
             else:
                 result.problems.append(f"{raw}: not a Python file (skipped)")
@@ -222,7 +224,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
-                if not name.endswith(PYTHON_SUFFIXES):
+                if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 file_path = directory / name
                 try:
