@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",
         "retrace_fix.partial_parse", "retrace_fix.positions",
         "retrace_fix.analysis",
-        "retrace_fix.config", "retrace_fix.discovery", "retrace_fix.gitsource", "retrace_fix.roots",
+        "retrace_fix.config", "retrace_fix.discovery", "retrace_fix.ignore_patterns", "retrace_fix.gitsource", "retrace_fix.roots",
     ]),
     ("codemods and traces", ["retrace_fix.codemods", "retrace_fix.traces"]),
     ("engine", ["retrace_fix.engine"]),
