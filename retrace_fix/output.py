@@ -18,7 +18,7 @@ JSON_SCHEMA_VERSION = 1
 def file_diff(result: FileResult) -> str:
     if not result.changed:
         return ""
-    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=False)
+    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=True)
 
 
 def finding_line(finding: Finding) -> str:
