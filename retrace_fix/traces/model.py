@@ -549,9 +549,13 @@ class _Checker:
                 if value.get("row_splits_dtype") is not None:
                     self.dtype(value, "row_splits_dtype", where)
         elif kind == "python":
-            self.name(value, "type", where)
-            if not isinstance(value.get("value"), (int, float, str, bool, type(None))):
+            type_name = self.name(value, "type", where)
+            scalar = value.get("value")
+            if not isinstance(scalar, (int, float, str, bool, type(None))):
                 self.fail(f"{where}.value", "expected a JSON scalar")
+            check = _PYTHON_VALUE_CHECKS.get(type_name)
+            if check is not None and not check[0](scalar):
+                self.fail(f"{where}.value", f"expected {check[1]} for a Python {type_name}, got {_json_type(scalar)}")
         elif kind == "object":
             self.name(value, "type", where)
             self.field(value, "id", int, where)
@@ -574,6 +578,21 @@ class _Checker:
         dtype = self.field(value, key, str, where)
         if not _DTYPE.fullmatch(dtype):
             self.fail(f"{where}.{key}", f"expected a dtype name such as 'float32', got {dtype!r}")
+
+
+#: The value a ``python`` descriptor of a built-in type must hold (as the recorder writes it), and its description
+_PYTHON_VALUE_CHECKS = {
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "float": (lambda v: (isinstance(v, (int, float)) and not isinstance(v, bool)) or v in ("nan", "inf", "-inf"),
+              "a number (or 'nan', 'inf', '-inf')"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "NoneType": (lambda v: v is None, "null"),
+}
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(type(value), "null")
 
 
 #: What a TensorFlow dtype name looks like (``float32``, ``qint8``, ``float8_e4m3fn``, ``bfloat16``).
