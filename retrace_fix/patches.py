@@ -34,8 +34,9 @@ What ``apply`` guarantees:
   (``old mode``/``new mode``), a new executable file, a symbolic link
   (``new file mode 120000``).
 * **Atomic writes.**  Each file is replaced via a temporary file and
-  ``os.replace``; Ctrl-C is held back until the write phase is over, so an
-  interrupted run never leaves a half-written file or a half-applied patch set.
+  ``os.replace``; Ctrl-C, SIGTERM and SIGHUP are held back until the write
+  phase is over (then delivered), so an interrupted run never leaves a
+  half-written file, a temporary file or a half-applied patch set.
 
 Exit codes: 0 everything applied (or already applied), 1 some file rejected
 (see its ``.rej``), 2 an error (bad patch, refused path, unreadable file, write
@@ -637,21 +638,42 @@ def _decide(entry: FilePlan) -> None:
             entry.action = "already"
 
 
+#: signals held back while files are written: Ctrl-C, ``kill`` (SIGTERM), a closed terminal (SIGHUP)
+_HELD_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 @contextmanager
-def _sigint_held() -> Iterator[list[bool]]:
-    """Hold Ctrl-C back while files are written; re-raise it afterwards."""
-    pending = [False]
+def _sigint_held() -> Iterator[list[int]]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP back while files are written; deliver them afterwards.
+
+    The set of files is finished (each write is atomic, and none is cut off
+    halfway, so no temporary file is left behind); then Ctrl-C raises
+    KeyboardInterrupt and SIGTERM/SIGHUP are raised again with the handler
+    they had (by default: the process ends, killed by that signal).  A signal
+    that was ignored stays ignored.
+    """
+    pending: list[int] = []  # the signals received, in order
+    previous: dict = {}
     try:
-        previous = signal.getsignal(signal.SIGINT)
-        signal.signal(signal.SIGINT, lambda *_: pending.__setitem__(0, True))
+        for signum in _HELD_SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler is signal.SIG_IGN or handler is None:
+                continue
+            previous[signum] = handler
+            signal.signal(signum, lambda number, frame: pending.append(number))
     except ValueError:  # not the main thread
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         yield pending
         return
     try:
         yield pending
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if pending[0]:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    for signum in (s for s in _HELD_SIGNALS if s in pending and s != signal.SIGINT):
+        signal.raise_signal(signum)  # the default handler ends the process here
+    if signal.SIGINT in pending:
         raise KeyboardInterrupt
 
 
