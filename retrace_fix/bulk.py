@@ -186,6 +186,8 @@ class BulkReport:
     patches: dict[str, str] = field(default_factory=dict)  # root name -> patch path (display)
     branches: dict[str, str] = field(default_factory=dict)  # root name -> commit of its --branch
     branch_errors: dict[str, str] = field(default_factory=dict)  # root name -> why it has no branch
+    committed_files: int = 0  # --branch: files committed to the new branches (the working tree is left alone)
+    committed_fixes: int = 0  # --branch: the fixes in those files
     write_errors: dict[str, str] = field(default_factory=dict)  # root name -> message
 
     @classmethod

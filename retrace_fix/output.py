@@ -52,6 +52,18 @@ def summary_line(run: RunResult, mode: str) -> str:
     return line
 
 
+def branch_summary_line(run: RunResult, branch: str, files: int, fixes: int, branch_errors: int) -> str:
+    """The summary of a ``--branch`` run: what was committed (no file of the working tree is written)."""
+    diagnostics = sum(1 for r in run.files for f in r.findings if f.tier is Tier.DIAGNOSTIC)
+    errors = len(run.errors) + branch_errors
+    line = (f"{plural(files, 'file')} committed to branch {branch}, {plural(fixes, 'fix')}; working tree unchanged, "
+            f"{plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}")
+    changed = sum(1 for f in run.files if f.changed)
+    if changed > files:
+        line += f" ({plural(changed - files, 'fixed file')} not committed: see above)"
+    return line
+
+
 def write_diffs(run: RunResult, out: IO[str], color: bool) -> None:
     for result in run.files:
         diff = file_diff(result)

@@ -168,7 +168,10 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         output.write_errors(result, err)
         for line in coverage:
             err.write(f"retrace-fix: {line}\n")
-        if not request.quiet:
+        if not request.quiet and request.branch is not None and roots is not None:  # nothing was written here
+            err.write(output.branch_summary_line(result, request.branch, roots.committed_files, roots.committed_fixes,
+                                                 len(roots.branch_errors)) + "\n")
+        elif not request.quiet:
             err.write(output.summary_line(result, mode) + "\n")
         _print_hint(request, result, err)
     if finish_report(bulk_report, request, err, text=(fmt == "text")):
