@@ -41,7 +41,7 @@ def test_bad_gitignore_line_is_that_roots_problem_and_the_rest_still_runs(tmp_pa
     write(tmp_path / "one/skipped.py", RELAX)
     write(tmp_path / "one/build/gen.py", RELAX)
     write(tmp_path / "two/model.py", RELAX)
-    code, out, err = run_cli("one", "two", cwd=tmp_path).outcome
+    code, out, err = run_cli("--jobs", "1", "one", "two", cwd=tmp_path).outcome
     assert "Traceback" not in err and "internal error" not in err
     assert f"one/.gitignore: line 2: `{bad}`: invalid pattern" in err
     assert fixed(tmp_path / "one/model.py") and fixed(tmp_path / "two/model.py")
@@ -54,7 +54,7 @@ def test_bad_gitignore_line_does_not_stop_other_roots_patches(tmp_path):
     write(tmp_path / "repos/one/.gitignore", "[z-a]\n")
     write(tmp_path / "repos/one/model.py", RELAX)
     write(tmp_path / "repos/two/model.py", RELAX)
-    result = run_cli("--patch-dir", "patches", "repos/one", "repos/two", cwd=tmp_path)
+    result = run_cli("--jobs", "1", "--patch-dir", "patches", "repos/one", "repos/two", cwd=tmp_path)
     assert "Traceback" not in result.stderr
     assert "repos/one/.gitignore: line 1: `[z-a]`: invalid pattern" in result.stderr
     patches = sorted(p.name for p in (tmp_path / "patches").iterdir())
