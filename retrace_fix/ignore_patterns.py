@@ -47,7 +47,7 @@ class IgnorePatterns:
         include: bool | None = None
         priority = 0
         for pattern_include, regex in self.patterns:
-            match = regex.match(name)
+            match = regex.search(name)  # as pathspec: most translations are anchored with ^, a few not
             if match is None:
                 continue
             dir_mark = match.groupdict().get(_DIR_MARK)
@@ -57,11 +57,18 @@ class IgnorePatterns:
         return bool(include)
 
 
-def _compile(regex: str) -> Any:
-    """RE2 when installed (linear time); Python's ``re`` otherwise."""
+#: without RE2 (an install with ``--no-deps``), a line with more ``*`` than this is refused: Python's
+#: ``re`` backtracks, and each further star multiplies the time by the name's length
+FALLBACK_MAX_STARS = 3
+
+
+def _compile(regex: str, line: str) -> Any:
+    """RE2 (linear time); Python's ``re`` when google-re2 is missing, for lines with few stars."""
     try:
         import re2
     except ImportError:  # pragma: no cover - google-re2 is a dependency
+        if line.count("*") > FALLBACK_MAX_STARS:
+            raise ValueError(f"more than {FALLBACK_MAX_STARS} `*` need google-re2 (pip install google-re2)") from None
         return re.compile(regex)
     options = re2.Options()
     options.log_errors = False
@@ -87,7 +94,7 @@ def compile_patterns(lines: Iterable[str]) -> IgnorePatterns:
             regex = pattern.regex.pattern
             if isinstance(regex, bytes):  # pragma: no cover - lines are str
                 regex = regex.decode("utf-8", "surrogateescape")
-            compiled = _compile(regex)
+            compiled = _compile(regex, line)
         except Exception as exc:  # GitIgnorePatternError, re.error, re2.error: git ignores such a line
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             result.problems.append(f"line {number}: `{shown}`: invalid pattern ({reason}; skipped, as git does)")
