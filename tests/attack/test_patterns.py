@@ -136,7 +136,7 @@ def test_a_huge_gitignore_is_reported_not_read(tmp_path):
 
 # -- property: random patterns and names through discovery ------------------------------------
 
-PATTERN_CHARS = st.sampled_from(list("ab*?[]!-/\\^ .#") + ["**", "[!a]", "[a-z]", "[z-a]", "\\*", "[[:alpha:]]"])
+PATTERN_CHARS = st.sampled_from(list("ab*?[]!-/\\^ .#") + ["**", "*/", "**/", "/**", "[!a]", "[a-z]", "[z-a]", "\\*", "[[:alpha:]]"])
 PATTERNS = st.lists(st.lists(PATTERN_CHARS, max_size=10).map("".join), min_size=1, max_size=6)
 NAME_CHARS = st.sampled_from(list("ab.-_ [!]*?") + ["\\"])
 NAMES = st.lists(st.text(NAME_CHARS, min_size=1, max_size=12), min_size=1, max_size=3)
