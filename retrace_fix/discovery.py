@@ -268,6 +268,7 @@ def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> 
             if key not in seen:
                 seen.add(key)
                 result.files.append(path)
-        result.problems.extend(found.problems)
+        # a .gitignore shared by several roots (their repository's) is reported once
+        result.problems.extend(p for p in found.problems if p not in result.problems)
     result.files.sort(key=lambda p: display_path(p))
     return result
