@@ -134,6 +134,36 @@ def test_a_huge_gitignore_is_reported_not_read(tmp_path):
     assert any("larger than" in problem for problem in found.problems)
 
 
+def test_a_gitignore_of_many_patterns_stays_fast_and_is_capped(tmp_path, monkeypatch):
+    """Which patterns match is asked of re2.Set prefilters: one pass per set, not per pattern."""
+    from retrace_fix import ignore_patterns
+
+    lines = [f"*a*b/**/gen_{index}_*.py" for index in range(3000)] + ["skip_*.py"]
+    patterns = compile_patterns(lines)
+    assert not patterns.problems
+    start = time.monotonic()
+    answers = [patterns.match_file(f"pkg/sub/module_{index}.py") for index in range(300)]
+    assert time.monotonic() - start < 1.0  # pattern by pattern: about 25 ms a name
+    assert answers == [False] * 300 and patterns.match_file("pkg/skip_me.py")
+    assert patterns.match_file("xayb/q/gen_7_x.py") and not patterns.match_file("xayb/q/gen_7.py")
+    monkeypatch.setattr(ignore_patterns, "MAX_PATTERNS", 100)
+    capped = compile_patterns(lines)
+    assert len(capped.patterns) == 100
+    assert capped.problems == ["line 101: more than 100 patterns: this line and the rest not used"]
+
+
+def test_patterns_over_the_set_budget_are_still_matched(monkeypatch):
+    """A set RE2 cannot compile within its memory budget is split, down to patterns searched alone."""
+    from retrace_fix import ignore_patterns
+
+    monkeypatch.setattr(ignore_patterns, "SET_SIZE", 100_000)  # one set of all: over RE2's budget
+    lines = ["*a" * 24 + f"*b{index}" for index in range(1000)] + ["keep.py"]
+    patterns = compile_patterns(lines)
+    assert not patterns.problems and len(patterns._sets) > 1
+    assert patterns.match_file("a" * 30 + "b7") and not patterns.match_file("a" * 30 + "c7")
+    assert patterns.match_file("dir/keep.py")
+
+
 # -- property: random patterns and names through discovery ------------------------------------
 
 PATTERN_CHARS = st.sampled_from(list("ab*?[]!-/\\^ .#") + ["**", "*/", "**/", "/**", "[!a]", "[a-z]", "[z-a]", "\\*", "[[:alpha:]]"])
