@@ -295,6 +295,8 @@ def _mode_problem(pf) -> str | None:
             return "mode changes are not supported (`old mode`/`new mode`; use `git apply`)"
         if mode == "120000":
             return f"symbolic links are not supported (`{kind} 120000`; use `git apply`)"
+        if kind == "deleted file mode" and mode == "100755":
+            continue  # deleting an executable file: its content is checked, its mode does not matter
         if mode != _PLAIN_MODE:
             return f"`{kind} {mode}` is not supported (only {_PLAIN_MODE}; use `git apply`)"
     return None

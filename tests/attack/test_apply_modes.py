@@ -77,3 +77,36 @@ def test_plain_new_file_mode_still_applies(tmp_path):
     code, out, err = run_cli("apply", "--root", str(tmp_path), "p.patch", cwd=tmp_path).outcome
     assert code == 0, err
     assert (tmp_path / "plain.py").read_text() == "y = 1\n"
+
+
+DELETE_LINK = """\
+diff --git a/link b/link
+deleted file mode 120000
+--- a/link
++++ /dev/null
+@@ -1 +0,0 @@
+-run.py
+\\ No newline at end of file
+"""
+
+DELETE_EXECUTABLE = """\
+diff --git a/run.py b/run.py
+deleted file mode 100755
+--- a/run.py
++++ /dev/null
+@@ -1 +0,0 @@
+-x = 1
+"""
+
+
+def test_deleting_a_link_is_refused_and_an_executable_file_is_deleted(tmp_path):
+    (tmp_path / "run.py").write_text("x = 1\n")
+    os.symlink("run.py", tmp_path / "link")
+    (tmp_path / "p.patch").write_text(DELETE_LINK)
+    code, out, err = run_cli("apply", "--root", str(tmp_path), "p.patch", cwd=tmp_path).outcome
+    assert code == 2 and "link: symbolic links are not supported" in err
+    assert os.path.islink(tmp_path / "link") and (tmp_path / "run.py").exists()
+    (tmp_path / "p.patch").write_text(DELETE_EXECUTABLE)
+    code, out, err = run_cli("apply", "--root", str(tmp_path), "p.patch", cwd=tmp_path).outcome
+    assert code == 0, err
+    assert not (tmp_path / "run.py").exists()
