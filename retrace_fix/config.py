@@ -6,6 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from retrace_fix.bounded_read import InputError, read_limited
 from retrace_fix.ignore_patterns import check_patterns
 
 if sys.version_info >= (3, 11):
@@ -56,15 +57,12 @@ MAX_CONFIG_BYTES = 4 << 20
 
 
 def _read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB")
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    try:  # a regular file of bounded size: `--config /dev/zero` or a FIFO must not hang the run
+        raw = read_limited(str(path), MAX_CONFIG_BYTES)
+    except InputError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

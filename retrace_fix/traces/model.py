@@ -39,7 +39,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line, read_limited
+from retrace_fix.bounded_read import InputError
+from retrace_fix.bounded_read import read_limited as read_input
+from retrace_fix.traces import json_limits
+from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line
 from retrace_fix.writes import write_file
 
 FORMAT = "retrace-fix-traces"
@@ -622,11 +625,13 @@ def load_trace_file(path: str) -> TraceSet:
     limits: size, nesting, number length, text), the outcome is a TraceSet or
     a TraceFileError, never another exception.
     """
-    try:
-        with open(path, "rb") as handle:
-            raw = read_limited(handle)
-    except JSONLimitError as exc:
-        raise TraceFileError(f"{path}: not a usable trace file: {exc}") from None
+    try:  # a regular file (a FIFO must not hang the run), at most MAX_BYTES
+        raw = read_input(str(path), json_limits.MAX_BYTES)
+    except InputError as exc:
+        message = str(exc)
+        if message.startswith("larger than"):
+            message = f"larger than {json_limits.MAX_BYTES // (1024 * 1024)} MiB"
+        raise TraceFileError(f"{path}: {'' if message.startswith('cannot read') else 'not a usable trace file: '}{message}") from None
     except OSError as exc:
         raise TraceFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (ValueError, OverflowError) as exc:  # e.g. an embedded NUL in the name

@@ -70,3 +70,15 @@ def test_repos_over_the_limit_is_refused(tmp_path, monkeypatch):
     (tmp_path / "repos.txt").write_text("alpha\n" * 1000)
     code, out, err = run_cli("--patch-dir", "p", "--repos", "repos.txt", cwd=tmp_path).outcome
     assert code == 2 and "larger than" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("option", ["--traces", "--config"])
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_traces_and_config_refuse_a_special_file(tmp_path, option, special):
+    if special == "fifo":
+        special = str(tmp_path / "p.fifo")
+        os.mkfifo(special)  # a blocking open would hang the run
+    write(tmp_path / "model.py", RELAX)
+    code, out, err = run_cli(option, special, "--diff", "model.py", cwd=tmp_path).outcome
+    assert code == 2
+    assert "not a regular file" in err and err.count("\n") == 1, err
