@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, TYPE_CHECKING
 
 from retrace_fix.findings import FileResult, Finding, Tier
@@ -33,7 +34,17 @@ def finding_line(finding: Finding) -> str:
         text += f" (unsafe: {finding.reason})"
     if finding.verification is not None:  # --verify: what running the program showed
         text += f" ({finding.verification.status} in round {finding.verification.round}: {finding.verification.proof})"
-    return text
+    return visible(text)
+
+
+#: control characters (C0 but tab, DEL, C1): in a file name they would reach the terminal or split a line
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def visible(line: str) -> str:
+    """``line`` with every control character written as a C escape (``\\033``, ``\\n``), as git
+    quotes a file name: an escape sequence or a newline in a name never reaches the terminal."""
+    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r"}.get(m.group(), f"\\{ord(m.group()):03o}"), line)
 
 
 def summary_line(run: RunResult, mode: str) -> str:
@@ -102,7 +113,7 @@ def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False) -
 
 def write_errors(run: RunResult, err: IO[str]) -> None:
     for message in run.errors:
-        err.write(f"error: {message}\n")
+        err.write(f"error: {visible(message)}\n")
 
 
 def to_json(run: RunResult, mode: str, include_diff: bool) -> str:

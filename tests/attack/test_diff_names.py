@@ -45,3 +45,14 @@ def test_diff_quotes_hostile_names_and_apply_reads_them_back(tmp_path, name, hea
     write(src / name, RELAX)
     subprocess.run(["git", "apply", "--check", "--unsafe-paths", "--directory=.", str(patch)], cwd=src, check=True,
                    capture_output=True)
+
+
+def test_finding_and_error_lines_escape_control_characters(tmp_path):
+    """The same names in ``--check`` findings and in error lines: escaped, one line each."""
+    write(tmp_path / "evil\x1b[2J\n.py", RELAX)
+    write(tmp_path / "bad\x1b[31m.py", "x = (\n")
+    code, out, err = run_cli("--check", "--check-syntax", ".", cwd=tmp_path).outcome
+    assert code in (1, 2)
+    assert "\x1b" not in out + err
+    assert "evil\\033[2J\\n.py:4:2: RTF004" in out
+    assert "error: bad\\033[31m.py:1:5: cannot parse" in err
