@@ -112,7 +112,8 @@ class _IgnoreRules:
                             f"{display_path(gitignore)}: larger than {MAX_GITIGNORE_BYTES >> 20} MiB (not used)"
                         )
                     else:
-                        spec = compile_patterns(data.decode("utf-8", "replace").splitlines())
+                        # surrogateescape: a line of Latin-1 bytes meets the file names of those bytes, as in git
+                        spec = compile_patterns(data.decode("utf-8", "surrogateescape").splitlines())
                         self.problems += [f"{display_path(gitignore)}: {problem}" for problem in spec.problems]
             except OSError:
                 spec = None

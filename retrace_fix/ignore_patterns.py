@@ -61,6 +61,7 @@ class IgnorePatterns:
         except that a file pattern beats a directory pattern, and an including
         directory pattern beats an earlier file pattern.
         """
+        name = without_surrogates(name)
         include: bool | None = None
         priority = 0
         for index in self._candidates(name):
@@ -82,6 +83,18 @@ class IgnorePatterns:
         for regex_set, indices in self._sets:
             found += [indices[i] for i in regex_set.Match(name) or ()]
         return sorted(found)
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (an undecodable byte of a file name, kept by Python's
+    ``surrogateescape``) moved to a private-use character of plane 15: RE2 takes only UTF-8,
+    and patterns and names are moved alike, so a Latin-1 name still meets its Latin-1 pattern."""
+    if not _SURROGATES.search(text):
+        return text
+    return _SURROGATES.sub(lambda m: chr(0xF0000 + ord(m.group()) - 0xD800), text)
 
 
 def _re2():
@@ -159,7 +172,7 @@ def compile_patterns(lines: Iterable[str]) -> IgnorePatterns:
             result.problems.append(f"line {number}: `{shown}`: longer than {MAX_PATTERN_CHARS} characters (skipped)")
             continue
         try:
-            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+            regex, include = GitIgnoreSpecPattern.pattern_to_regex(without_surrogates(line))
             if include is None or regex is None:  # blank line or comment
                 continue
             if isinstance(regex, bytes):  # pragma: no cover - lines are str

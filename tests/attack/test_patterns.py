@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -166,9 +167,9 @@ def test_patterns_over_the_set_budget_are_still_matched(monkeypatch):
 
 # -- property: random patterns and names through discovery ------------------------------------
 
-PATTERN_CHARS = st.sampled_from(list("ab*?[]!-/\\^ .#") + ["**", "*/", "**/", "/**", "[!a]", "[a-z]", "[z-a]", "\\*", "[[:alpha:]]"])
+PATTERN_CHARS = st.sampled_from(list("ab*?[]!-/\\^ .#\udce9") + ["**", "*/", "**/", "/**", "[!a]", "[a-z]", "[z-a]", "\\*", "[[:alpha:]]"])
 PATTERNS = st.lists(st.lists(PATTERN_CHARS, max_size=10).map("".join), min_size=1, max_size=6)
-NAME_CHARS = st.sampled_from(list("ab.-_ [!]*?") + ["\\"])
+NAME_CHARS = st.sampled_from(list("ab.-_ [!]*?") + ["\\", "\udce9"])  # \udce9: an undecodable byte (Latin-1 é)
 NAMES = st.lists(st.text(NAME_CHARS, min_size=1, max_size=12), min_size=1, max_size=3)
 
 
@@ -187,7 +188,7 @@ def _reference(lines: list[str], name: str) -> bool | None:
 @given(gitignore=PATTERNS, excludes=PATTERNS, names=NAMES)
 def test_random_patterns_and_names_never_raise_and_stay_fast(tmp_path_factory, gitignore, excludes, names):
     root = tmp_path_factory.mktemp("prop")
-    (root / ".gitignore").write_text("\n".join(gitignore) + "\n")
+    (root / ".gitignore").write_bytes(("\n".join(gitignore) + "\n").encode("utf-8", "surrogateescape"))
     made = []
     for index, name in enumerate(names):
         name = name.replace("/", "_").strip() or "x"
@@ -195,7 +196,7 @@ def test_random_patterns_and_names_never_raise_and_stay_fast(tmp_path_factory, g
             name = "x" + name
         path = root / f"d{index}" / (name + ".py")
         path.parent.mkdir()
-        path.write_text("x = 1\n")
+        path.write_bytes(b"x = 1\n")
         made.append(path)
     bad = check_patterns(excludes)
     usable = [p for p in excludes if check_patterns([p]) is None]
@@ -206,10 +207,25 @@ def test_random_patterns_and_names_never_raise_and_stay_fast(tmp_path_factory, g
     assert {p for p in found.files} <= set(made)
     # same answers as pathspec where its matcher accepts every line (short names: it is quick there)
     lines = [line for line in gitignore if not compile_patterns([line]).problems]
-    if any("[[" in line for line in lines):
+    if any("[[" in line or "\udce9" in line for line in lines):
         return  # `[[:alpha:]]`: RE2 reads git's character class, Python's re a nested set; git agrees with RE2
     for path in made:
         rel = path.relative_to(root).as_posix()
         expected = _reference(lines, rel)
         if expected is not None:
             assert compile_patterns(lines).match_file(rel) == expected, (lines, rel)
+
+
+def test_names_and_patterns_that_are_not_utf8(tmp_path):
+    """An undecodable byte in a name (Python's surrogateescape) crashed RE2, which takes only UTF-8;
+    a Latin-1 .gitignore line still meets the Latin-1 names, as in git."""
+    root = os.fsencode(tmp_path)
+    (tmp_path / ".gitignore").write_bytes(b"caf\xe9_*.py\n[z-a]\xff\n")
+    for name in (b"caf\xe9_skip.py", b"caf\xe9.py", b"model.py"):
+        with open(root + b"/" + name, "wb") as handle:
+            handle.write(RELAX.encode())
+    code, out, err = run_cli("--jobs", "1", "--diff", ".", cwd=tmp_path).outcome
+    assert "Traceback" not in err and "internal error" not in err
+    assert ".gitignore: line 2:" in err and "invalid pattern" in err
+    assert '+++ "b/caf\\351.py"' in out and "+++ b/model.py" in out
+    assert "skip" not in out
