@@ -49,3 +49,14 @@ def test_branch_summary_says_nothing_was_committed_when_nothing_was(tmp_path):
     assert "0 files committed to branch fixes, 0 fixes; working tree unchanged" in err
     assert "1 error" in err
     assert "experimental_relax_shapes" in (repo / "model.py").read_text()
+
+
+def test_branch_json_summary_says_what_was_committed(tmp_path):
+    import json
+
+    repo = new_repo(tmp_path / "repo", {"model.py": RELAX})
+    code, out, err = run_cli("--branch", "fixes", "--format", "json", ".", cwd=repo).outcome
+    assert code == 0, err
+    summary = json.loads(out)["summary"]
+    assert summary["committed_files"] == 1 and summary["committed_fixes"] == 1
+    assert summary["text"].startswith("1 file committed to branch fixes, 1 fix; working tree unchanged")
