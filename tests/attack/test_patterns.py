@@ -229,3 +229,16 @@ def test_names_and_patterns_that_are_not_utf8(tmp_path):
     assert ".gitignore: line 2:" in err and "invalid pattern" in err
     assert '+++ "b/caf\\351.py"' in out and "+++ b/model.py" in out
     assert "skip" not in out
+
+
+def test_directory_patterns_keep_gitignore_priority():
+    """pathspec marks a directory match with a named group; ours must be its name (an upgrade renaming it fails here)."""
+    from pathspec.patterns.gitignore import spec
+
+    from retrace_fix import ignore_patterns
+
+    assert ignore_patterns._DIR_MARK == spec._DIR_MARK
+    patterns = compile_patterns(["build/", "!build/keep.py", "*.log", "!important.log"])
+    assert patterns.match_file("build/") and patterns.match_file("build/x.py")
+    assert not patterns.match_file("build/keep.py")  # a file pattern beats the directory pattern, as pathspec decides
+    assert patterns.match_file("a/debug.log") and not patterns.match_file("a/important.log")
