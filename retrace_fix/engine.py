@@ -364,6 +364,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         # RecursionError on deeply nested (but valid) code: retry with a big stack
     status, value = _isolated(_transform_isolated, args, len(data))
     if status == "ok" and value is not None:
+        if problem is not None and value.error:  # LibCST refused it too: say where CPython locates the error
+            value.error = _syntax_error_message(job.display, problem)
         return value
     reason = value if status != "ok" else f"{PARSE_ERROR_PREFIX}: nested too deeply for LibCST"
     result.error = f"{job.display}:1: {reason}; file left unchanged"
@@ -847,14 +849,23 @@ def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
     return FileResult(path=job.display, error=f"{job.display}:1: {value}; file left unchanged")
 
 
-def make_jobs(files: list[Path]) -> list[FileJob]:
+def make_jobs(files: list[Path], explicit_roots: tuple[str, ...] = ()) -> list[FileJob]:
+    """One job per file, with its project root and its path relative to it.
+
+    ``explicit_roots``: the realpaths of ``--traces ROOT=FILE`` roots.  A file inside one of them
+    that lies deeper than the project root found for it (plain folders, no git) gets that ROOT
+    as its root: the trace file was recorded there, and names the files relative to it.
+    """
     cwd = Path.cwd()
     jobs = []
     roots: dict[Path, Path] = {}
     for path in files:
         directory = path.parent
         if directory not in roots:
-            roots[directory] = find_project_root(directory)
+            found = find_project_root(directory)
+            real = os.path.realpath(directory)
+            inside = [r for r in explicit_roots if _within(real, r) and _within(r, found)]
+            roots[directory] = max(inside, key=len) if inside else found
         root = roots[directory]
         try:  # the recorder names files by their resolved path, relative to the same root
             rel = Path(os.path.realpath(path)).relative_to(root).as_posix()
@@ -864,6 +875,16 @@ def make_jobs(files: list[Path]) -> list[FileJob]:
     return jobs
 
 
+def _within(inner: str, outer: str) -> bool:
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def explicit_roots(options: RunOptions) -> tuple[str, ...]:
+    """The ``ROOT`` of every ``--traces ROOT=FILE`` of the run (realpaths)."""
+    assignment = options.trace_assignment
+    return tuple(s.root for s in assignment.sources if s.root is not None) if assignment is not None else ()
+
+
 def run(
     files: list[Path],
     options: RunOptions,
@@ -871,7 +892,7 @@ def run(
     on_result: Callable[[FileResult], None] | None = None,
 ) -> RunResult:
     """Process ``files``; results come back sorted by display path whatever ``jobs`` is."""
-    work = make_jobs(files)
+    work = make_jobs(files, explicit_roots(options))
     options = with_call_site_plans(work, options)
     workers = max(1, jobs or os.cpu_count() or 1)
     results: list[FileResult] = []

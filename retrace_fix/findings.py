@@ -68,6 +68,7 @@ class Finding:
         del data["verifiable"]
         del data["fix_id"]
         del data["verification"]
+        data["column"] = self.column + 1  # 1-based, as the text format prints it
         data["tier"] = self.tier.value
         data["fixable"] = self.fixable
         if self.verification is not None:  # a --verify run: what the user's program showed

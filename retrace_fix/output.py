@@ -104,9 +104,11 @@ def _write_colored_diff(diff: str, out: IO[str]) -> None:
         console.print(Text(line, style=style or ""))
 
 
-def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False) -> None:
+def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False, only_tier: Tier | None = None) -> None:
     for finding in run.findings:
         if only_unapplied and finding.applied:
+            continue
+        if only_tier is not None and finding.tier is not only_tier:
             continue
         out.write(finding_line(finding) + "\n")
 

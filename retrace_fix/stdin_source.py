@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from retrace_fix.discovery import is_excluded
-from retrace_fix.engine import FileJob, RunOptions, RunResult, make_jobs, process_file
+from retrace_fix.engine import FileJob, RunOptions, RunResult, explicit_roots, make_jobs, process_file
 from retrace_fix.findings import FileResult
 from retrace_fix.fix_request import FixRequest, resolve_options
 
@@ -64,7 +64,7 @@ def read_stdin_source(request: FixRequest, stream: IO | None = None) -> StdinSou
         job = FileJob(path=Path(os.path.abspath(UNNAMED)), display=UNNAMED, relpath=UNNAMED, data=data)
         return StdinSource(job, data, options)
     path = Path(os.path.abspath(name))
-    job = make_jobs([path])[0]
+    job = make_jobs([path], explicit_roots(options))[0]
     job.data = data
     return StdinSource(job, data, options, excluded=is_excluded(path, excludes))
 

@@ -188,6 +188,8 @@ class _Session:
         self.log(f"retrace-fix --verify: running `{' '.join(command)}` on a copy of the project "
                  "(the original, under the trace recorder)")
         baseline = runner.run("the original", {}, side="before")
+        if baseline.start_error:
+            raise VerifyError(f"`{' '.join(command)}` cannot start: {baseline.start_error}")
         self._check_compare_sources(baseline)
         reference = Reference(baseline, self.comparison,
                               rerun=lambda: runner.maybe_run("the original again", {}, side="before"))
@@ -224,7 +226,9 @@ class _Session:
                 found = self._make_it_run(units, test)
             round_report.runs = found.runs
             self._record(round_report, found)
-            rejected |= {unit.signature for unit, _verdict in found.rejected}
+            rejected |= {unit.signature for unit, verdict in found.rejected if verdict.failure != "unverifiable"}
+            if reference.unverifiable:
+                break
             if not found.accepted or found.proof is None:
                 break
             proven = texts[id(found.proof)]
@@ -261,6 +265,8 @@ class _Session:
     def _tester(self, number: int, traces: Any, reference: Reference,
                 texts: dict[int, dict[str, bytes]]) -> Callable[[list[Unit], list[Unit], Verdict | None], Verdict]:
         def test(kept_units: list[Unit], trial_units: list[Unit], kept: Verdict | None) -> Verdict:
+            if reference.unverifiable:  # no run can tell: outputs vary in everything they print
+                return Verdict(False, "unverifiable", reference.unverifiable)
             units = kept_units + trial_units
             trial = self.fixer.texts(traces, units)
             files = {**self.kept_files, **{rel: text.encode(enc) for rel, (text, enc) in trial.items()}}
@@ -312,7 +318,8 @@ class _Session:
             verdict = found.kept_by[id(unit)]
             round_report.outcomes.append(UnitOutcome(unit, "verified", verdict, verdict.detail))
         for unit, verdict in found.rejected:
-            round_report.outcomes.append(UnitOutcome(unit, "rejected", verdict, verdict.detail))
+            status = "untested" if verdict.failure == "unverifiable" else "rejected"
+            round_report.outcomes.append(UnitOutcome(unit, status, verdict, verdict.detail))
         for unit in found.untested:
             why = DEFERRED if found.accepted else "the run budget is spent (--max-runs)"
             round_report.outcomes.append(UnitOutcome(unit, "untested", None, why))
