@@ -104,7 +104,8 @@ class _IgnoreRules:
             spec = None
             gitignore = directory / ".gitignore"
             try:
-                if gitignore.is_file():
+                # a regular file, not a link: git (2.32 on) does not follow a symbolic .gitignore either
+                if stat.S_ISREG(os.lstat(gitignore).st_mode):
                     with open(gitignore, "rb") as handle:
                         data = handle.read(MAX_GITIGNORE_BYTES + 1)
                     if len(data) > MAX_GITIGNORE_BYTES:

@@ -242,3 +242,16 @@ def test_directory_patterns_keep_gitignore_priority():
     assert patterns.match_file("build/") and patterns.match_file("build/x.py")
     assert not patterns.match_file("build/keep.py")  # a file pattern beats the directory pattern, as pathspec decides
     assert patterns.match_file("a/debug.log") and not patterns.match_file("a/important.log")
+
+
+def test_a_symbolic_gitignore_is_not_followed_as_git_does_not(tmp_path):
+    """git (2.32 on) does not follow a .gitignore that is a link; nor does discovery (no outside file is read)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("x.py\n\\\n")  # a line that would be echoed as a bad pattern
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(outside / "secret", root / ".gitignore")
+    write(root / "x.py", RELAX)
+    found = discover([str(root)], [])
+    assert [p.name for p in found.files] == ["x.py"] and found.problems == []
