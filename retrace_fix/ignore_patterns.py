@@ -192,6 +192,6 @@ def check_patterns(patterns: Iterable[str]) -> str | None:
     """The first bad pattern of ``--exclude`` or ``[tool.retrace-fix] exclude``, described; None if all are good."""
     for pattern in patterns:
         problems = compile_patterns([pattern]).problems
-        if problems:
-            return problems[0].split(": ", 1)[1]
+        if problems:  # refused, not skipped: the run stops before it starts
+            return problems[0].split(": ", 1)[1].replace("; skipped, as git does)", ")").replace(" (skipped)", "")
     return None
