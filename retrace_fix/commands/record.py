@@ -24,6 +24,7 @@ import tempfile
 from retrace_fix.discovery import find_project_root
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.traces.project import project_of
+from retrace_fix.traces.cells import ENV_NOTEBOOKS, notebooks_in_command
 from retrace_fix.traces.shards import merge_shards, recording_env
 from retrace_fix.traces.supervise import Supervised
 from retrace_fix.writes import RETRACE_DIR, WriteRefused, is_special_target, make_parent_dirs, resolve_target
@@ -149,6 +150,9 @@ def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
     try:
         root = find_project_root()
         env = recording_env(shard_dir, root)
+        notebooks = notebooks_in_command(cmd)  # a kernel's cells map back to these notebooks
+        if notebooks:
+            env[ENV_NOTEBOOKS] = notebooks
         try:
             child = Supervised(cmd, env, shard_dir, lock.path if lock.fd is not None else None)
         except FileNotFoundError:
