@@ -31,6 +31,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix.analysis import ModuleAnalysis
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls
+from retrace_fix.codemods._flag_branches import flag_branch_risk
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.codemods._trace_plan import (
     MAX_MESSAGE,
@@ -364,7 +365,7 @@ def _decide(
         dtype = chosen.get(param, ladder[0])
         proven = call_site.status == "traced"
         if kind == FIX_SCALAR:
-            target = _scalar_target(param, dtype, summary, source, summaries, proven)
+            target = _scalar_target(param, dtype, summary, source, summaries, proven, node, parsed.scope)
         else:
             target = _cast_target(param, dtype, summary, node, parsed, keras, source)
         if isinstance(target, str):
@@ -601,8 +602,13 @@ def _values(summary) -> str:
     return _listed(_python_repr({"type": type_name, "value": v}) for v in summary.values)
 
 
-def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, proven: bool) -> _Target | str:
-    """A varying Python scalar becoming a ``dtype`` tensor at the call sites, or why it stays a Python value."""
+def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, proven: bool,
+                   node: cst.FunctionDef | None = None, scope: Scope | None = None) -> _Target | str:
+    """A varying Python scalar becoming a ``dtype`` tensor at the call sites, or why it stays a Python value.
+
+    A Python test on a bool (``if flag:``) becomes a ``tf.cond``: safe when the proof traced the body with
+    the flag as a tensor (so both branches trace to one structure) and no branch has a Python side
+    effect (``_flag_branches``); otherwise unsafe, with the reason."""
     type_name = summary.types[0]
     what = f"`{param}`: Python {type_name} varies ({_values(summary)})"
     facts = source.facts
@@ -614,14 +620,27 @@ def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, pro
     if status in ("blocked", "unseen"):  # unseen: RTF003's signature is the candidate --verify proves
         return f"`{param}` stays a Python value ({'; '.join(notes)})"
     notes = list(notes) if status == "unsafe" else []
+    info: list[str] = []
     if tests:
         if not source.autograph:
             return f"`{param}` stays a Python value (`{tests[0].text}` needs one with autograph=False)"
-        notes.append(
-            f"Python `if`/`while` on `{tests[0].text}` becomes a tf.cond/tf.while_loop: both branches are traced, "
-            "their results are not proven the same"
+        risk = (
+            flag_branch_risk(node, param, scope)
+            if proven and type_name == "bool" and node is not None and scope is not None
+            else "not proven"
         )
-    info = []
+        if risk == "not proven":
+            notes.append(
+                f"Python `if`/`while` on `{tests[0].text}` becomes a tf.cond/tf.while_loop: both branches are traced, "
+                "their results are not proven the same"
+            )
+        elif risk is not None:
+            notes.append(risk)
+        else:
+            info.append(
+                f"`if` on `{param}` becomes a tf.cond: the proof traced both branches to one structure, and "
+                "neither has a Python side effect"
+            )
     if type_name == "float" and dtype == "float32":
         info.append(
             f"`{param}` is a Python float (float64) and arrives as float32: TensorFlow converted it to float32 at "

@@ -79,10 +79,19 @@ Fix safety
     checks); a drifting tensor is only fed to a Keras model (which casts its
     inputs) or to ``tf.cast`` to the same dtype.  A Python float becomes
     float32, as TensorFlow made it at its first op anyway (the reason says so).
+    A Python ``bool`` tested by ``if flag:`` / ``a if flag else b`` becomes a
+    ``tf.cond``: both branches are traced into one graph and the branch is
+    picked at run time.  That is safe when the proof traced the body with the
+    flag as a bool tensor (AutoGraph's ``tf.cond`` refuses branches of another
+    structure or dtype, so a proof that traced shows they agree) and no branch
+    has a Python side effect (``print``, ``list.append``, an assignment to an
+    attribute, an item or a global: it would now run for the branch not taken
+    too).
     unsafe (``--unsafe-fixes``) without a proof (an old trace file, a proof that
-    could not run), where the body branches on the value in Python (``if
-    flag:`` becomes a ``tf.cond``: both branches are traced, the results are
-    not proven equal), where a cast changes what the body computes (float64
+    could not run), where the body branches on the value in Python and the
+    branch is not proven (no proof, a ``while`` on the value, a branch with a
+    Python side effect, or a flag named like ``training`` that selects
+    training-mode behaviour -- two graphs on purpose), where a cast changes what the body computes (float64
     data used by float ops), where only part of the varying values can be
     converted (the recording proved them all together), where calls of the function in the files read were not
     recorded (they may still pass Python values), or where the body reads a
