@@ -108,6 +108,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._own_constants import own_constants, rewritten
 from retrace_fix.codemods._call_site_plan import (
     EDIT,
     CallSitePlan,
@@ -118,6 +119,7 @@ from retrace_fix.codemods._call_site_plan import (
 )
 from retrace_fix.codemods._trace_plan import add_keyword, tf_spelling, traced_functions
 from retrace_fix.findings import Tier
+from retrace_fix.tfnames import Scope
 from retrace_fix.rules import Rule
 from retrace_fix.traces.candidates import FIX_SCALAR
 
@@ -144,6 +146,7 @@ class CallSiteTensorCommand(RetraceCodemod):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._edits: dict[cst.Call, list] = {}
+        self._body_edits: dict[cst.Call, object] = {}  # the def's tf.constant(param) -> OwnConstant
         self._tf_name: str | None = None
         plan: CallSitePlan | None = self.settings.call_sites
         relpath = self.settings.relpath
@@ -159,7 +162,7 @@ class CallSiteTensorCommand(RetraceCodemod):
         editing = plan.editing(relpath)
         if editing:
             self._plan_sites(editing, relpath)
-        return bool(self._edits)
+        return bool(self._edits or self._body_edits)
 
     # ------------------------------------------------------------------ the def
 
@@ -175,8 +178,23 @@ class CallSiteTensorCommand(RetraceCodemod):
                 anchor = site.call
             elif site is not None and site.decorator is not None:
                 anchor = site.decorator
-            self.report(anchor, decision.message, decision.tier, reason=decision.reason,
-                        subjects=decision.subjects, verifiable=decision.verifiable)
+            applied = self.report(anchor, decision.message, decision.tier, reason=decision.reason,
+                                  subjects=decision.subjects, verifiable=decision.verifiable)
+            if applied and decision.own_constants and decision.tier is not Tier.DIAGNOSTIC:
+                self._plan_body(node, decision.own_constants)
+
+    def _plan_body(self, node: cst.FunctionDef, params: tuple) -> None:
+        """The body's ``tf.constant(param)`` calls, rewritten with the call sites (``_own_constants``)."""
+        tf_name, import_needed = tf_spelling(self.analysis.table)
+        if tf_name is None:
+            return
+        for param, python_type in params:
+            found = own_constants(node, param, python_type, Scope(self.analysis.table))
+            if isinstance(found, str):
+                continue  # cannot happen: the plan was made from this text
+            for item in found:
+                self._body_edits[item.call] = item
+        self._body_tf = tf_name
 
     # ------------------------------------------------------------------ the call sites
 
@@ -198,6 +216,9 @@ class CallSiteTensorCommand(RetraceCodemod):
                     self._import = tf_name
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        own = self._body_edits.get(original_node)
+        if own is not None:
+            return rewritten(own, self._body_tf)
         edits = self._edits.get(original_node)
         if not edits:
             return updated_node
