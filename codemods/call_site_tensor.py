@@ -13,6 +13,16 @@ What it does
     passed explicitly (``lr=tf.constant(0.1, dtype=tf.float32)``) when it is a
     literal.
 
+    A body that converts its own parameter (``tf.constant(i) + tf.constant(i)``
+    of a Python step counter) cannot take a tensor as it is: ``tf.constant``
+    refuses a symbolic tensor.  Then the call sites are rewritten together
+    with the body: ``tf.constant(i)`` becomes ``tf.convert_to_tensor(i)`` and
+    ``tf.constant(i, D)`` becomes ``tf.cast(i, D)`` (a Python int or bool
+    only), which give the same tensor for a Python value and accept the
+    tensor the call sites now pass.  Only the bare parameter as the value is
+    rewritten (``tf.constant(i + 1)``, ``shape=`` are left alone), and only
+    when every other use of it is safe with a tensor.
+
     Every recorded call site of the function is rewritten, or none: a call
     that cannot be (the file is not part of the run, the code changed since
     recording and the call is not at the recorded position, the value comes
@@ -28,8 +38,8 @@ What it does
     functions RTF003 gives a signature, step counts RTF001 converts, a Python
     ``bool`` flag that is the only thing that varies (two graphs, usually on
     purpose), and values the body needs as Python values (``int(n)``,
-    ``tf.constant(n)``, ``range`` bounds of unsafe loops: RTF003's diagnostic
-    says so).
+    ``tf.constant(n)`` without the proof above, ``range`` bounds of unsafe
+    loops: RTF003's diagnostic says so).
 
 Why it retraces
     tf.function keys its graph cache on the *value* of every Python number and
@@ -77,7 +87,13 @@ Fix safety
     arithmetic with tensors, as an argument TensorFlow converts anyway, in
     ``tf.range``/``tf.cast``, ``variable.assign(...)``, or not at all (RTF003's
     checks); a drifting tensor is only fed to a Keras model (which casts its
-    inputs) or to ``tf.cast`` to the same dtype.  A Python float becomes
+    inputs) or to ``tf.cast`` to the same dtype.  The body's own
+    ``tf.constant(i)`` calls: the proof traced them as the conversions they
+    become -- the trial patches ``tf.constant`` to convert exactly the
+    parameter's tensor (compared by identity; any other tensor still raises,
+    so a computed ``tf.constant(i + 1)`` fails the proof), which is the
+    rewritten body; a recording made before this proof existed keeps the
+    diagnostic.  A Python float becomes
     float32, as TensorFlow made it at its first op anyway (the reason says so).
     A Python ``bool`` tested by ``if flag:`` / ``a if flag else b`` becomes a
     ``tf.cond``: both branches are traced into one graph and the branch is

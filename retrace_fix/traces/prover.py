@@ -20,6 +20,12 @@ and the time is bounded: ``$RETRACE_FIX_PROOF_SECONDS`` per process (default
 function (default 15).  What could not be tried is stored as ``not_run`` with
 the reason.
 
+A candidate with ``constants`` (RTF005's body edit ``tf.constant(i)`` ->
+``tf.convert_to_tensor(i)``) is traced with ``tf.constant`` patched, for the
+trial only, to convert exactly the tensors those parameters receive (compared
+by identity; any other tensor raises as before): the body traced is the
+rewritten one.
+
 A proof shows that the body *traces* with the candidate; it does not show that
 the results are the same (``str(n)`` traces fine with a tensor).  The fixer
 keeps its static checks for that.
