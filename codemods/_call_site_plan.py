@@ -31,7 +31,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix.analysis import ModuleAnalysis
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls
-from retrace_fix.codemods._flag_branches import flag_branch_risk
+from retrace_fix.codemods._flag_branches import TRAINING_FLAGS, flag_branch_risk
 from retrace_fix.codemods._own_constants import own_constants
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.codemods._trace_plan import (
@@ -409,6 +409,8 @@ def _decide(
         return Decision(function.key, qualname, name, function.file, Tier.DIAGNOSTIC, message, reason,
                         subjects=tuple(subjects))
 
+    if all(t.python_type == "bool" and t.conversion.param in TRAINING_FLAGS for t in accepted):
+        return None  # only a training-mode flag would change: two graphs on purpose, as for a flag alone
     conversions = tuple(t.conversion for t in accepted)
     dtypes = {c.param: c.dtype for c in conversions}
     subset = len(accepted) != len(targets)

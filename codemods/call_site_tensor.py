@@ -37,7 +37,8 @@ What it does
     Left alone: functions that traced once or only inside a caller's trace,
     functions RTF003 gives a signature, step counts RTF001 converts, a Python
     ``bool`` flag that is the only thing that varies (two graphs, usually on
-    purpose), and values the body needs as Python values (``int(n)``,
+    purpose), a ``training`` flag (``is_training``, ``train``) when it is the
+    only value that could be converted, and values the body needs as Python values (``int(n)``,
     ``tf.constant(n)`` without the proof above, ``range`` bounds of unsafe
     loops: RTF003's diagnostic says so).
 
