@@ -65,6 +65,10 @@ def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
     if len(paths) > MAX_PATHS_SHOWN:
         paths = "PATH..."
     command = program_command(Path.cwd(), [f.path for f in result.files if f.unsigned_tf_functions])
+    notebooks = sorted({f.path for f in untraced if f.unsigned_tf_functions and f.path.endswith(".ipynb")})
+    if notebooks and len(notebooks) == files:  # only notebooks: a kernel runs them (docs/notebooks.md)
+        name = shlex.quote(notebooks[0]) if len(notebooks) == 1 else "NOTEBOOK.ipynb"
+        command = f"jupyter nbconvert --to notebook --execute {name}"
     return (
         f"hint: {plural(functions, 'tf.function')} in {plural(files, 'file')} can only be judged from a run "
         f"of your program: retrace-fix --verify {paths} -- {command} "

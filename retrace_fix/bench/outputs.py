@@ -59,7 +59,37 @@ def load_output(path: Path) -> Any:
             return json.loads(text)
         except ValueError as exc:
             raise OutputError(f"{path.name}: invalid JSON: {exc}") from None
+    if suffix == ".ipynb":
+        return notebook_outputs(text, path.name)
     return TextOutput(text)
+
+
+def notebook_outputs(text: str, name: str = "notebook") -> "TextOutput":
+    """What an executed notebook's cells printed and returned, as text: per code cell its standard
+    output, its results' and displays' ``text/plain``, and its errors (name and value). Sources,
+    execution counts, timings and other metadata are left out: only what the code computed counts."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError) as exc:
+        raise OutputError(f"{name}: not a notebook: {exc}") from None
+    lines: list[str] = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        lines.append(f"[cell {number}]")
+        for output in cell.get("outputs") or []:
+            kind = output.get("output_type")
+            if kind == "stream" and output.get("name") != "stderr":  # stderr: logs and warnings, not results
+                lines.append(_joined(output.get("text", "")))
+            elif kind in ("execute_result", "display_data"):
+                lines.append(_joined((output.get("data") or {}).get("text/plain", "")))
+            elif kind == "error":
+                lines.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
+    return TextOutput("\n".join(line.rstrip("\n") for line in lines) + "\n")
+
+
+def _joined(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
 
 
 class TextOutput(str):

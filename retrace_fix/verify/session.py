@@ -114,6 +114,34 @@ class Runner:
         return self.run(label, files, side) if self.remaining > 0 else None
 
 
+def executed_notebooks(command: list[str]) -> list[str]:
+    """The notebooks a notebook runner in ``command`` writes after executing them (compared as
+    outputs: :func:`retrace_fix.bench.outputs.notebook_outputs`): ``jupyter nbconvert --to notebook
+    --execute`` (``--output``/``--output-dir``, ``--inplace``, else ``NAME.nbconvert.ipynb`` next to
+    the notebook) and ``papermill IN OUT``."""
+    words = [Path(word).name for word in command[:3]]
+    notebooks = [arg for arg in command if arg.endswith(".ipynb") and not arg.startswith("-")]
+    if "papermill" in words:
+        return notebooks[1:2]
+    options: dict[str, str] = {}
+    for index, arg in enumerate(command):
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg.split("=", 1)
+            options[key] = value
+        elif arg in ("--to", "--output", "--output-dir") and index + 1 < len(command):
+            options[arg] = command[index + 1]
+    notebooks = [arg for arg in notebooks if arg not in options.values()]
+    runs_nbconvert = "nbconvert" in words or "jupyter-nbconvert" in words
+    if not runs_nbconvert or "--execute" not in command or options.get("--to") != "notebook" or len(notebooks) != 1:
+        return []
+    source = Path(notebooks[0])
+    if "--inplace" in command:
+        return [str(source)]
+    name = options.get("--output", source.stem + ".nbconvert")
+    name = name if name.endswith(".ipynb") else name + ".ipynb"
+    return [str(Path(options.get("--output-dir", str(source.parent))) / name)]
+
+
 def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyReport]:
     """Record, fix and prove; raises VerifyError or UsageProblem (exit 2) before anything runs."""
     assert request.verify is not None
@@ -136,6 +164,10 @@ def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyRepo
                               "--verify runs the command on a copy of the project") from None
     try:
         compare_paths = [relative_compare_path(spec, project_root, cwd) for spec in verify.compare]
+        for spec in executed_notebooks(command):  # what a notebook's cells computed, not its timings
+            implied = relative_compare_path(spec, project_root, cwd)
+            if implied not in compare_paths:
+                compare_paths.append(implied)
     except BenchError as exc:
         raise VerifyError(str(exc)) from None
     excluded = exclude_matcher(project_root, cwd, request.exclude)
