@@ -235,3 +235,53 @@ def test_call_sites_name_the_calling_line_and_nested_traces_have_none(program):
     assert [(c.file, c.line, c.column, c.count) for c in functions["outer"].call_sites] == [("prog.py", outer_line, 8, 3)]
     assert functions["inner"].call_sites == []  # traced while `outer` traced
     assert all(t.nested for t in functions["inner"].traces)
+
+
+CONSTANT_PROGRAM = """
+import tensorflow as tf
+
+
+@tf.function
+def own(x, i):
+    return x + tf.constant(i) + tf.constant(i, tf.int32)
+
+
+@tf.function
+def computed(x, i):
+    return x + tf.constant(i + 1)
+
+
+def run():
+    for step in (1, 2, 3):
+        own(tf.constant(1), step)
+        computed(tf.constant(1), step)
+"""
+
+
+def test_the_body_s_own_tf_constant_is_proven_as_a_conversion_and_restored(tf, tmp_path, monkeypatch):
+    """The probe traces ``tf.constant(i)`` as a conversion of exactly ``i``'s tensor (``tf.constant(i + 1)``
+    still fails), and ``tf.constant`` is the real one again afterwards."""
+    from retrace_fix.traces import recorder
+
+    (tmp_path / "prog_const.py").write_text(textwrap.dedent(CONSTANT_PROGRAM), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("prog_const", None)
+    original = tf.constant
+    rec = recorder.activate(recorder.Recorder(str(tmp_path)))
+    recorder._PROOF_CACHE.clear()
+    try:
+        module = importlib.import_module("prog_const")
+        module.run()
+        rec.prove()
+        functions = by_name(rec.trace_set())
+    finally:
+        recorder.deactivate(rec)
+        sys.modules.pop("prog_const", None)
+    assert tf.constant is original
+    own = results(functions["own"])
+    assert own["scalar i=int32: x=int32[], i=int32[]"][0] == "failed"
+    assert own["scalar i=int32 (tf.constant of i as conversions): x=int32[], i=int32[]"] == ("traced", None)
+    assert own["call_site: i=int32 (tf.constant of i as conversions)"] == ("traced", None)
+    computed = results(functions["computed"])
+    assert computed["scalar i=int32 (tf.constant of i as conversions): x=int32[], i=int32[]"][0] == "failed"
+    assert not any(key.startswith("call_site") and result == "traced" for key, (result, _) in computed.items())
