@@ -32,7 +32,7 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix import __version__
 from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Finding
-from retrace_fix.gitcmd import GitError, output, run_git
+from retrace_fix.gitcmd import GitError, output, repository_toplevel, run_git
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,9 +126,15 @@ def _fail(report: "BulkReport", roots: list["Root"], message: str, err: IO[str])
 
 
 def _repository_of(directory: str) -> tuple[str, str]:
-    """(top level, this directory's path in the repository with a trailing ``/`` or '')."""
-    lines = output(run_git(["rev-parse", "--show-toplevel", "--show-prefix"], cwd=directory)).split("\n")
-    return lines[0], lines[1] if len(lines) > 1 else ""
+    """(top level, this directory's path in the repository with a trailing ``/`` or '').
+
+    The repository is the one whose ``.git`` entry is at or above ``directory``
+    (:func:`~retrace_fix.gitcmd.repository_toplevel`): a bare repository
+    committed into the tree (``tools/HEAD``, ``tools/config``...) is never it.
+    """
+    toplevel = repository_toplevel(directory)
+    prefix = os.path.relpath(os.path.realpath(directory), toplevel)
+    return toplevel, "" if prefix == os.curdir else Path(prefix).as_posix() + "/"
 
 
 def commit_fixes(toplevel: str, name: str, changes: list[FileChange], proof: str | None = None) -> Commit:

@@ -92,7 +92,7 @@ class Root:
     @property
     def scanned(self) -> list[FileResult]:
         """Python files looked at (problems such as a missing root are not files)."""
-        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi"))]
+        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi", ".ipynb"))]
 
     @property
     def changed(self) -> list[FileResult]:

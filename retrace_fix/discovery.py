@@ -1,7 +1,14 @@
 """Which files a run looks at: paths, .gitignore, excludes, project roots.
 
-* A file named on the command line is always processed (if it is a Python file).
-* A directory is walked: ``*.py`` files, not following symbolic links (no loops,
+* A file named on the command line is always processed (if it is a Python file),
+  unless its real location (links followed) leaves its project root: the
+  nearest directory at or above it, as written, that holds ``.git``, else the
+  current directory (or the file's own directory when it is not below it).  A
+  directory named on the command line is refused the same way when it is a
+  link out of the repository that holds it.  Such a path is reported (exit 2)
+  and never read: a link in someone else's tree must not carry a file from
+  outside it into a fix, a diff or a patch.
+* A directory is walked: ``*.py`` files and ``*.ipynb`` notebooks, not following symbolic links (no loops,
   nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
   directories, every ``.gitignore`` on the way (from the repository root down)
   and the ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns.
@@ -27,6 +34,8 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebook)
+SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 #: Environment variable naming the project root that recorded paths are relative to.
 ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 
@@ -148,6 +157,28 @@ def _repo_root(directory: Path) -> Path | None:
     return None
 
 
+def outside_root(path: str | os.PathLike) -> str | None:
+    """Why a path named on the command line is refused: its real location leaves its project root.
+
+    The project root is the nearest directory at or above the path, as written
+    (links not followed), that holds ``.git``; without one, the folder given: a
+    directory itself, a file's current directory when the file is below it,
+    else the file's directory.  None when the path stays inside (a path
+    without links always does).
+    """
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_dir():
+        root = _repo_root(absolute) or absolute
+    else:
+        cwd = Path(os.path.abspath(os.getcwd()))
+        base = absolute.parent
+        root = _repo_root(base) or (cwd if base == cwd or cwd in base.parents else base)
+    real, real_root = Path(os.path.realpath(absolute)), Path(os.path.realpath(root))
+    if real == real_root or real_root in real.parents:
+        return None
+    return f"refused: a link to {real}, outside its project root {root}"
+
+
 def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
     """Expand command-line paths to the Python files to process."""
     rules = _IgnoreRules(excludes)
@@ -165,8 +196,13 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
         if not path.exists() and not path.is_symlink():
             raise DiscoveryError(f"{raw}: no such file or directory")
         absolute = Path(os.path.abspath(path))
+        if absolute.is_file() or absolute.is_dir():
+            escape = outside_root(absolute)
+            if escape is not None:
+                result.problems.append(f"{raw}: {escape}")
+                continue
         if absolute.is_file():
-            if absolute.suffix in PYTHON_SUFFIXES:
+            if absolute.suffix in SOURCE_SUFFIXES:
                 add(absolute)
             else:
                 result.problems.append(f"{raw}: not a Python file (skipped)")
@@ -188,7 +224,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
-                if not name.endswith(PYTHON_SUFFIXES):
+                if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 file_path = directory / name
                 try:

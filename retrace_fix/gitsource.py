@@ -8,7 +8,8 @@ at the end of the URL's path names a branch, a tag or a commit, as pip's
 remote's default branch (its ``HEAD``) is used.
 
 :func:`clone` fetches exactly that one commit (``--depth 1``, no tags, no
-hooks, no LFS downloads) into an empty directory.
+hooks, no LFS downloads) into an empty directory; git runs with
+:mod:`retrace_fix.gitcmd`'s protections.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
     """
     try:
         dest.mkdir(parents=True)
-        run_git(["init", "-q", "--template=", str(dest)])
+        run_git(["init", "-q", "--template=", str(dest.absolute())])
         run_git(["fetch", "-q", "--depth", "1", "--no-tags", "--", source.url, source.rev or "HEAD"],
                 cwd=dest, timeout=timeout)
         run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", "FETCH_HEAD"],

@@ -8,6 +8,7 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
 from retrace_fix.diffs import unified_diff
+from retrace_fix.notebook import cell_diff, is_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
@@ -18,17 +19,21 @@ JSON_SCHEMA_VERSION = 1
 def file_diff(result: FileResult) -> str:
     if not result.changed:
         return ""
+    if is_notebook(result.path):  # one diff per changed cell, headed path:cell N
+        return cell_diff(result.original or "", result.fixed or "", result.path)
     return unified_diff(result.original or "", result.fixed or "", result.path, quoted=False)
 
 
 def finding_line(finding: Finding) -> str:
-    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies).
+    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies);
+    ``path:cell N:line:col: ...`` in a notebook (ruff's form).
 
     An unsafe fix's ``reason`` follows in parentheses; the ``reason`` of other findings (the
     full explanation) is left to JSON, SARIF and ``explain``: one finding, one line.
     """
     mark = " [*]" if finding.applied else ""
-    text = f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
+    where = finding.path if finding.cell is None else f"{finding.path}:cell {finding.cell}"
+    text = f"{where}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
     if finding.reason and finding.tier is Tier.UNSAFE:
         text += f" (unsafe: {finding.reason})"
     if finding.verification is not None:  # --verify: what running the program showed
@@ -81,9 +86,11 @@ def _write_colored_diff(diff: str, out: IO[str]) -> None:
         console.print(Text(line, style=style or ""))
 
 
-def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False) -> None:
+def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False, only_tier: Tier | None = None) -> None:
     for finding in run.findings:
         if only_unapplied and finding.applied:
+            continue
+        if only_tier is not None and finding.tier is not only_tier:
             continue
         out.write(finding_line(finding) + "\n")
 
