@@ -20,10 +20,8 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pathspec
+from retrace_fix.ignore_patterns import IgnorePatterns, compile_patterns
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -92,24 +90,41 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return path.as_posix()
 
 
+#: a ``.gitignore`` larger than this is reported and not used (real ones are a few KiB)
+MAX_GITIGNORE_BYTES = 1 << 20
+
+
 class _IgnoreRules:
-    """``.gitignore`` files (cached per directory) plus extra exclude patterns."""
+    """``.gitignore`` files (cached per directory) plus extra exclude patterns.
+
+    A line git cannot use is skipped (as git skips it) and, for a ``.gitignore``,
+    named in :attr:`problems`; extra patterns were checked before the run
+    (:func:`retrace_fix.ignore_patterns.check_patterns`).
+    """
 
     def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:
         # excludes: (base directory, patterns) pairs; patterns are gitignore-style
-        import pathspec  # here: the trace recorder imports this module in the user's program
+        self._extra = [(base, compile_patterns(pats)) for base, pats in excludes if pats]
+        self._gitignores: dict[Path, IgnorePatterns | None] = {}
+        self.problems: list[str] = []
 
-        self._pathspec = pathspec
-        self._extra = [(base, pathspec.GitIgnoreSpec.from_lines(pats)) for base, pats in excludes if pats]
-        self._gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
-
-    def _spec_for(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+    def _spec_for(self, directory: Path) -> IgnorePatterns | None:
         if directory not in self._gitignores:
             spec = None
             gitignore = directory / ".gitignore"
             try:
-                if gitignore.is_file():
-                    spec = self._pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
+                # a regular file, not a link: git (2.32 on) does not follow a symbolic .gitignore either
+                if stat.S_ISREG(os.lstat(gitignore).st_mode):
+                    with open(gitignore, "rb") as handle:
+                        data = handle.read(MAX_GITIGNORE_BYTES + 1)
+                    if len(data) > MAX_GITIGNORE_BYTES:
+                        self.problems.append(
+                            f"{display_path(gitignore)}: larger than {MAX_GITIGNORE_BYTES >> 20} MiB (not used)"
+                        )
+                    else:
+                        # surrogateescape: a line of Latin-1 bytes meets the file names of those bytes, as in git
+                        spec = compile_patterns(data.decode("utf-8", "surrogateescape").splitlines())
+                        self.problems += [f"{display_path(gitignore)}: {problem}" for problem in spec.problems]
             except OSError:
                 spec = None
             self._gitignores[directory] = spec
@@ -126,7 +141,7 @@ class _IgnoreRules:
         return False
 
 
-def _matches(spec: pathspec.GitIgnoreSpec, path: Path, base: Path, is_dir: bool) -> bool:
+def _matches(spec: IgnorePatterns, path: Path, base: Path, is_dir: bool) -> bool:
     try:
         rel = path.relative_to(base).as_posix()
     except ValueError:
@@ -236,6 +251,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 if rules.ignored(file_path, False, chain):
                     continue
                 add(file_path)
+    result.problems += rules.problems
     result.files.sort(key=lambda p: display_path(p))
     return result
 
@@ -290,6 +306,7 @@ def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> 
             if key not in seen:
                 seen.add(key)
                 result.files.append(path)
-        result.problems.extend(found.problems)
+        # a .gitignore shared by several roots (their repository's) is reported once
+        result.problems.extend(p for p in found.problems if p not in result.problems)
     result.files.sort(key=lambda p: display_path(p))
     return result

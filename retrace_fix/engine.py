@@ -814,8 +814,12 @@ def _call_with_big_stack(func: Callable[..., Any], args: tuple) -> Any:  # pragm
 
 
 def _traces_mention(traces: Any, relpath: str) -> bool:
+    """Do the traces record a function defined in this file, or a call made from it (RTF009 binds a
+    callable passed at a recorded call site, whatever module defines the tf.function)?"""
     try:
-        return bool(traces.find(relpath))
+        return bool(traces.find(relpath)) or any(
+            site.file == relpath for function in traces for site in function.call_sites
+        )
     except Exception:  # pragma: no cover - defensive: a trace set without find()
         return False
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, TYPE_CHECKING
 
 from retrace_fix.findings import FileResult, Finding, Tier
@@ -21,7 +22,7 @@ def file_diff(result: FileResult) -> str:
         return ""
     if is_notebook(result.path):  # one diff per changed cell, headed path:cell N
         return cell_diff(result.original or "", result.fixed or "", result.path)
-    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=False)
+    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=True)
 
 
 def finding_line(finding: Finding) -> str:
@@ -38,7 +39,17 @@ def finding_line(finding: Finding) -> str:
         text += f" (unsafe: {finding.reason})"
     if finding.verification is not None:  # --verify: what running the program showed
         text += f" ({finding.verification.status} in round {finding.verification.round}: {finding.verification.proof})"
-    return text
+    return visible(text)
+
+
+#: control characters (C0 but tab, DEL, C1): in a file name they would reach the terminal or split a line
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def visible(line: str) -> str:
+    """``line`` with every control character written as a C escape (``\\033``, ``\\n``), as git
+    quotes a file name: an escape sequence or a newline in a name never reaches the terminal."""
+    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r"}.get(m.group(), f"\\{ord(m.group()):03o}"), line)
 
 
 def summary_line(run: RunResult, mode: str) -> str:
@@ -54,6 +65,18 @@ def summary_line(run: RunResult, mode: str) -> str:
     line = f"{head}, {plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}"
     if hidden:
         line += f" ({plural(hidden, 'fix')} not applied: unsafe or suppressed; see --unsafe-fixes)"
+    return line
+
+
+def branch_summary_line(run: RunResult, branch: str, files: int, fixes: int, branch_errors: int) -> str:
+    """The summary of a ``--branch`` run: what was committed (no file of the working tree is written)."""
+    diagnostics = sum(1 for r in run.files for f in r.findings if f.tier is Tier.DIAGNOSTIC)
+    errors = len(run.errors) + branch_errors
+    line = (f"{plural(files, 'file')} committed to branch {branch}, {plural(fixes, 'fix')}; working tree unchanged, "
+            f"{plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}")
+    changed = sum(1 for f in run.files if f.changed)
+    if changed > files:
+        line += f" ({plural(changed - files, 'fixed file')} not committed: see above)"
     return line
 
 
@@ -97,7 +120,7 @@ def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False, o
 
 def write_errors(run: RunResult, err: IO[str]) -> None:
     for message in run.errors:
-        err.write(f"error: {message}\n")
+        err.write(f"error: {visible(message)}\n")
 
 
 def to_json(run: RunResult, mode: str, include_diff: bool) -> str:

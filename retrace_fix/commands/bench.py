@@ -433,7 +433,7 @@ def _chain_fixes(fixer: Fixer, trees: dict[str, Tree], project_root: Path, summa
     for rel in summary.files_changed:
         old, new = (trees[side].root / rel for side in ("before", "after"))
         diffs.append(unified_diff(old.read_text(encoding="utf-8", errors="replace"),
-                                  new.read_text(encoding="utf-8", errors="replace"), rel, quoted=False))
+                                  new.read_text(encoding="utf-8", errors="replace"), rel, quoted=True))
     summary.diff = "".join(diffs)
     if not more.total_applied:
         return f"{head}: its traces call for no further fix"

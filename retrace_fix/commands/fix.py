@@ -151,6 +151,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     coverage = trace_coverage(request, result)
     if fmt == "json":
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
+        if request.branch is not None and roots is not None:  # nothing was written: say what was committed
+            json_text = _with_branch_summary(json_text, request.branch, roots, result)
         if coverage:
             json_text = _with_trace_coverage(json_text, coverage)
         json_text = bulk_report.add_to_json(json_text) if bulk_report else json_text
@@ -171,7 +173,10 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         output.write_errors(result, err)
         for line in coverage:
             err.write(f"retrace-fix: {line}\n")
-        if not request.quiet:
+        if not request.quiet and request.branch is not None and roots is not None:  # nothing was written here
+            err.write(output.branch_summary_line(result, request.branch, roots.committed_files, roots.committed_fixes,
+                                                 len(roots.branch_errors)) + "\n")
+        elif not request.quiet:
             err.write(output.summary_line(result, mode) + "\n")
         _print_hint(request, result, err)
     if finish_report(bulk_report, request, err, text=(fmt == "text")):
@@ -207,6 +212,18 @@ def trace_coverage(request: FixRequest, result: RunResult) -> list[str]:
     except UsageProblem:  # pragma: no cover - the files loaded a moment ago
         return []
     return coverage_lines(assignment, result.files)
+
+
+def _with_branch_summary(json_text: str, branch: str, roots: BulkReport, result: RunResult) -> str:
+    """The JSON summary of a ``--branch`` run: what went to the branches (the files were not written)."""
+    import json
+
+    payload = json.loads(json_text)
+    summary = payload["summary"]
+    summary["committed_files"], summary["committed_fixes"] = roots.committed_files, roots.committed_fixes
+    summary["text"] = output.branch_summary_line(result, branch, roots.committed_files, roots.committed_fixes,
+                                                 len(roots.branch_errors))
+    return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
 
 def _with_trace_coverage(json_text: str, coverage: list[str]) -> str:

@@ -252,6 +252,9 @@ def coverage_lines(assignment: TraceAssignment | None, files: list) -> list[str]
         for root in sorted(checked):
             for label, why in assignment.for_root(root).refused:
                 refusals.setdefault(label, []).append(why)
+                if assignment.own_files and label == os.path.join(root, OWN_TRACES):
+                    # the root's own .retrace/traces.json cannot be used: said, never silently passed over
+                    lines.append(f"traces: {why} (this root's own trace file: not used)")
         for source in assignment.sources:
             if source.label in used_plain:
                 continue
