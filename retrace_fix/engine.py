@@ -429,6 +429,12 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -
                                message=_cell_lines(finding.message, notebook),
                                reason=_cell_lines(finding.reason, notebook)))
     result.findings = sorted(located, key=Finding.sort_key)
+    if notebook.broken:  # the other cells were read and reported; nothing is written to it
+        first = notebook.broken[0]
+        more = f" (and {len(notebook.broken) - 1} more cells)" if len(notebook.broken) > 1 else ""
+        result.error = (f"{first.location(job.display)}: {first.message}{more}; the other cells were "
+                        "checked, notebook left unchanged")
+        return result
     if inner.changed:
         try:
             result.fixed = notebook.fixed_text(inner.fixed or "")
