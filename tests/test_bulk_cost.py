@@ -146,3 +146,29 @@ def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
     results = Fixer(roots / "beta", ["train.py", "other.py", "pkg/pool.py"], RunOptions()).run(traces)
     assert {rel: r.libcst_parses for rel, r in results.items()} == {"train.py": 1, "other.py": 0, "pkg/pool.py": 1}
     assert "input_signature" in results["train.py"].fixed
+
+
+def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
+    """A git URL root costs its Python files: a sparse checkout, and no object copied from a repository here."""
+    from retrace_fix.gitsource import GitSource, _local_objects, clone
+    from tests.gitrepos import git, state
+
+    source = new_repo(tmp_path / "source", {
+        "pkg/model.py": RELAX, "pkg/types.pyi": "x: int\n", ".gitignore": "build/\n", "pkg/.gitignore": "*.tmp\n",
+        ".retrace/traces.json": "{}\n", "weights.bin": "0" * 4096, "README.md": "# source\n", "data/x.csv": "1,2\n",
+    })
+    before = state(source)
+    checkout = tmp_path / "scratch" / "source"
+    commit = clone(GitSource(source.as_uri()), checkout)
+    assert commit == before["head"]
+    files = sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert files == [".gitignore", ".retrace/traces.json", "pkg/.gitignore", "pkg/model.py", "pkg/types.pyi"]
+    assert (checkout / "pkg/model.py").read_text() == RELAX
+    alternates = (checkout / ".git/objects/info/alternates").read_text().strip()
+    assert alternates == str(source / ".git" / "objects")
+    assert git(checkout, "count-objects").startswith("0 objects")  # nothing was copied
+    assert state(source) == before
+    # a URL of another machine, or of no repository, is fetched as before (shallow, its objects copied)
+    assert _local_objects("file://example.com/srv/repo.git") is None
+    assert _local_objects((tmp_path / "nowhere").as_uri()) is None
+    assert _local_objects("https://example.com/org/repo.git") is None
