@@ -126,7 +126,10 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
 
 
 def _local_objects(url: str) -> str | None:
-    """The object directory of the repository a ``file://`` URL names on this machine, else None."""
+    """The object directory of the repository a ``file://`` URL names on this machine, else None.
+
+    Found on the file system (``PATH/.git/objects``, or ``PATH/objects`` of a bare repository): no
+    git command runs in a repository someone else may have written."""
     if not url.startswith("file://"):
         return None
     from urllib.parse import urlparse
@@ -136,17 +139,13 @@ def _local_objects(url: str) -> str | None:
     if parsed.netloc not in ("", "localhost"):
         return None
     path = Path(url2pathname(parsed.path))
-    if not path.is_dir():
+    git_dir = path / ".git"
+    if not git_dir.is_dir():  # a bare repository (or a .git file: a linked work tree, not borrowed)
+        git_dir = path if (path / "HEAD").is_file() and not git_dir.exists() else None
+    if git_dir is None or (git_dir / "commondir").exists():
         return None
-    try:
-        common = output(run_git(["rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=path,
-                                check=False, timeout=30)).strip()
-    except (GitError, OSError):
-        return None
-    objects = Path(common) / "objects" if common else None
-    if objects is None or not objects.is_absolute() or not objects.is_dir():
-        return None
-    return str(objects)
+    objects = (git_dir / "objects").absolute()
+    return str(objects) if objects.is_dir() and (objects / "pack").is_dir() else None
 
 
 __all__ = ["CLONE_TIMEOUT", "CloneError", "GitSource", "clone", "is_git_url", "parse_git_root"]
