@@ -14,6 +14,13 @@ commit their code):
    byte-identical to the original; the result must equal what ``--diff`` showed.
 3. ``retrace-fix --diff`` again on the fixed copy: the diff must be empty and no
    fix may be offered again (idempotence).
+4. Notebooks (``.ipynb``): a changed one must still read (every cell parses), be
+   valid for ``nbformat`` (where installed, when the original was) and keep its
+   outputs and metadata (everything but the code cells' ``source``); what was
+   written must be what ``--diff`` showed per cell; and the findings must be those
+   of the same cells read as one script (the notebook's Python text run as a
+   ``.py`` file), located in the same cells.  A notebook that cannot be read is
+   counted as refused.
 
 With ``--unsafe-fixes`` the unsafe tier is applied as well (more rewrites, more to
 check).  ``--check-prefilter`` also runs the engine in-process with the prefilter
@@ -223,6 +230,9 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     from retrace_fix.diffs import unified_diff
 
     for path in sorted(changed_paths & expected_paths):
+        if path.endswith(".ipynb"):
+            problems += notebook_problems(path, before[path], after[path], expected[path].get("diff"))
+            continue
         try:
             new_text = decode(after[path])
             old_text = decode(before[path])
@@ -250,6 +260,14 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
             problems.append(f"{entry['path']}: not idempotent, the second run offers a fix again")
     report["second_run_changed"] = sum(1 for e in again["files"] if e.get("changed"))
 
+    # 4. notebooks: the findings of their cells read as one script
+    notebooks = [p for p in listed if p.suffix == ".ipynb"]
+    if notebooks:
+        report["notebooks"] = compare_notebooks_with_scripts(tree, notebooks, payload, options, problems)
+        report["notebooks"]["changed"] = sum(1 for path in expected if path.endswith(".ipynb"))
+        report["notebooks"]["refused"] = sorted(
+            e["error"] for e in payload["files"] if e["path"].endswith(".ipynb") and e.get("error"))
+
     # optional: the prefilter loses nothing
     if options.check_prefilter:
         report["prefilter"] = compare_prefilter(tree, options, problems)
@@ -270,6 +288,67 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     if not options.keep:
         shutil.rmtree(copy, ignore_errors=True)
     return report
+
+
+def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None) -> list[str]:
+    """What is wrong with a notebook the fix run changed (nothing: [])."""
+    from retrace_fix.notebook import NotebookError, cell_diff, read_notebook, validation_problem
+
+    problems = []
+    old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
+    try:
+        read_notebook(new_text)
+    except NotebookError as exc:
+        problems.append(f"{path}: the fixed notebook does not read: {exc.location(path)}: {exc.message}")
+    invalid = validation_problem(new_text)
+    if invalid and not validation_problem(old_text):
+        problems.append(f"{path}: the fixed notebook is not valid: {invalid}")
+    before, after = json.loads(old_text), json.loads(new_text)
+    for cell in [*before.get("cells", []), *after.get("cells", [])]:
+        if cell.get("cell_type") == "code":
+            cell.pop("source", None)
+    if before != after:
+        problems.append(f"{path}: the fix changed more than the code cells' source (outputs, metadata or cells)")
+    if cell_diff(old_text, new_text, path) != shown_diff:
+        problems.append(f"{path}: what was written differs from the --diff output")
+    return problems
+
+
+def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: dict, options: argparse.Namespace,
+                                   problems: list[str]) -> dict:
+    """The findings of each notebook against those of its cells read as one script (the same Python
+    text given to the engine as a ``.py`` file), located back into cells."""
+    from retrace_fix.engine import FileJob, RunOptions, process_file
+    from retrace_fix.notebook import NotebookError, read_notebook
+
+    by_path = {e["path"]: e for e in payload["files"]}
+    opts = RunOptions(unsafe_fixes=options.unsafe_fixes)
+    compared = findings = 0
+    cwd = os.getcwd()
+    os.chdir(tree)
+    try:
+        for path in notebooks:
+            rel = path.relative_to(tree).as_posix()
+            try:
+                notebook = read_notebook(path.read_bytes())
+            except (OSError, NotebookError):
+                continue
+            script = process_file(FileJob(path=Path(rel).with_suffix(".py"), display=rel, relpath=rel,
+                                          data=notebook.python.encode("utf-8")), opts)
+            if script.error:
+                continue  # the notebook run reports the same error (counted as refused)
+            compared += 1
+            expected = sorted(
+                (f.code, *notebook.locate(f.line), f.column + notebook.column_offset(f.line) + 1, f.applied)
+                for f in script.findings)
+            found = sorted((f["code"], f["cell"], f["line"], f["column"], f["applied"])
+                           for f in by_path.get(rel, {}).get("findings", []))
+            findings += len(found)
+            if found != expected:
+                problems.append(f"{rel}: findings differ from its cells read as a script: {found} != {expected}")
+    finally:
+        os.chdir(cwd)
+    return {"files": len(notebooks), "compared_with_scripts": compared, "findings": findings}
 
 
 def compare_prefilter(tree: Path, options: argparse.Namespace, problems: list[str]) -> dict:
@@ -393,6 +472,12 @@ def print_report(report: dict) -> None:
         print(f"    PROBLEM: {problem}")
     if "prefilter" in report:
         print(f"    prefilter: {report['prefilter']}")
+    if "notebooks" in report:
+        nb = report["notebooks"]
+        print(f"    notebooks: {nb['files']} files, {len(nb['refused'])} refused, {nb['changed']} changed, "
+              f"{nb['findings']} findings, {nb['compared_with_scripts']} compared with their cells read as a script")
+        for refused in nb["refused"]:
+            print(f"    refused: {refused}")
 
 
 if __name__ == "__main__":

@@ -611,7 +611,7 @@ def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, pro
     rest = BodyFacts(uses={param: [u for u in uses if u not in tests]}, shape_reads=facts.shape_reads,
                      reassigned=facts.reassigned)
     status, notes = classify_scalar(param, dtype, rest, summaries, source.jit_compile, source.autograph, proven)
-    if status == "blocked":
+    if status in ("blocked", "unseen"):  # unseen: RTF003's signature is the candidate --verify proves
         return f"`{param}` stays a Python value ({'; '.join(notes)})"
     notes = list(notes) if status == "unsafe" else []
     if tests:

@@ -64,6 +64,9 @@ class Blocker(NamedTuple):
 
     node: cst.CSTNode
     reason: str  # one line, names the code: "`layers[i]` indexes a Python list"
+    #: the loop-carried name whose shape this statement changes every iteration (a graph loop
+    #: carries it only with a shape invariant); None for every other hazard
+    grows: str | None = None
 
 
 # --------------------------------------------------------------------------- tables
@@ -422,9 +425,9 @@ class _BodyChecker(cst.CSTVisitor):
         self._reported_carried: set[str] = set()
 
     # -- helpers
-    def block(self, node: cst.CSTNode, reason: str) -> None:
+    def block(self, node: cst.CSTNode, reason: str, grows: str | None = None) -> None:
         if not any(b.node is node and b.reason == reason for b in self.blockers):
-            self.blockers.append(Blocker(node, reason))
+            self.blockers.append(Blocker(node, reason, grows))
 
     def tainted_expr(self, e: cst.BaseExpression) -> bool:
         """Is ``e`` a Python-level value computed from the loop variable (int arithmetic etc.)?"""
@@ -727,7 +730,7 @@ class _BodyChecker(cst.CSTVisitor):
             self.block(stmt, f"`{name}` is {kind} before the loop and changes inside it (a graph loop "
                              "carries it as a tensor of fixed dtype)")
         if value is not None and self._changes_shape(name, value):
-            self.block(stmt, f"`{short_code(stmt)}` changes the shape of `{name}` every iteration")
+            self.block(stmt, f"`{short_code(stmt)}` changes the shape of `{name}` every iteration", grows=name)
 
     def _changes_shape(self, name: str, value: cst.BaseExpression) -> bool:
         checker = self

@@ -16,8 +16,9 @@ Never imports TensorFlow.
 from __future__ import annotations
 
 import ast
+import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 
@@ -26,7 +27,8 @@ from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
 from retrace_fix.node_text import code_of
-from retrace_fix.tfnames import BUILTIN_NAMES, ImportTable, Scope, all_params, canonical, local_bindings, named_params
+from retrace_fix.tfnames import (BUILTIN_NAMES, ImportTable, Scope, all_params, canonical, dotted_name, local_bindings,
+                                 named_params)
 from retrace_fix.traces.generalize import (
     NO_LITERAL,
     TENSOR_KINDS,
@@ -194,6 +196,8 @@ class _BodyFactsCollector(cst.CSTVisitor):
         #: outside the call
         self.local_names: set[str] = set()
         self.outer_names: set[str] = set()  # declared global or nonlocal
+        #: the dotted name of a callee that is a function of the user's project (None: not one)
+        self.project_function: Callable[[cst.BaseExpression], str | None] = lambda func: None
 
     # -- bookkeeping
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -506,6 +510,9 @@ class _BodyFactsCollector(cst.CSTVisitor):
             return ScalarUse("random_kw", short(call), dtype=dtype)
         if _is_tf_api(qualified):
             return ScalarUse("tf_arg", short(call), needs_python=_needs_python(qualified, keyword))
+        callee = self.project_function(call.func) if not arg.star else None
+        if callee is not None:  # the user's own code: a run of the program proves whether it takes a tensor
+            return ScalarUse("project_call", short(call), other=callee)
         return ScalarUse("other", short(call))
 
 
@@ -549,8 +556,10 @@ def _statement_of(stack: list[cst.CSTNode], node: cst.CSTNode | None) -> cst.CST
     return node
 
 
-def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_names: set[str] = frozenset()) -> BodyFacts:
-    """What ``node``'s body does with ``params``; ``tensor_names``: parameters that hold tensors."""
+def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_names: set[str] = frozenset(),
+               project_function: Callable[[cst.BaseExpression], str | None] | None = None) -> BodyFacts:
+    """What ``node``'s body does with ``params``; ``tensor_names``: parameters that hold tensors;
+    ``project_function``: the dotted name of a callee that is a function of the user's project, else None."""
 
     def blockers(loop: cst.For, loop_scope: Scope) -> list[str]:
         return loop_blockers_for(loop, loop_scope, node, tensor_names)
@@ -559,6 +568,8 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
     try:
         collector = _BodyFactsCollector(params, scope, blockers)
         collector.local_names = _names_bound_inside(node) - _param_names(node)
+        if project_function is not None:
+            collector.project_function = project_function
         node.body.visit(collector)
     finally:
         scope.pop_function()
@@ -713,12 +724,57 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
                 autograph=autograph is None or (isinstance(autograph.value, cst.Name) and autograph.value.value == "True"),
                 tensor_at_call_sites=_tensor_at_call_sites(sites, scope),
                 call_site_values=_explicit_values(sites),
-                facts=body_facts(node, params, scope, tensor_names),
+                facts=body_facts(node, params, scope, tensor_names, project_functions(codemod, scope)),
                 rewritten=_rewritten_note(codemod, node),
             )
             result[node] = plan_signature(function, source)
     codemod.context.scratch[_PLAN_KEY] = (analysis.module, result)
     return result
+
+
+def project_functions(codemod: "RetraceCodemod", scope: Scope) -> Callable[[cst.BaseExpression], str | None]:
+    """Which callees are functions of the user's own project: a def at the top of this module, a name
+    imported relatively (``from .ops import double``) or from a module that is a file of the project
+    (``from helpers import double``, ``import helpers`` then ``helpers.double``: ``helpers.py`` or
+    ``helpers/`` beside the file or at the project root).  Returns the callee's dotted name, else None."""
+    filename = codemod.context.filename
+    relpath = codemod.settings.relpath
+    module = codemod.analysis.module
+    top_defs = {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+    table = scope.table
+    folders: list[str] = []
+    if filename:
+        here = os.path.dirname(os.path.abspath(filename))
+        folders.append(here)
+        if relpath and os.path.abspath(filename).replace(os.sep, "/").endswith("/" + relpath):
+            root = os.path.abspath(filename)[: -len(relpath) - 1]
+            if root and root != here:
+                folders.append(root)
+    found: dict[str, bool] = {}
+
+    def in_project(top: str) -> bool:
+        if top not in found:
+            found[top] = bool(top) and any(
+                os.path.isfile(os.path.join(f, top + ".py")) or os.path.isdir(os.path.join(f, top)) for f in folders)
+        return found[top]
+
+    def project_function(func: cst.BaseExpression) -> str | None:
+        dotted = dotted_name(func)
+        if dotted is None:
+            return None
+        head = dotted.split(".", 1)[0]
+        if scope.is_local(head):
+            return None  # a value of the function's own
+        if table.aliases.get(head, "") is None:  # bound by a relative import
+            return dotted
+        if dotted == head and head in top_defs and head not in table.aliases:
+            return dotted  # a function of this module
+        qualified = scope.qualify(func)
+        if qualified and "." in qualified and not _is_tf_api(qualified) and in_project(qualified.split(".", 1)[0]):
+            return qualified
+        return None
+
+    return project_function
 
 
 def _rewritten_note(codemod: "RetraceCodemod", node: cst.FunctionDef) -> str:
@@ -863,6 +919,9 @@ def clauses(plan: SignaturePlan) -> list[tuple[str | None, str, bool]]:
             texts[key], params[key], varied[key] = text, param, text
     for param, text in plan.blockers:
         key = param or text
+        if key not in texts:
+            # the very clause a problem already lists (an item of a container, `xs[0]`): once
+            key = next((k for k, listed in varied.items() if listed == text), key)
         if key in blocking:
             continue
         blocking.add(key)

@@ -22,7 +22,14 @@ What it does
       it); of a function of an imported module (``tf.function(ops.f)``), the
       same, as an unsafe fix;
     * ``tf.function(lambda: f(a, b))()`` becomes ``_tf_f(a, b)`` with the same
-      module-level ``_tf_f``.
+      module-level ``_tf_f``;
+    * ``tf.function(self.loss, ...)`` in a method (a loss or acquisition function
+      rebuilt at every optimisation step) is created once per object and kept on
+      it: ``if getattr(self, "_tf_loss", None) is None: self._tf_loss =
+      tf.function(self.loss, ...)``, then ``self._tf_loss`` in its place
+      (``tf.function(lambda: self.loss(x))()`` becomes ``self._tf_loss(x)``).  This form
+      is found from the code alone (a method that wraps its own method runs once
+      per step) unless the new function is returned or stored, and from traces.
 
     Otherwise it says what keeps the function in place: the local variables
     it captures (pass them as arguments; not reported when one of them is an
@@ -91,7 +98,15 @@ Fix safety
     than once, becomes a method of a class with a base class this
     module does not show (it may define the same name), or when
     ``tf.function(lambda: f(x))()`` turns a captured value into an argument (a
-    NumPy array passed as ``x`` would reach ``f`` as a tensor).  The traces a
+    NumPy array passed as ``x`` would reach ``f`` as a tensor).  A
+    ``tf.function(self.m)`` cached on the object is safe when ``m`` is a plain
+    method that reads only attributes set in ``__init__`` and the class has no
+    base class; unsafe when ``m`` reads an attribute set elsewhere (the shared
+    trace keeps the first value), has trace-time side effects, or the class
+    derives from another (a Keras layer or ``tf.Module`` tracks, and saves, an
+    attribute holding a tf.function); a decorated method, ``__slots__``, an
+    attribute of that name assigned somewhere, or a method that creates
+    variables keep it in place.  The traces a
     moved function keeps are the ones its first call made: values it reads
     from Python state are those of that first trace, as for any tf.function
     that does not retrace.  A ``--verify`` run also tries two diagnostics that
@@ -156,7 +171,7 @@ class _Plan:
     """One creation site this codemod has something to say about."""
 
     creation: Creation
-    kind: str  # "module-def" | "method" | "module-assign" | "diagnostic"
+    kind: str  # "module-def" | "method" | "module-assign" | "self-cache" | "diagnostic"
     message: str
     tier: Tier
     reason: str = ""
@@ -215,6 +230,11 @@ class HoistTfFunctionCommand(RetraceCodemod):
         self._renames = {i: p for p in self._edits if p.kind == "method" for i in p.renames}
         self._replaced = {id(p.replace): p for p in self._edits if p.kind == "module-assign"}
         self._extra_calls = {i: p for p in self._edits if p.extra for i in p.calls}
+        self._cached = {id(p.replace): p for p in self._edits if p.kind == "self-cache"}
+        self._before: dict[int, list[cst.BaseStatement]] = {}
+        for plan in self._edits:
+            if plan.kind == "self-cache":
+                self._before.setdefault(id(plan.anchor), []).append(_cache_statement(plan))
         self._assigned: set[str] = set()
         self._pending: dict[int, list[tuple[_Plan, cst.BaseStatement]]] = {}
         return super().transform_module_impl(tree)
@@ -275,6 +295,12 @@ class HoistTfFunctionCommand(RetraceCodemod):
                 comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for n in plan.extra]
             added[-1] = added[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return updated_node.with_changes(args=[*args, *added])
+        plan = getattr(self, "_cached", {}).get(id(original_node))
+        if plan is not None:
+            cached = cst.Attribute(cst.Name(plan.self_name), cst.Name(plan.name))
+            if plan.lambda_call is not None:  # tf.function(lambda: self.m(a))() -> self._tf_m(a)
+                return plan.lambda_call.with_changes(func=cached)
+            return cached
         plan = getattr(self, "_replaced", {}).get(id(original_node))
         if plan is None:
             return updated_node
@@ -291,6 +317,19 @@ class HoistTfFunctionCommand(RetraceCodemod):
         return cst.Name(plan.name)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
+        before = getattr(self, "_before", None)
+        if before and any(id(s) in before for s in original_node.body):
+            body = []
+            for old, new in zip(original_node.body, updated_node.body):
+                added = before.pop(id(old), [])
+                if added:
+                    leading = list(new.leading_lines)
+                    blanks = leading[: len(leading) - len(_drop_leading_blanks(leading))]
+                    body.append(added[0].with_changes(leading_lines=blanks))
+                    body.extend(added[1:])
+                    new = new.with_changes(leading_lines=leading[len(blanks):])
+                body.append(new)
+            return updated_node.with_changes(body=body)
         if not hasattr(self, "_removed") or len(updated_node.body) == len(original_node.body):
             return updated_node
         body = list(updated_node.body)
@@ -401,7 +440,8 @@ class _Planner:
                 continue  # module level (RTF101's), or created only while another tf.function traces
             if creation.guarded or is_factory(owner):
                 continue
-            evidence = self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
+            evidence = (self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
+                        or self.method_evidence(creation))
             if evidence is None:
                 continue
             candidates.append((creation, evidence))
@@ -434,6 +474,14 @@ class _Planner:
                     return None
                 qualname = self.c.qualname(definition)
                 line = self.line(definition.decorators[0] if definition.decorators else definition)
+            elif self._own_method(creation, target) is not None:
+                cls = _enclosing_class(self.analysis.module, creation.owner)
+                methods = [s for s in _class_statements(cls) if isinstance(s, cst.FunctionDef)
+                           and s.name.value == target.attr.value] if cls is not None else []
+                if len(methods) != 1:
+                    return None
+                qualname = self.c.qualname(methods[0])
+                line = self.line(methods[0].decorators[0] if methods[0].decorators else methods[0])
             else:
                 return None
         found = traces.find(relpath, qualname, line)
@@ -446,6 +494,27 @@ class _Planner:
         distinct = len(function.traces)
         shape = "the same trace each time" if distinct == 1 else f"repeating {distinct} distinct traces"
         return f"every time `{creation.owner.name.value}` runs (the recorded run traced it {total} times, {shape})"
+
+    def method_evidence(self, creation: Creation) -> str | None:
+        """``tf.function(self.m)`` in a method: the method is the object's per-step work (it is not a
+        factory, and nothing caches the new function), so every call builds and traces a new one."""
+        node = creation.node
+        if creation.is_def or not isinstance(node, cst.Call) or not self.scope.is_tf_function(node.func):
+            return None
+        target = node.args[0].value
+        parents = _parents(creation.owner)
+        if isinstance(target, cst.Lambda):
+            lambda_call = _lambda_target_call(target, parents.get(id(node)), node)
+            target = lambda_call.func if lambda_call is not None else target
+        if self._own_method(creation, target) is None:
+            return None
+        escape = _escapes(node, parents, self.scope, created=True)
+        holder = parents.get(id(node))
+        if escape is None and isinstance(holder, cst.Assign):
+            escape = self._assigned_escape(holder, self.scopes.get(node), parents)
+        if escape is not None:
+            return None  # returned or stored: perhaps a factory, called once; traces can still tell
+        return f"every time the method `{creation.owner.name.value}` runs (each call wraps `{short_code(node.args[0].value)}` anew)"
 
     def module_def(self, name: str) -> cst.FunctionDef | None:
         """The module-level ``def name`` when that is the name's only module-level binding."""
@@ -683,6 +752,8 @@ class _Planner:
                 return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
             if self.line(definition) >= self.line(anchor):
                 return self.diagnostic(creation, head, f"`{shown}` is defined after `{owner.name.value}`")
+        elif self._own_method(creation, target) is not None:
+            return self._self_cache_plan(creation, head, wrap, target, owner_scope, anchor, parents, lambda_call)
         else:
             return self.diagnostic(creation, head, _OTHER_FORMS)
         wrap_ids = _node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in _node_ids(arg.value)}
@@ -725,6 +796,103 @@ class _Planner:
         plan.name, plan.anchor, plan.container = name, anchor, self.analysis.module
         plan.wrap, plan.replace, plan.lambda_call, plan.target = wrap, replace, lambda_call, target
         return self._soften(plan, creation, head, soft if lambda_call is None else [])
+
+    def _own_method(self, creation: Creation, target: cst.BaseExpression) -> str | None:
+        """``self`` when ``target`` is ``self.m``, ``owner`` a plain method with that first parameter."""
+        owner = creation.owner
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)) or owner is None:
+            return None
+        self_name = _method_self(owner, creation, self.scope)
+        return self_name if self_name is not None and target.value.value == self_name else None
+
+    def _self_cache_plan(self, creation: Creation, head: str, wrap: cst.Call, target: cst.Attribute,
+                         owner_scope, anchor, parents: dict, lambda_call: cst.Call | None = None) -> _Plan:
+        """``tf.function(self.m, ...)`` (or ``tf.function(lambda: self.m(a))()``) in a method: one
+        tf.function per object, cached on it."""
+        owner = creation.owner
+        self_name = target.value.value
+        attr = target.attr.value
+        cls = _enclosing_class(self.analysis.module, owner)
+        if cls is None:
+            return self.diagnostic(creation, head, _OTHER_FORMS)
+        methods = [s for s in _class_statements(cls) if isinstance(s, cst.FunctionDef) and s.name.value == attr]
+        if len(methods) != 1 or methods[0].decorators:
+            return self.diagnostic(creation, head, f"`{short_code(target)}` is not a plain method of "
+                                                   f"`{cls.name.value}`; create the tf.function once in `__init__`")
+        method = methods[0]
+        if method in self.analysis.tf_functions and self.analysis.tf_functions[method].form != "wrap-call":
+            return self.diagnostic(creation, head, f"`{short_code(target)}` is already a tf.function")
+        stores = _attribute_stores(self.analysis.module, attr)
+        if stores:
+            return self.diagnostic(creation, head, f"an attribute `{attr}` is assigned at line "
+                                                   f"{self.line(stores[0])}: `{short_code(target)}` may be another "
+                                                   "function by then")
+        if any(_binds(s, "__slots__") for s in _class_statements(cls)):
+            return self.diagnostic(creation, head, f"`{cls.name.value}` defines `__slots__`: no attribute to cache "
+                                                   "the tf.function on")
+        wrap_ids = {i for arg in wrap.args[1:] for i in _node_ids(arg.value)}
+        for access in owner_scope.accesses if owner_scope is not None else ():
+            if id(access.node) in wrap_ids and self._resolve(access, None) not in ("module", "builtin"):
+                return self.diagnostic(creation, head, f"its options read `{_access_name(access)}`, a value of "
+                                                       f"this call of `{owner.name.value}`")
+        statement = _statement_of(creation.node, parents, owner)
+        if statement is None:
+            return self.diagnostic(creation, head, _OTHER_FORMS)
+        blockers, effects = _body_hazards(method, self.scope, self.analysis.module)
+        if blockers:
+            return self.diagnostic(creation, head, "; ".join(blockers))
+        unsafe = list(effects)
+        unsafe.extend(_attributes_set_per_call(cls, method, _first_param(method) or self_name))
+        for read in _self_attribute_reads(method, _first_param(method) or self_name):
+            outside = [n for n in _attribute_stores(self.analysis.module, read)  # the class's own: above
+                       if not any(self._inside(n, f) for f in _class_statements(cls) if isinstance(f, cst.FunctionDef))]
+            if outside and read not in {m.name.value for m in _class_statements(cls) if isinstance(m, cst.FunctionDef)}:
+                unsafe.append(f"`{self_name}.{read}` is assigned at line {self.line(outside[0])}: the method keeps "
+                              "the value its first trace read")
+        bases = [short_code(b.value) for b in cls.bases if short_code(b.value) != "object"]
+        if bases:
+            unsafe.append(f"`{cls.name.value}` derives from `{bases[0]}`: an attribute holding a tf.function may be "
+                          "tracked or saved with the object (Keras layers, `tf.Module`)")
+        soft: list[str] = []
+        if lambda_call is not None:
+            for arg in lambda_call.args:
+                if arg.star or not _simple_value(arg.value):
+                    return self.diagnostic(creation, head, f"the lambda passes `{short_code(arg.value)}`, which "
+                                                           "would be computed outside the graph")
+            names = [short_code(a.value) for a in lambda_call.args if not isinstance(a.value, _LITERALS)]
+            if names:
+                unsafe.append(
+                    f"{', '.join(f'`{n}`' for n in names)} {'becomes an argument' if len(names) == 1 else 'become arguments'}"
+                    f" instead of a captured value: a NumPy array passed that way reaches `{attr}` as a tensor, "
+                    "and a Python number traces once per value"
+                )
+        else:
+            escape = _escapes(creation.node, parents, self.scope, created=True)
+            holder = parents.get(id(creation.node))
+            if escape is None and isinstance(holder, cst.Assign):
+                escape = self._assigned_escape(holder, owner_scope, parents)
+            soft = [f"the new tf.function is {escape}: callers may expect a new function each time"] if escape else []
+        name = self._fresh_attribute(f"_tf_{attr}")
+        plan = self._fix_plan(creation, head, "self-cache", unsafe,
+                              f"create it once per object and keep it on `{self_name}.{name}`")
+        plan.name, plan.self_name, plan.anchor = name, self_name, statement
+        plan.wrap = wrap.with_changes(args=[cst.Arg(target), *wrap.args[1:]]) if lambda_call is not None else wrap
+        plan.lambda_call = lambda_call
+        plan.replace = parents.get(id(creation.node)) if lambda_call is not None else creation.node
+        return self._soften(plan, creation, head, soft)
+
+    def _inside(self, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        line = self.line(node)
+        position = self.analysis.position(function)
+        return position.start.line <= line <= position.end.line
+
+    def _fresh_attribute(self, base: str) -> str:
+        used = _attribute_names(self.analysis.module) | self._taken
+        name, index = base, 2
+        while name in used:
+            name, index = f"{base}_{index}", index + 1
+        self._taken.add(name)
+        return name
 
     # -- helpers
     def _position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -1280,6 +1448,64 @@ def _fresh_objects(owner: cst.FunctionDef, names: set[str], scope) -> list[str]:
     return found
 
 
+def _statement_of(node: cst.CSTNode, parents: dict, owner: cst.FunctionDef) -> cst.BaseStatement | None:
+    """The statement of ``owner``'s blocks that holds ``node`` (None: it sits in a lambda, nested def or
+    comprehension, whose code runs at another time)."""
+    current = node
+    while True:
+        parent = parents.get(id(current))
+        if parent is None:
+            return None
+        if isinstance(parent, cst.IndentedBlock):
+            return current if isinstance(current, cst.BaseStatement) else None
+        if isinstance(parent, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                               cst.SimpleStatementSuite)) or (isinstance(parent, cst.FunctionDef) and parent is not owner):
+            return None
+        current = parent
+
+
+def _first_param(function: cst.FunctionDef) -> str | None:
+    params = named_params(function.params, keyword_only=False)
+    return params[0].name.value if params else None
+
+
+def _self_attribute_reads(function: cst.FunctionDef, self_name: str) -> list[str]:
+    found: dict[str, None] = {}
+
+    class _V(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if isinstance(node.value, cst.Name) and node.value.value == self_name:
+                found[node.attr.value] = None
+
+    function.body.visit(_V())
+    return list(found)
+
+
+def _attribute_names(module: cst.Module) -> set[str]:
+    """Every ``x.name`` attribute name the module spells."""
+    found: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            found.add(node.attr.value)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            value = node.evaluated_value
+            if isinstance(value, str) and value.isidentifier():
+                found.add(value)  # getattr(obj, "name")
+
+    module.visit(_V())
+    return found
+
+
+def _cache_statement(plan) -> cst.If:
+    """``if getattr(self, "_tf_m", None) is None: self._tf_m = tf.function(self.m, ...)``."""
+    holder = cst.Attribute(cst.Name(plan.self_name), cst.Name(plan.name))
+    test = cst.parse_expression(f'getattr({plan.self_name}, "{plan.name}", None) is None')
+    assign = cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(holder)], value=plan.wrap)])
+    return cst.If(test=test, body=cst.IndentedBlock(body=[assign]))
+
+
 def _wrapped(call: cst.Call, scope) -> cst.BaseExpression | None:
     """What ``tf.function(target, ...)`` wraps."""
     if scope.is_tf_function(call.func) and call.args:
@@ -1296,7 +1522,11 @@ def _lambda_target_call(target: cst.Lambda, parent: cst.CSTNode | None, wrap: cs
     if not (isinstance(parent, cst.Call) and parent.func is wrap and not parent.args):
         return None
     body = target.body
-    if isinstance(body, cst.Call) and isinstance(body.func, cst.Name):
+    if isinstance(body, cst.Call) and (
+        isinstance(body.func, cst.Name)
+        or (isinstance(body.func, cst.Attribute) and isinstance(body.func.value, cst.Name)
+            and body.func.value.value == "self")  # self.m(...): a method's own method
+    ):
         return body
     return None
 

@@ -16,7 +16,12 @@ What it does
     float64; bool: bool), when the body only uses it as a tensor operand or as
     the bound of a ``range`` loop that is safe with a tensor bound (RTF001's
     loop analysis); a value that never varied is converted too when it has no
-    default to pin, so that it does not block the signature.  Trailing
+    default to pin, so that it does not block the signature.  A list or tuple
+    of Python numbers of one type (floats, or ints within int32) whose values
+    varied between calls (per-batch ``weights``, ``bounds`` computed in Python)
+    becomes a 1-D ``tf.TensorSpec([n], tf.float32)`` (``tf.int32``): the
+    signature converts the caller's list, so call sites stay as they are;
+    unsafe at most, since the body then sees a tensor where it saw a list.  Trailing
     parameters with defaults that every call left alone stay pinned defaults.
     ``import tensorflow as tf`` is added when the module has no name for
     TensorFlow.  Functions that traced once are never touched, and neither are
@@ -98,11 +103,16 @@ Fix safety
     the results).  diagnostic when the proof failed: the signature
     raised on the live function (``tf.math.pow(x, k)`` with an int32 ``k``
     fails, so float32 is tried next; ``tf.constant(k)`` fails for every
-    dtype).  A proof shows the body *traces*; it does not show the results are
-    the same, which is what the static checks (and ``bench``) are for.  In
-    every tier, calls with shapes, dtypes or pinned values that were never
-    recorded raise ``TypeError`` instead of retracing — record a
-    representative run (see ``docs/trace-driven-fixes.md``).
+    dtype), and where a converted number is passed to a function of the
+    user's own project that the rewriter does not see into (``x +
+    double(offset)``, ``double`` defined in another module): only a run can
+    tell whether that function takes a tensor, so ``--verify`` tries the
+    signature and the program's run keeps or drops it.  A proof shows the
+    body *traces*; it does not show the results are the same, which is what
+    the static checks (and ``bench``) are for.  In every tier, calls with
+    shapes, dtypes or pinned values that were never recorded raise
+    ``TypeError`` instead of retracing — record a representative run (see
+    ``docs/trace-driven-fixes.md``).
     ``reduce_retracing`` is ignored once a signature exists.
 """
 
@@ -222,7 +232,13 @@ class InputSignatureCommand(RetraceCodemod):
         changes = short_list(plan.changes)
         message = f"{count} ({changes}): add an input_signature so it traces once" if changes else f"{count}: add an input_signature so it traces once"
         specs = ", ".join(f"{param}={render_spec(spec, tf_name)}" for param, spec in plan.specs)
-        if plan.unsafe_reasons:
+        verifiable = bool(plan.unseen_reasons)
+        if verifiable:  # a tensor into the project's own code: only a run of the program can prove it
+            tier, reason = Tier.DIAGNOSTIC, "; ".join(plan.unseen_reasons + plan.unsafe_reasons)
+            message = f"{count} ({changes}): an input_signature would make it trace once, but " \
+                      f"{plan.unseen_reasons[0].split(', code of this project', 1)[0]}, project code retrace-fix " \
+                      "does not see into: `retrace-fix --verify` can prove it"
+        elif plan.unsafe_reasons:
             tier, reason = Tier.UNSAFE, "; ".join(plan.unsafe_reasons)
         else:
             tier = Tier.SAFE
@@ -233,7 +249,8 @@ class InputSignatureCommand(RetraceCodemod):
             if plan.pinned:
                 reason += f", {', '.join('`' + p + '`' for p in plan.pinned)} pinned to the default"
             reason += "; calls with other shapes, dtypes or pinned values now raise TypeError instead of retracing"
-        if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message)):
+        if not self.report(anchor, message, tier, reason=reason, subjects=self._subjects(function, plan, message),
+                           verifiable=verifiable):
             return
         self._edits[anchor] = self._signature_value(plan, tf_name, anchor)
         if import_needed:

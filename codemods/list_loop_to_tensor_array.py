@@ -85,6 +85,17 @@ Fix safety
     where ``tf.stack([])`` raised.  A ``--verify`` run proves it on the
     program.  A diagnostic when the element dtype is unknown (a ``--verify``
     run may try ``tf.float32``).
+
+    A decode loop whose carried tensor grows every step (``tokens =
+    tf.concat([tokens, next], axis=1)``) cannot be a plain graph loop: the
+    loop variable's shape must not change.  That loop is a diagnostic, and a
+    ``--verify`` candidate that also declares a shape invariant as the first
+    statement of the body,
+    ``tf.autograph.experimental.set_loop_options(shape_invariants=[(tokens,
+    tf.TensorShape([None] * tokens.shape.rank))])``: the rank is kept (Keras
+    layers need it), every dimension is free, and ``tokens`` loses its static
+    shape inside and after the loop - which only a run of the program can
+    show to be harmless.
 """
 
 from __future__ import annotations
@@ -150,6 +161,8 @@ class _Rewrite:
     owner: str  # qualname of the tf.function
     bound_param: str = ""  # the parameter the bound is, when it is one
     call_args: tuple = ()  # (call site, argument) of this module that pass it as Python ints
+    #: carried names whose shape changes every iteration: a shape invariant of their rank, all dims None
+    invariants: tuple[str, ...] = ()
 
 
 class ListLoopToTensorArrayCommand(RetraceCodemod):
@@ -226,7 +239,11 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
             return updated_node
         tf = self._tf()
         new_iter = cst.Call(func=_attr(tf, "range"), args=[cst.Arg(plan.bound)])
-        return updated_node.with_changes(iter=new_iter)
+        updated_node = updated_node.with_changes(iter=new_iter)
+        if plan.invariants:
+            updated_node = updated_node.with_changes(body=updated_node.body.with_changes(
+                body=[_shape_invariants(tf, plan.invariants), *updated_node.body.body]))
+        return updated_node
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         entry = getattr(self, "_by_node", {}).get(id(original_node))
@@ -286,6 +303,14 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _shape_invariants(tf: str, names: tuple[str, ...]) -> cst.SimpleStatementLine:
+    """``tf.autograph.experimental.set_loop_options(shape_invariants=[(x, tf.TensorShape([None] *
+    x.shape.rank))])``: the loop carries ``x`` with its rank kept and every dimension free (a
+    Keras layer given ``x`` needs the rank)."""
+    pairs = ", ".join(f"({n}, {tf}.TensorShape([None] * {n}.shape.rank))" for n in names)
+    return cst.parse_statement(f"{tf}.autograph.experimental.set_loop_options(shape_invariants=[{pairs}])\n")
 
 
 def _attr(tf: str, name: str) -> cst.Attribute:
@@ -465,17 +490,23 @@ class _Planner:
         unseen: list[str] = []
         unknown: list[str] = []
         hard: list[str] = []
+        growing: list[str] = []
         for blocker in blockers:
             if id(blocker.node) in own:
                 continue
-            if _UNSEEN in blocker.reason:
+            if blocker.grows is not None:
+                growing.append(blocker.grows)
+                hard.append(f"line {self.analysis.line_of(blocker.node)}: {blocker.reason}")
+            elif _UNSEEN in blocker.reason:
                 unseen.append(f"`{short_code(blocker.node)}`")
             elif any(text in blocker.reason for text in _UNKNOWN_TYPE):
                 unknown.append(blocker.reason)
             else:
                 hard.append(f"line {self.analysis.line_of(blocker.node)}: {blocker.reason}")
-        if hard:
-            return diagnose(hard[0])
+        invariants = tuple(dict.fromkeys(growing))
+        if hard and (len(hard) != len(growing) or not isinstance(loop.body, cst.IndentedBlock)):
+            return diagnose(next(h for h in hard if not any(f"of `{g}` every" in h for g in growing))
+                            if len(hard) != len(growing) else hard[0])
         bound = _dynamic_bound(call.args[0].value, tensors, self.scope)
         size = bound if _evaluable_at(bound, function, init, loop) else None
         dtype = _element_dtype(expr, loop, function, tensors, self.scope)
@@ -491,6 +522,13 @@ class _Planner:
             missing = unknown[0] if unknown else f"the dtype of `{short_code(expr)}` is not known"
             message = f"{head}; a `tf.TensorArray` loop needs evidence retrace-fix lacks: {missing}"
             tier = Tier.DIAGNOSTIC
+        elif invariants:
+            names = ", ".join(f"`{n}`" for n in invariants)
+            message = (f"{head}; {hard[0]}: a `tf.range` loop can carry {names} only with a shape "
+                       "invariant (every dimension `None`), which a --verify run can try")
+            tier = Tier.DIAGNOSTIC
+            reasons.append(f"{names} loses {'its' if len(invariants) == 1 else 'their'} static shape inside "
+                           "and after the loop")
         bound_param, call_args = self._step_count(function, call)
         if call_args and tier is not Tier.DIAGNOSTIC:
             message += f", and pass `{bound_param}` as a tensor where this module calls `{function.name.value}`"
@@ -498,7 +536,7 @@ class _Planner:
             loop=loop, init=init, append=statement, reduce=reduce, name=name, target=loop.target.value,
             bound=bound, size=size, dtype=dtype, axis=axis, message=message, tier=tier,
             reason="; ".join(reasons), subjects=tuple(subjects), owner=qualname,
-            bound_param=bound_param, call_args=tuple(call_args),
+            bound_param=bound_param, call_args=tuple(call_args), invariants=invariants,
         )
 
     def _step_count(self, function: cst.FunctionDef, call: cst.Call) -> tuple[str, list]:

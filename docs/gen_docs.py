@@ -153,6 +153,11 @@ def cli_reference() -> str:
         "Exit codes: 0 nothing to change (or everything applied); 1 `--diff` or `--check`",
         "found something; 2 an error (a file that cannot be read or parsed — reported and",
         "skipped while the other files are processed — bad arguments, a bad trace file).",
+        "`--verify` and `bench` exit 2 as well when CMD cannot start or the original fails",
+        "and nothing could be verified, and 1 when nothing stable is left to compare",
+        "([verify](verify.md), [bench](bench.md)). `--diff` writes the pure diff on standard",
+        "output and the diagnostics it counts on standard error. `report` without TRACES reads",
+        "`.retrace/traces.json`, what `record` writes by default.",
         "",
     ]
     for command_line, text in command_helps():

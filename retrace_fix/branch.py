@@ -7,9 +7,12 @@ are never touched:
 1. the new branch starts at ``HEAD`` (``git rev-parse``); a branch of that
    name that exists already is never moved;
 2. a fixed file goes into the commit only when the text the fixes were
-   computed from is exactly the file's content in ``HEAD`` (same blob id);
-   a file with uncommitted changes, or not in ``HEAD``, is left out with a
-   note (the fix was computed on text that is not what the branch holds);
+   computed from is exactly the file's content in ``HEAD`` (same blob id), or
+   is it with CRLF line endings where ``HEAD`` has LF (a ``core.autocrlf`` or
+   ``eol=crlf`` checkout that git shows clean: the fixed text is committed
+   with LF, as ``git add`` would store it); a file with uncommitted changes,
+   or not in ``HEAD``, is left out with a note (the fix was computed on text
+   that is not what the branch holds);
 3. ``git read-tree HEAD`` into a temporary index, ``git hash-object -w`` of
    each fixed file, ``git update-index --index-info``, ``git write-tree``,
    ``git commit-tree -p HEAD`` and ``git update-ref`` (which refuses when the
@@ -32,7 +35,7 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix import __version__
 from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Finding
-from retrace_fix.gitcmd import GitError, output, run_git
+from retrace_fix.gitcmd import GitError, output, repository_toplevel, run_git
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,6 +91,7 @@ def commit_branches(name: str, report: "BulkReport", err: IO[str], proof: str | 
     commit message.
     """
     repositories: dict[str, Repository] = {}
+    report.committed_files = report.committed_fixes = 0
     for root in report.roots:
         if not root.changed:
             continue
@@ -109,6 +113,8 @@ def commit_branches(name: str, report: "BulkReport", err: IO[str], proof: str | 
         for repo_path, why in made.left_out:
             err.write(f"note: {where}: {repo_path} is not in branch {name}: {why}\n")
         fixes = sum(change.result.applied_count for change in made.committed)
+        report.committed_files += len(made.committed)
+        report.committed_fixes += fixes
         err.write(
             f"branch {name} created in {where} at {made.commit[:12]}: "
             f"{plural(len(made.committed), 'file')}, {plural(fixes, 'fix')}\n"
@@ -126,9 +132,15 @@ def _fail(report: "BulkReport", roots: list["Root"], message: str, err: IO[str])
 
 
 def _repository_of(directory: str) -> tuple[str, str]:
-    """(top level, this directory's path in the repository with a trailing ``/`` or '')."""
-    lines = output(run_git(["rev-parse", "--show-toplevel", "--show-prefix"], cwd=directory)).split("\n")
-    return lines[0], lines[1] if len(lines) > 1 else ""
+    """(top level, this directory's path in the repository with a trailing ``/`` or '').
+
+    The repository is the one whose ``.git`` entry is at or above ``directory``
+    (:func:`~retrace_fix.gitcmd.repository_toplevel`): a bare repository
+    committed into the tree (``tools/HEAD``, ``tools/config``...) is never it.
+    """
+    toplevel = repository_toplevel(directory)
+    prefix = os.path.relpath(os.path.realpath(directory), toplevel)
+    return toplevel, "" if prefix == os.curdir else Path(prefix).as_posix() + "/"
 
 
 def commit_fixes(toplevel: str, name: str, changes: list[FileChange], proof: str | None = None) -> Commit:
@@ -143,15 +155,23 @@ def commit_fixes(toplevel: str, name: str, changes: list[FileChange], proof: str
         algorithm = _object_format(toplevel)
         committed: list[FileChange] = []
         left_out: list[tuple[str, str]] = []
+        lf_in_repository: set[int] = set()  # changes whose CRLF checkout is LF in the repository
         for change in sorted(changes, key=lambda c: c.repo_path):
             entry = in_head.get(os.fsencode(change.repo_path))
             original = _encoded(change.result, change.result.original)
             if entry is None:
                 left_out.append((change.repo_path, "not committed in HEAD"))
-            elif entry[1] != b"blob" or original is None or entry[2] != _blob_id(original, algorithm):
+            elif entry[1] != b"blob" or original is None:
                 left_out.append((change.repo_path, "it has changes not committed in HEAD (commit or stash them first)"))
-            else:
+            elif entry[2] == _blob_id(original, algorithm):
                 committed.append(change)
+            elif b"\r\n" in original and entry[2] == _blob_id(original.replace(b"\r\n", b"\n"), algorithm):
+                # core.autocrlf / eol=crlf: the checkout has CRLF where the repository keeps LF, and git
+                # shows the file clean; the fixed text is committed as `git add` would store it
+                lf_in_repository.add(id(change))
+                committed.append(change)
+            else:
+                left_out.append((change.repo_path, "it has changes not committed in HEAD (commit or stash them first)"))
         if not committed:
             raise BranchError("; ".join(f"{path}: {why}" for path, why in left_out) or "nothing to commit")
         with tempfile.TemporaryDirectory(prefix="retrace-fix-branch-") as scratch:
@@ -160,6 +180,8 @@ def commit_fixes(toplevel: str, name: str, changes: list[FileChange], proof: str
             entries = []
             for change in committed:
                 data = _encoded(change.result, change.result.fixed) or b""
+                if id(change) in lf_in_repository:
+                    data = data.replace(b"\r\n", b"\n")
                 blob = output(run_git(["hash-object", "-w", "--no-filters", "--stdin"], cwd=toplevel, input=data))
                 mode = in_head[os.fsencode(change.repo_path)][0]
                 entries.append(mode + b" " + blob.encode() + b"\t" + os.fsencode(change.repo_path) + b"\0")

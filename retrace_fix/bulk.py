@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable
 
+from retrace_fix.bounded_read import InputError, describe_size, read_limited
 from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import display_path
 from retrace_fix.patches import encode
@@ -56,6 +57,10 @@ class BulkError(Exception):
 # --------------------------------------------------------------------------- roots
 
 
+#: a --repos file larger than this is refused (``--repos /dev/zero`` must not read without bound)
+MAX_REPOS_BYTES = 16 << 20
+
+
 def read_repos_file(path: str) -> list[str]:
     """Roots listed in ``path`` (``-`` = standard input): one per line, ``#`` comments, blanks ignored.
 
@@ -63,12 +68,19 @@ def read_repos_file(path: str) -> list[str]:
     directory for standard input); git URLs are kept as written.
     """
     try:
-        if path == "-":
-            text, base = sys.stdin.read(), None
+        stdin = getattr(sys.stdin, "buffer", None)
+        if path == "-" and stdin is None:  # a text stream without bytes underneath (tests)
+            data = sys.stdin.read(MAX_REPOS_BYTES + 1).encode("utf-8", "surrogateescape")
+            if len(data) > MAX_REPOS_BYTES:
+                raise InputError(f"larger than {describe_size(MAX_REPOS_BYTES)} (refused)")
         else:
-            text, base = Path(path).read_text(encoding="utf-8"), Path(path).parent
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BulkError(f"--repos {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+            data = read_limited(path, MAX_REPOS_BYTES, stdin)
+        text = data.decode("utf-8")
+    except InputError as exc:
+        raise BulkError(f"--repos {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BulkError(f"--repos {path}: cannot read: {exc}") from None
+    base = None if path == "-" else Path(path).parent
     roots = []
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
@@ -92,7 +104,7 @@ class Root:
     @property
     def scanned(self) -> list[FileResult]:
         """Python files looked at (problems such as a missing root are not files)."""
-        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi"))]
+        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi", ".ipynb"))]
 
     @property
     def changed(self) -> list[FileResult]:
@@ -174,6 +186,8 @@ class BulkReport:
     patches: dict[str, str] = field(default_factory=dict)  # root name -> patch path (display)
     branches: dict[str, str] = field(default_factory=dict)  # root name -> commit of its --branch
     branch_errors: dict[str, str] = field(default_factory=dict)  # root name -> why it has no branch
+    committed_files: int = 0  # --branch: files committed to the new branches (the working tree is left alone)
+    committed_fixes: int = 0  # --branch: the fixes in those files
     write_errors: dict[str, str] = field(default_factory=dict)  # root name -> message
 
     @classmethod

@@ -285,13 +285,15 @@ def record_command(
 @app.command("report", short_help="Per function: calls, traces, and which argument caused each retrace.",
              help="Per function: calls, traces, and which argument caused each retrace.")
 def report_command(
-    trace_files: List[str] = typer.Argument(..., metavar="TRACES", help="trace files (merged)"),
+    trace_files: Optional[List[str]] = typer.Argument(None, metavar="[TRACES]...",
+                                                      help="trace files (merged); default: .retrace/traces.json, "
+                                                           "what `retrace-fix record` writes"),
     output_format: ReportFormat = typer.Option(ReportFormat.text, "--format", help="report format"),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE.png", help="also write a PNG chart (needs matplotlib)"),
 ) -> None:
     from retrace_fix.commands.report import run_report
 
-    raise typer.Exit(run_report(list(trace_files), output_format.value, plot))
+    raise typer.Exit(run_report(list(trace_files or []), output_format.value, plot))
 
 
 apply.register(app)

@@ -6,11 +6,13 @@ or ``patch -p1`` as well as with ``retrace-fix apply``.  Lines are split on
 ``\\ No newline at end of file`` marker.
 
 One choice is left to the caller, and :func:`unified_diff` requires it:
-``quoted=True`` C-quotes a path in the ``---``/``+++`` headers where git would
-(a control character, a double quote or a backslash in it), so that a patch file
-names the file exactly for the tools that read it back (``--patch-dir``, the
-hunks of ``-i``); ``quoted=False`` writes the path as it is, for people reading
-``--diff`` output.  Both give the same bytes for every ordinary path.
+``quoted=True`` C-quotes a path in the ``---``/``+++`` headers as git does with
+``core.quotePath`` on (its default: a control character, a double quote, a
+backslash or a byte outside ASCII in it), so that a patch file names the file
+exactly for the tools that read it back (``--patch-dir``, the hunks of ``-i``)
+and no escape sequence or newline in a file name reaches a terminal or breaks
+the diff (``--diff``); ``quoted=False`` writes the path as it is.  Both give
+the same bytes for every ordinary path.
 """
 
 from __future__ import annotations
@@ -63,18 +65,27 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
+#: git's C escapes (quote.c, ``sq_lookup``); other bytes to quote are written as three octal digits
+_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
+            0x22: '\\"', 0x5C: "\\\\"}
+
+
 def quote_path(path: str) -> str:
-    """``path`` as git writes it in a diff header: C-quoted only when it holds a control
-    character, a double quote or a backslash (non-ASCII names are left as they are)."""
-    if not re.search(r'[\x00-\x1f"\\\x7f]', path):
+    """``path`` as git writes it in a diff header with ``core.quotePath`` on (git's default):
+    C-quoted when it holds a control character, a double quote, a backslash or a
+    byte outside ASCII (each such byte of its UTF-8 form as ``\\ooo``)."""
+    if not re.search(r'[\x00-\x1f"\\\x7f-\U0010ffff]', path):
         return path
-    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    try:
+        data = path.encode("utf-8", "surrogateescape")  # undecodable bytes of an os name, as they were
+    except UnicodeEncodeError:
+        data = path.encode("utf-8", "surrogatepass")
     out = []
-    for char in path:
-        if char in escapes:
-            out.append(escapes[char])
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\{ord(char):03o}")
+    for byte in data:
+        if byte in _ESCAPES:
+            out.append(_ESCAPES[byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out.append(f"\\{byte:03o}")
         else:
-            out.append(char)
+            out.append(chr(byte))
     return '"' + "".join(out) + '"'

@@ -1,7 +1,14 @@
 """Which files a run looks at: paths, .gitignore, excludes, project roots.
 
-* A file named on the command line is always processed (if it is a Python file).
-* A directory is walked: ``*.py`` files, not following symbolic links (no loops,
+* A file named on the command line is always processed (if it is a Python file),
+  unless its real location (links followed) leaves its project root: the
+  nearest directory at or above it, as written, that holds ``.git``, else the
+  current directory (or the file's own directory when it is not below it).  A
+  directory named on the command line is refused the same way when it is a
+  link out of the repository that holds it.  Such a path is reported (exit 2)
+  and never read: a link in someone else's tree must not carry a file from
+  outside it into a fix, a diff or a patch.
+* A directory is walked: ``*.py`` files and ``*.ipynb`` notebooks, not following symbolic links (no loops,
   nothing reached outside the tree), skipping the usual tool/VCS/virtualenv
   directories, every ``.gitignore`` on the way (from the repository root down)
   and the ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns.
@@ -13,10 +20,8 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pathspec
+from retrace_fix.ignore_patterns import IgnorePatterns, compile_patterns
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -27,6 +32,8 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebook)
+SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 #: Environment variable naming the project root that recorded paths are relative to.
 ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
 
@@ -83,24 +90,41 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return path.as_posix()
 
 
+#: a ``.gitignore`` larger than this is reported and not used (real ones are a few KiB)
+MAX_GITIGNORE_BYTES = 1 << 20
+
+
 class _IgnoreRules:
-    """``.gitignore`` files (cached per directory) plus extra exclude patterns."""
+    """``.gitignore`` files (cached per directory) plus extra exclude patterns.
+
+    A line git cannot use is skipped (as git skips it) and, for a ``.gitignore``,
+    named in :attr:`problems`; extra patterns were checked before the run
+    (:func:`retrace_fix.ignore_patterns.check_patterns`).
+    """
 
     def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:
         # excludes: (base directory, patterns) pairs; patterns are gitignore-style
-        import pathspec  # here: the trace recorder imports this module in the user's program
+        self._extra = [(base, compile_patterns(pats)) for base, pats in excludes if pats]
+        self._gitignores: dict[Path, IgnorePatterns | None] = {}
+        self.problems: list[str] = []
 
-        self._pathspec = pathspec
-        self._extra = [(base, pathspec.GitIgnoreSpec.from_lines(pats)) for base, pats in excludes if pats]
-        self._gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = {}
-
-    def _spec_for(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+    def _spec_for(self, directory: Path) -> IgnorePatterns | None:
         if directory not in self._gitignores:
             spec = None
             gitignore = directory / ".gitignore"
             try:
-                if gitignore.is_file():
-                    spec = self._pathspec.GitIgnoreSpec.from_lines(gitignore.read_text(errors="replace").splitlines())
+                # a regular file, not a link: git (2.32 on) does not follow a symbolic .gitignore either
+                if stat.S_ISREG(os.lstat(gitignore).st_mode):
+                    with open(gitignore, "rb") as handle:
+                        data = handle.read(MAX_GITIGNORE_BYTES + 1)
+                    if len(data) > MAX_GITIGNORE_BYTES:
+                        self.problems.append(
+                            f"{display_path(gitignore)}: larger than {MAX_GITIGNORE_BYTES >> 20} MiB (not used)"
+                        )
+                    else:
+                        # surrogateescape: a line of Latin-1 bytes meets the file names of those bytes, as in git
+                        spec = compile_patterns(data.decode("utf-8", "surrogateescape").splitlines())
+                        self.problems += [f"{display_path(gitignore)}: {problem}" for problem in spec.problems]
             except OSError:
                 spec = None
             self._gitignores[directory] = spec
@@ -117,7 +141,7 @@ class _IgnoreRules:
         return False
 
 
-def _matches(spec: pathspec.GitIgnoreSpec, path: Path, base: Path, is_dir: bool) -> bool:
+def _matches(spec: IgnorePatterns, path: Path, base: Path, is_dir: bool) -> bool:
     try:
         rel = path.relative_to(base).as_posix()
     except ValueError:
@@ -148,6 +172,28 @@ def _repo_root(directory: Path) -> Path | None:
     return None
 
 
+def outside_root(path: str | os.PathLike) -> str | None:
+    """Why a path named on the command line is refused: its real location leaves its project root.
+
+    The project root is the nearest directory at or above the path, as written
+    (links not followed), that holds ``.git``; without one, the folder given: a
+    directory itself, a file's current directory when the file is below it,
+    else the file's directory.  None when the path stays inside (a path
+    without links always does).
+    """
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_dir():
+        root = _repo_root(absolute) or absolute
+    else:
+        cwd = Path(os.path.abspath(os.getcwd()))
+        base = absolute.parent
+        root = _repo_root(base) or (cwd if base == cwd or cwd in base.parents else base)
+    real, real_root = Path(os.path.realpath(absolute)), Path(os.path.realpath(root))
+    if real == real_root or real_root in real.parents:
+        return None
+    return f"refused: a link to {real}, outside its project root {root}"
+
+
 def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discovered:
     """Expand command-line paths to the Python files to process."""
     rules = _IgnoreRules(excludes)
@@ -165,8 +211,13 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
         if not path.exists() and not path.is_symlink():
             raise DiscoveryError(f"{raw}: no such file or directory")
         absolute = Path(os.path.abspath(path))
+        if absolute.is_file() or absolute.is_dir():
+            escape = outside_root(absolute)
+            if escape is not None:
+                result.problems.append(f"{raw}: {escape}")
+                continue
         if absolute.is_file():
-            if absolute.suffix in PYTHON_SUFFIXES:
+            if absolute.suffix in SOURCE_SUFFIXES:
                 add(absolute)
             else:
                 result.problems.append(f"{raw}: not a Python file (skipped)")
@@ -188,7 +239,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
-                if not name.endswith(PYTHON_SUFFIXES):
+                if not name.endswith(SOURCE_SUFFIXES):
                     continue
                 file_path = directory / name
                 try:
@@ -200,6 +251,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 if rules.ignored(file_path, False, chain):
                     continue
                 add(file_path)
+    result.problems += rules.problems
     result.files.sort(key=lambda p: display_path(p))
     return result
 
@@ -254,6 +306,7 @@ def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> 
             if key not in seen:
                 seen.add(key)
                 result.files.append(path)
-        result.problems.extend(found.problems)
+        # a .gitignore shared by several roots (their repository's) is reported once
+        result.problems.extend(p for p in found.problems if p not in result.problems)
     result.files.sort(key=lambda p: display_path(p))
     return result

@@ -47,6 +47,9 @@ from retrace_fix import fastvisit
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
+from retrace_fix.notebook import (
+    Notebook, NotebookError, is_notebook, is_python_notebook, read_document, read_notebook,
+)
 from retrace_fix.partial_parse import Outline
 
 PARSE_ERROR_PREFIX = "cannot parse"
@@ -116,6 +119,7 @@ class FileJob:
     relpath: str  # relative to the project root, for trace lookup
     data: bytes | None = None  # the source, when it is not read from ``path`` (standard input)
     root: str = ""  # the project root (resolved): which traces apply
+    python_of_notebook: bool = False  # ``data`` is the Python text of the notebook at ``path``
 
 
 @dataclass
@@ -328,6 +332,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     except OSError as exc:
         result.error = f"{job.display}:1: cannot read: {exc.strerror or exc}"
         return result
+    if is_notebook(job.path.name) and not job.python_of_notebook:
+        return _process_notebook(job, options, data)
     try:
         text, encoding = decode_source(data)
     except UnicodeDecodeError as exc:
@@ -379,10 +385,106 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         # RecursionError on deeply nested (but valid) code: retry with a big stack
     status, value = _isolated(_transform_isolated, args, len(data))
     if status == "ok" and value is not None:
+        if problem is not None and value.error:  # LibCST refused it too: say where CPython locates the error
+            value.error = _syntax_error_message(job.display, problem)
         return value
     reason = value if status != "ok" else f"{PARSE_ERROR_PREFIX}: nested too deeply for LibCST"
     result.error = f"{job.display}:1: {reason}; file left unchanged"
     return result
+
+
+def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
+    """A notebook: its code cells as one module (:mod:`retrace_fix.notebook`), located and written per cell.
+
+    The result's ``original``/``fixed`` are the notebook's JSON text (what is written, diffed
+    per cell and patched); findings carry the cell and the line in it.  Never raises.
+    """
+    try:
+        return _read_and_process_notebook(job, options, data)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # JSON nested beyond the stack, a bug: that notebook fails alone
+        return FileResult(path=job.display, error=(
+            f"{job.display}:1: internal error reading the notebook: {type(exc).__name__}: {exc}; "
+            "notebook left unchanged"))
+
+
+def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
+    result = FileResult(path=job.display)
+    try:
+        text, _cells = read_document(data)  # a file that is no notebook is an error, whatever it holds
+        if not is_python_notebook(text):  # an R, Julia ... notebook: not a Python source
+            result.skipped = True
+            return result
+        traces = options.traces_for(job.root)
+        has_traces = traces is not None and _traces_mention(traces, job.relpath)
+        checked = options.check_syntax or not options.prefilter  # every cell parsed, as every .py is then
+        if not checked and not might_contain_target(data, selected_codemods(options), has_traces):
+            result.skipped = True  # nothing to look for: its cells are not parsed (as a .py is not)
+            return result
+        notebook = read_notebook(data)
+    except NotebookError as exc:
+        result.error = f"{exc.location(job.display)}: {exc.message}; notebook left unchanged" \
+            if "left unchanged" not in exc.message else f"{exc.location(job.display)}: {exc.message}"
+        return result
+    inner = _process_file(replace(job, data=notebook.python.encode("utf-8"), python_of_notebook=True), options)
+    if inner.error is None and inner.encoding != "utf-8":  # a coding cookie in the first cell
+        inner.error = f"{job.display}:1: a coding declaration ({inner.encoding}) in a notebook's code; file left unchanged"
+    result.skipped = inner.skipped
+    result.unsigned_tf_functions = inner.unsigned_tf_functions
+    result.trace_hits = inner.trace_hits
+    result.original = result.fixed = notebook.json_text
+    if inner.error:
+        result.error = _notebook_error(inner.error, job.display, notebook)
+        return result
+    located = []
+    for finding in inner.findings:
+        cell, line = notebook.locate(finding.line)
+        located.append(replace(finding, line=line, cell=cell, column=finding.column + notebook.column_offset(finding.line),
+                               message=_cell_lines(finding.message, notebook),
+                               reason=_cell_lines(finding.reason, notebook)))
+    result.findings = sorted(located, key=Finding.sort_key)
+    if inner.changed:
+        try:
+            result.fixed = notebook.fixed_text(inner.fixed or "")
+        except NotebookError as exc:
+            result.findings = []
+            result.error = f"{exc.location(job.display)}: {exc.message}"
+    return result
+
+
+_LINE_MENTION = re.compile(r"\blines? (\d+(?:(?:, and |, | and )\d+)*)\b")
+
+
+def _cell_lines(text: str, notebook: Notebook) -> str:
+    """A message's "line N" / "lines N, M" (lines of the notebook's text) as "cell C line L" /
+    "cell C lines L, K" (one group per cell)."""
+    def cell_lines(match: re.Match) -> str:
+        groups: list[tuple[int, list[int]]] = []
+        for number in re.findall(r"\d+", match.group(1)):
+            cell, line = notebook.locate(int(number))
+            if groups and groups[-1][0] == cell:
+                groups[-1][1].append(line)
+            else:
+                groups.append((cell, [line]))
+        return ", ".join(f"cell {cell} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
+                         for cell, lines in groups)
+
+    return _LINE_MENTION.sub(cell_lines, text) if text else text
+
+
+def _notebook_error(message: str, display: str, notebook: Notebook) -> str:
+    """An error about the notebook's Python text, located in its cell."""
+    head = f"{display}:"
+    match = re.match(r"(\d+)(?::(\d+))?: ", message[len(head):]) if message.startswith(head) else None
+    if match is None:
+        return message
+    cell, line = notebook.locate(int(match.group(1)))
+    column = f":{match.group(2)}" if match.group(2) else ""
+    rest = message[len(head) + match.end():]
+    if "left unchanged" not in rest:
+        rest += "; notebook left unchanged"
+    return f"{display}:cell {cell}:{line}{column}: {rest.replace('file left unchanged', 'notebook left unchanged')}"
 
 
 def _syntax_error_message(display: str, problem: SyntaxProblem) -> str:
@@ -731,8 +833,12 @@ def _call_with_big_stack(func: Callable[..., Any], args: tuple) -> Any:  # pragm
 
 
 def _traces_mention(traces: Any, relpath: str) -> bool:
+    """Do the traces record a function defined in this file, or a call made from it (RTF009 binds a
+    callable passed at a recorded call site, whatever module defines the tf.function)?"""
     try:
-        return bool(traces.find(relpath))
+        return bool(traces.find(relpath)) or any(
+            site.file == relpath for function in traces for site in function.call_sites
+        )
     except Exception:  # pragma: no cover - defensive: a trace set without find()
         return False
 
@@ -774,8 +880,10 @@ def _safe_source(job: FileJob) -> str | None:
     """The text of a file LibCST can parse in this process, else None."""
     try:
         data = job.data if job.data is not None else job.path.read_bytes()
+        if is_notebook(job.path.name) and not job.python_of_notebook:  # its code cells, as the fixer reads them
+            data = read_notebook(data).python.encode("utf-8")
         text, _ = decode_source(data)
-    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError, NotebookError):
         return None
     if _risky_for_libcst(data) or _max_bracket_depth(data) > MAX_BRACKET_DEPTH or cpython_syntax_problem(text):
         return None
@@ -866,14 +974,23 @@ def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
     return FileResult(path=job.display, error=f"{job.display}:1: {value}; file left unchanged")
 
 
-def make_jobs(files: list[Path]) -> list[FileJob]:
+def make_jobs(files: list[Path], explicit_roots: tuple[str, ...] = ()) -> list[FileJob]:
+    """One job per file, with its project root and its path relative to it.
+
+    ``explicit_roots``: the realpaths of ``--traces ROOT=FILE`` roots.  A file inside one of them
+    that lies deeper than the project root found for it (plain folders, no git) gets that ROOT
+    as its root: the trace file was recorded there, and names the files relative to it.
+    """
     cwd = Path.cwd()
     jobs = []
     roots: dict[Path, Path] = {}
     for path in files:
         directory = path.parent
         if directory not in roots:
-            roots[directory] = find_project_root(directory)
+            found = find_project_root(directory)
+            real = os.path.realpath(directory)
+            inside = [r for r in explicit_roots if _within(real, r) and _within(r, found)]
+            roots[directory] = max(inside, key=len) if inside else found
         root = roots[directory]
         try:  # the recorder names files by their resolved path, relative to the same root
             rel = Path(os.path.realpath(path)).relative_to(root).as_posix()
@@ -883,6 +1000,16 @@ def make_jobs(files: list[Path]) -> list[FileJob]:
     return jobs
 
 
+def _within(inner: str, outer: str) -> bool:
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def explicit_roots(options: RunOptions) -> tuple[str, ...]:
+    """The ``ROOT`` of every ``--traces ROOT=FILE`` of the run (realpaths)."""
+    assignment = options.trace_assignment
+    return tuple(s.root for s in assignment.sources if s.root is not None) if assignment is not None else ()
+
+
 def run(
     files: list[Path],
     options: RunOptions,
@@ -890,7 +1017,7 @@ def run(
     on_result: Callable[[FileResult], None] | None = None,
 ) -> RunResult:
     """Process ``files``; results come back sorted by display path whatever ``jobs`` is."""
-    work = make_jobs(files)
+    work = make_jobs(files, explicit_roots(options))
     options = with_call_site_plans(work, options)
     workers = max(1, jobs or os.cpu_count() or 1)
     results: list[FileResult] = []

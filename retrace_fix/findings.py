@@ -51,6 +51,9 @@ class Finding:
     fix_id: tuple = field(default=(), compare=False, repr=False)
     #: what a ``--verify`` run of the user's program showed about this fix (None otherwise)
     verification: "Verification | None" = field(default=None, compare=False, repr=False)
+    #: in a notebook: the 1-based cell (among all cells) that holds the site; ``line`` is then the
+    #: line in that cell (None in a ``.py`` file)
+    cell: int | None = None
 
     @property
     def fixable(self) -> bool:
@@ -60,7 +63,7 @@ class Finding:
         return replace(self, path=path)
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -68,6 +71,9 @@ class Finding:
         del data["verifiable"]
         del data["fix_id"]
         del data["verification"]
+        if self.cell is None:  # only findings in notebooks name a cell
+            del data["cell"]
+        data["column"] = self.column + 1  # 1-based, as the text format prints it
         data["tier"] = self.tier.value
         data["fixable"] = self.fixable
         if self.verification is not None:  # a --verify run: what the user's program showed

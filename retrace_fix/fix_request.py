@@ -17,6 +17,7 @@ from typing import Any
 from retrace_fix.config import ConfigError, find_config, load_config
 from retrace_fix.discovery import DiscoveryError, discover, discover_roots, find_project_root
 from retrace_fix.engine import RunOptions, unknown_codes
+from retrace_fix.ignore_patterns import check_patterns
 
 
 @dataclass
@@ -102,6 +103,9 @@ def resolve_options(request: FixRequest) -> tuple[RunOptions, list[tuple[Path, l
         trace_assignment=assignment,
         check_syntax=check_syntax if check_syntax is not None else config.check_syntax,
     )
+    problem = check_patterns(request.exclude)
+    if problem:
+        raise UsageProblem(f"--exclude: {problem}")
     excludes = [(config.base_dir, config.exclude), (Path.cwd(), request.exclude)]
     return options, excludes
 

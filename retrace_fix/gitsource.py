@@ -13,7 +13,7 @@ run reads (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
 ``.retrace/`` traces).  A ``file://`` URL of a repository on this machine
 borrows its objects (git's alternates, as ``git clone --shared`` does) instead
 of packing and copying them: nothing is transferred, and the source is only
-read.
+read.  Git runs with :mod:`retrace_fix.gitcmd`'s protections.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
     """
     try:
         dest.mkdir(parents=True)
-        run_git(["init", "-q", "--template=", str(dest)])
+        run_git(["init", "-q", "--template=", str(dest.absolute())])
         info = dest / ".git" / "info"
         info.mkdir(parents=True, exist_ok=True)
         (info / "sparse-checkout").write_text("".join(line + "\n" for line in CHECKOUT), encoding="utf-8")

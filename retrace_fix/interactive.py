@@ -49,6 +49,10 @@ hunks), the result is parsed again with LibCST — a result that does not parse
 is not written and is reported as an error — and written atomically, refusing
 if the file changed on disk meanwhile.
 
+A notebook's hunks are those of its changed cells, each shown under
+``path:cell N``; the accepted ones are applied to their cells' sources, which are
+spliced back into the notebook (only those sources change) and checked to parse.
+
 Exit status: 0, or 2 when a file could not be read, parsed or written.
 """
 
@@ -61,7 +65,8 @@ from typing import IO, TYPE_CHECKING
 
 from retrace_fix.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
 from retrace_fix.patches import Hunk, apply_hunks, decode, encode, parse_patch
-from retrace_fix.diffs import unified_diff
+from retrace_fix.diffs import labelled_diff, unified_diff
+from retrace_fix.notebook import NotebookError, cell_label, changed_cells, is_notebook, read_notebook, splice_sources
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
 
@@ -113,6 +118,9 @@ class HunkItem:
     codemods: frozenset[str] = frozenset()  # codemod names, for 'A'
     inferred: bool = False  # no finding on its lines: attributed to the file's fixes
     edited: bool = False  # changed by hand with 'e'
+    #: in a notebook: the cell (1-based) the hunk is in, and that cell's source, which the hunk applies to
+    cell: int | None = None
+    base: str | None = None
 
     @property
     def unsafe(self) -> bool:
@@ -131,7 +139,12 @@ def _codemod_name(code: str) -> str:
 
 
 def file_hunks(file_result: FileResult) -> list[HunkItem]:
-    """Split a changed file's diff into hunks and attribute the applied findings to them."""
+    """Split a changed file's diff into hunks and attribute the applied findings to them.
+
+    A notebook's hunks are those of each changed cell's source (in cell order).
+    """
+    if is_notebook(file_result.path):
+        return _notebook_hunks(file_result)
     diff = unified_diff(file_result.original or "", file_result.fixed or "", file_result.path, quoted=True)
     if not diff:
         return []
@@ -141,6 +154,25 @@ def file_hunks(file_result: FileResult) -> list[HunkItem]:
     for finding in applied:
         target = _owner(items, finding.line)
         target.findings.append(finding)
+    return _attribute(items, applied)
+
+
+def _notebook_hunks(file_result: FileResult) -> list[HunkItem]:
+    items: list[HunkItem] = []
+    applied = [f for f in file_result.findings if f.applied]
+    for cell, old, new in changed_cells(file_result.original or "", file_result.fixed or ""):
+        diff = labelled_diff(old, new, "a/cell", "b/cell")
+        cell_items = [HunkItem(file_result, h, 0, 0, cell=cell, base=old) for h in parse_patch(diff)[0].hunks]
+        for finding in applied:
+            if finding.cell == cell and cell_items:
+                _owner(cell_items, finding.line).findings.append(finding)
+        items.extend(cell_items)
+    for number, item in enumerate(items, 1):
+        item.index, item.total = number, len(items)
+    return _attribute(items, applied)
+
+
+def _attribute(items: list[HunkItem], applied: list[Finding]) -> list[HunkItem]:
     every = frozenset(_codemod_name(f.code) for f in applied)
     for item in items:
         if item.findings:
@@ -154,7 +186,7 @@ def file_hunks(file_result: FileResult) -> list[HunkItem]:
 
 def split_item(item: HunkItem) -> list[HunkItem]:
     """The hunk of ``item`` split at its unchanged lines, each piece with the findings on its lines."""
-    pieces = [HunkItem(item.file, hunk, 0, 0) for hunk in split_hunk(item.hunk)]
+    pieces = [HunkItem(item.file, hunk, 0, 0, cell=item.cell, base=item.base) for hunk in split_hunk(item.hunk)]
     if len(pieces) < 2:
         return [item]
     if not item.inferred:
@@ -216,7 +248,7 @@ class Session:
         self.out.flush()
 
     def _show(self, item: HunkItem, decision: str | None = None) -> None:
-        path = item.file.path
+        path = item.file.path if item.cell is None else cell_label(item.file.path, item.cell)
         marked = {"y": ", marked: apply", "n": ", marked: skip"}.get(decision or "", "")
         self._print()
         self._print(f"{path}  (hunk {item.index} of {item.total}{marked})", style="bold")
@@ -382,9 +414,11 @@ class Session:
                     item.hunk, item.edited = edited, True
                     decisions[position] = "y"
                     position = onwards(position)
-        accepted = [item.hunk for item, decision in zip(items, decisions) if decision == "y"]
-        if accepted:
-            self._write(file_result, accepted)
+        accepted = [item for item, decision in zip(items, decisions) if decision == "y"]
+        if accepted and is_notebook(file_result.path):
+            self._write_notebook(file_result, accepted)
+        elif accepted:
+            self._write(file_result, [item.hunk for item in accepted])
         return quit_now
 
     def _go_to(self, items: list[HunkItem], decisions: list[str | None], position: int, argument: str) -> int:
@@ -409,7 +443,7 @@ class Session:
         """The hunk as edited in the user's editor, checked; None when the edit is given up."""
         import libcst as cst
 
-        original = item.file.original or ""
+        original = item.base if item.cell is not None else item.file.original or ""
         text = edit_buffer(item.hunk)
         while True:
             edited_text = self._run_editor(text)
@@ -427,6 +461,11 @@ class Session:
                 problem = ""
                 if not outcome.ok or outcome.text is None:
                     problem = "its ' ' and '-' lines are no longer the file's lines at this place"
+                elif item.cell is not None:  # the cell's IPython syntax is CPython's to check, not LibCST's
+                    try:
+                        read_notebook(splice_sources(item.file.original or "", {item.cell - 1: outcome.text}))
+                    except NotebookError as exc:
+                        problem = f"the cell would not parse: {exc.message} (line {exc.line})"
                 else:
                     try:
                         cst.parse_module(outcome.text)
@@ -485,6 +524,41 @@ class Session:
             self.errors.append(f"{file_result.path}:1: cannot write: {getattr(exc, 'strerror', None) or exc}")
             return
         self.accepted += len(hunks)
+        self.files_written += 1
+
+    def _write_notebook(self, file_result: FileResult, items: list[HunkItem]) -> None:
+        """Apply the accepted hunks cell by cell, splice the cells into the notebook's JSON, write it."""
+        from retrace_fix.writes import WriteRefused, replace_file
+
+        original = file_result.original or ""
+        by_cell: dict[int, list[HunkItem]] = {}
+        for item in items:
+            by_cell.setdefault(item.cell or 0, []).append(item)
+        sources = {}
+        for cell, cell_items in sorted(by_cell.items()):
+            outcome = apply_hunks(cell_items[0].base or "", merge_overlapping([i.hunk for i in cell_items]),
+                                  allow_offset=False)
+            if not outcome.ok or outcome.text is None:  # pragma: no cover - our hunks come from this text
+                self.errors.append(f"{cell_label(file_result.path, cell)}: the accepted hunks do not apply; "
+                                   "notebook left untouched")
+                return
+            sources[cell - 1] = outcome.text
+        try:
+            text = splice_sources(original, sources)
+            read_notebook(text)  # every cell still parses (IPython syntax included)
+        except NotebookError as exc:
+            self.errors.append(f"{exc.location(file_result.path)}: the accepted hunks do not parse together "
+                               f"({exc.message}); notebook left untouched")
+            return
+        try:
+            replace_file(Path(file_result.path), text.encode("utf-8"), expected_old=original.encode("utf-8"))
+        except WriteRefused as exc:
+            self.errors.append(f"{file_result.path}:1: {exc}")
+            return
+        except OSError as exc:
+            self.errors.append(f"{file_result.path}:1: cannot write: {exc.strerror or exc}")
+            return
+        self.accepted += len(items)
         self.files_written += 1
 
     def summary(self) -> str:

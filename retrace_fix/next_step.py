@@ -7,12 +7,17 @@ say "0 fixes available".  So when such a run saw tf.functions that only a
 recorded run can judge (no ``input_signature``), and the trace-driven codes are
 selected, it says so once, on standard error, with the command to run next.
 Never in JSON or SARIF output, never with ``--quiet``, never on standard input
-(editors), never in bulk runs, and never when there is no tf.function.
+(editors), never in bulk runs, and never when there is no tf.function.  The
+command it names exists: a script of the project with a ``__main__`` guard,
+``python -m pytest`` where there are tests, else the placeholder
+``<your command>``.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
@@ -59,11 +64,66 @@ def next_step_hint(request: FixRequest, result: "RunResult") -> str | None:
     paths = " ".join(shlex.quote(p) for p in request.paths)
     if len(paths) > MAX_PATHS_SHOWN:
         paths = "PATH..."
+    command = program_command(Path.cwd(), [f.path for f in result.files if f.unsigned_tf_functions])
+    notebooks = sorted({f.path for f in untraced if f.unsigned_tf_functions and f.path.endswith(".ipynb")})
+    if notebooks and len(notebooks) == files:  # only notebooks: a kernel runs them (docs/notebooks.md)
+        name = shlex.quote(notebooks[0]) if len(notebooks) == 1 else "NOTEBOOK.ipynb"
+        command = f"jupyter nbconvert --to notebook --execute {name}"
     return (
         f"hint: {plural(functions, 'tf.function')} in {plural(files, 'file')} can only be judged from a run "
-        f"of your program: retrace-fix --verify {paths} -- python train.py "
-        f"(or retrace-fix record -- python train.py, then --traces .retrace/traces.json)"
+        f"of your program: retrace-fix --verify {paths} -- {command} "
+        f"(or retrace-fix record -- {command}, then --traces .retrace/traces.json)"
     )
+
+
+#: the placeholder when no command that exists could be named
+PLACEHOLDER = "<your command>"
+#: at most this many files are read looking for a script
+MAX_SCRIPTS_READ = 200
+_MAIN_GUARD = re.compile(rb"^if\s+__name__\s*==\s*['\"]__main__['\"]\s*:", re.MULTILINE)
+_TEST_FILE = re.compile(r"^(test_.*|.*_test)\.py$")
+
+
+def program_command(cwd: Path, files: list[str]) -> str:
+    """A command that exists to run from ``cwd``: ``python SCRIPT`` for a script with a ``__main__``
+    guard (in ``cwd`` first, then among ``files``), ``python -m pytest`` where there are tests, else
+    the placeholder ``<your command>``: never a file that is not there."""
+    candidates = sorted(p for p in _listdir(cwd) if p.suffix == ".py" and p.is_file())
+    candidates += [cwd / f for f in files if f.endswith(".py")]
+    seen: set[Path] = set()
+    for path in candidates[:MAX_SCRIPTS_READ]:
+        if path in seen or _TEST_FILE.match(path.name):
+            continue
+        seen.add(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(1 << 20)
+        except OSError:
+            continue
+        if _MAIN_GUARD.search(data):
+            try:
+                shown = path.relative_to(cwd).as_posix()
+            except ValueError:
+                continue
+            return f"python {shlex.quote(shown)}"
+    if _has_tests(cwd):
+        return "python -m pytest"
+    return PLACEHOLDER
+
+
+def _has_tests(cwd: Path) -> bool:
+    for name in ("tests", "test"):
+        folder = cwd / name
+        if folder.is_dir() and any(_TEST_FILE.match(p.name) for p in _listdir(folder)):
+            return True
+    return any(_TEST_FILE.match(p.name) for p in _listdir(cwd))
+
+
+def _listdir(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
 
 
 __all__ = ["next_step_hint", "trace_driven_codes"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, TYPE_CHECKING
 
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
 from retrace_fix.diffs import unified_diff
+from retrace_fix.notebook import cell_diff, is_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult
@@ -18,22 +20,36 @@ JSON_SCHEMA_VERSION = 1
 def file_diff(result: FileResult) -> str:
     if not result.changed:
         return ""
-    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=False)
+    if is_notebook(result.path):  # one diff per changed cell, headed path:cell N
+        return cell_diff(result.original or "", result.fixed or "", result.path)
+    return unified_diff(result.original or "", result.fixed or "", result.path, quoted=True)
 
 
 def finding_line(finding: Finding) -> str:
-    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies).
+    """``path:line:col: CODE [tier] message`` (``[*]`` marks a fix this run applies);
+    ``path:cell N:line:col: ...`` in a notebook (ruff's form).
 
     An unsafe fix's ``reason`` follows in parentheses; the ``reason`` of other findings (the
     full explanation) is left to JSON, SARIF and ``explain``: one finding, one line.
     """
     mark = " [*]" if finding.applied else ""
-    text = f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
+    where = finding.path if finding.cell is None else f"{finding.path}:cell {finding.cell}"
+    text = f"{where}:{finding.line}:{finding.column + 1}: {finding.code}{mark} [{finding.tier.value}] {finding.message}"
     if finding.reason and finding.tier is Tier.UNSAFE:
         text += f" (unsafe: {finding.reason})"
     if finding.verification is not None:  # --verify: what running the program showed
         text += f" ({finding.verification.status} in round {finding.verification.round}: {finding.verification.proof})"
-    return text
+    return visible(text)
+
+
+#: control characters (C0 but tab, DEL, C1): in a file name they would reach the terminal or split a line
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def visible(line: str) -> str:
+    """``line`` with every control character written as a C escape (``\\033``, ``\\n``), as git
+    quotes a file name: an escape sequence or a newline in a name never reaches the terminal."""
+    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r"}.get(m.group(), f"\\{ord(m.group()):03o}"), line)
 
 
 def summary_line(run: RunResult, mode: str) -> str:
@@ -49,6 +65,18 @@ def summary_line(run: RunResult, mode: str) -> str:
     line = f"{head}, {plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}"
     if hidden:
         line += f" ({plural(hidden, 'fix')} not applied: unsafe or suppressed; see --unsafe-fixes)"
+    return line
+
+
+def branch_summary_line(run: RunResult, branch: str, files: int, fixes: int, branch_errors: int) -> str:
+    """The summary of a ``--branch`` run: what was committed (no file of the working tree is written)."""
+    diagnostics = sum(1 for r in run.files for f in r.findings if f.tier is Tier.DIAGNOSTIC)
+    errors = len(run.errors) + branch_errors
+    line = (f"{plural(files, 'file')} committed to branch {branch}, {plural(fixes, 'fix')}; working tree unchanged, "
+            f"{plural(diagnostics, 'diagnostic')}, {plural(errors, 'error')}")
+    changed = sum(1 for f in run.files if f.changed)
+    if changed > files:
+        line += f" ({plural(changed - files, 'fixed file')} not committed: see above)"
     return line
 
 
@@ -81,16 +109,18 @@ def _write_colored_diff(diff: str, out: IO[str]) -> None:
         console.print(Text(line, style=style or ""))
 
 
-def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False) -> None:
+def write_findings(run: RunResult, out: IO[str], only_unapplied: bool = False, only_tier: Tier | None = None) -> None:
     for finding in run.findings:
         if only_unapplied and finding.applied:
+            continue
+        if only_tier is not None and finding.tier is not only_tier:
             continue
         out.write(finding_line(finding) + "\n")
 
 
 def write_errors(run: RunResult, err: IO[str]) -> None:
     for message in run.errors:
-        err.write(f"error: {message}\n")
+        err.write(f"error: {visible(message)}\n")
 
 
 def to_json(run: RunResult, mode: str, include_diff: bool) -> str:

@@ -29,10 +29,14 @@ What ``apply`` guarantees:
 * **New and deleted files** (``--- /dev/null`` / ``+++ /dev/null``) are
   supported: a new file is created only if it does not exist (or already has
   exactly that content); a file is deleted only if it has exactly the content
-  the patch removes.  Renames, copies, mode-only and binary patches are refused.
+  the patch removes.  Renames, copies, mode-only and binary patches are refused,
+  and so is any git mode line asking for more than a plain file: a mode change
+  (``old mode``/``new mode``), a new executable file, a symbolic link
+  (``new file mode 120000``).
 * **Atomic writes.**  Each file is replaced via a temporary file and
-  ``os.replace``; Ctrl-C is held back until the write phase is over, so an
-  interrupted run never leaves a half-written file or a half-applied patch set.
+  ``os.replace``; Ctrl-C, SIGTERM and SIGHUP are held back until the write
+  phase is over (then delivered), so an interrupted run never leaves a
+  half-written file, a temporary file or a half-applied patch set.
 
 Exit codes: 0 everything applied (or already applied), 1 some file rejected
 (see its ``.rej``), 2 an error (bad patch, refused path, unreadable file, write
@@ -52,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterator, List, Sequence
 
+from retrace_fix.bounded_read import InputError, read_limited
 from retrace_fix.diffs import NO_NEWLINE, quote_path, split_lines
 from retrace_fix.hunk_search import HunkSearch
 from retrace_fix.hunk_search import eol as _eol
@@ -249,6 +254,9 @@ def parse_patch(text: str, patch_name: str = "<patch>") -> list[FilePatch]:
     for source, target, pf in raw:
         if getattr(pf, "is_binary_file", False):
             raise PatchError(f"{patch_name}: {pf.path}: binary patches are not supported")
+        mode_problem = _mode_problem(pf)
+        if mode_problem:
+            raise PatchError(f"{patch_name}: {unquote_path(pf.path)}: {mode_problem}")
         if strip:
             source = source if source == DEV_NULL else source[2:]
             target = target if target == DEV_NULL else target[2:]
@@ -263,6 +271,35 @@ def parse_patch(text: str, patch_name: str = "<patch>") -> list[FilePatch]:
                              "no hunks (mode-only, rename-only or empty diffs are not supported)")
         result.append(FilePatch(source, target, [_convert_hunk(h) for h in pf], patch_name))
     return result
+
+
+#: git's mode lines; only a regular, not executable file (100644) is what ``apply`` writes
+_MODE_LINE = re.compile(r"^(old mode|new mode|new file mode|deleted file mode) ([0-7]+)\s*$")
+_PLAIN_MODE = "100644"
+
+
+def _mode_problem(pf) -> str | None:
+    """Why a file diff's git mode lines ask for more than ``apply`` does (None: nothing more).
+
+    ``apply`` writes regular files with the permissions they have (new ones: 0644
+    less the umask); it never changes modes nor makes symbolic links, so a mode
+    change, an executable new file or a symbolic link (120000) is refused rather
+    than reported "patched" for something it did not do.
+    """
+    for line in getattr(pf, "patch_info", None) or ():
+        match = _MODE_LINE.match(str(line).rstrip("\r\n"))
+        if not match:
+            continue
+        kind, mode = match.groups()
+        if kind in ("old mode", "new mode"):
+            return "mode changes are not supported (`old mode`/`new mode`; use `git apply`)"
+        if mode == "120000":
+            return f"symbolic links are not supported (`{kind} 120000`; use `git apply`)"
+        if kind == "deleted file mode" and mode == "100755":
+            continue  # deleting an executable file: its content is checked, its mode does not matter
+        if mode != _PLAIN_MODE:
+            return f"`{kind} {mode}` is not supported (only {_PLAIN_MODE}; use `git apply`)"
+    return None
 
 
 # --------------------------------------------------------------------------- applying
@@ -477,14 +514,15 @@ class FilePlan:
         return "".join(p.text() for p in self.patches)
 
 
+#: a patch larger than this is refused (``apply /dev/zero`` must not read without bound)
+MAX_PATCH_BYTES = 256 << 20
+
+
 def _read_patch(name: str, stdin: IO[bytes] | None) -> str:
-    if name == "-":
-        data = (stdin or sys.stdin.buffer).read()
-    else:
-        try:
-            data = Path(name).read_bytes()
-        except OSError as exc:
-            raise PatchError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = read_limited(name, MAX_PATCH_BYTES, stdin)
+    except InputError as exc:
+        raise PatchError(f"{name}: {exc}") from None
     return decode(data)
 
 
@@ -602,21 +640,42 @@ def _decide(entry: FilePlan) -> None:
             entry.action = "already"
 
 
+#: signals held back while files are written: Ctrl-C, ``kill`` (SIGTERM), a closed terminal (SIGHUP)
+_HELD_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 @contextmanager
-def _sigint_held() -> Iterator[list[bool]]:
-    """Hold Ctrl-C back while files are written; re-raise it afterwards."""
-    pending = [False]
+def _sigint_held() -> Iterator[list[int]]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP back while files are written; deliver them afterwards.
+
+    The set of files is finished (each write is atomic, and none is cut off
+    halfway, so no temporary file is left behind); then Ctrl-C raises
+    KeyboardInterrupt and SIGTERM/SIGHUP are raised again with the handler
+    they had (by default: the process ends, killed by that signal).  A signal
+    that was ignored stays ignored.
+    """
+    pending: list[int] = []  # the signals received, in order
+    previous: dict = {}
     try:
-        previous = signal.getsignal(signal.SIGINT)
-        signal.signal(signal.SIGINT, lambda *_: pending.__setitem__(0, True))
+        for signum in _HELD_SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler is signal.SIG_IGN or handler is None:
+                continue
+            previous[signum] = handler
+            signal.signal(signum, lambda number, frame: pending.append(number))
     except ValueError:  # not the main thread
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         yield pending
         return
     try:
         yield pending
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if pending[0]:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    for signum in (s for s in _HELD_SIGNALS if s in pending and s != signal.SIGINT):
+        signal.raise_signal(signum)  # the default handler ends the process here
+    if signal.SIGINT in pending:
         raise KeyboardInterrupt
 
 

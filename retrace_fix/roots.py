@@ -19,11 +19,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from retrace_fix.gitsource import GitSource, parse_git_root
+from retrace_fix.gitsource import GitSource, is_git_url, parse_git_root
 
 
 class RootError(Exception):
-    """A root that cannot be used at all (a malformed git URL); exit 2 before any work."""
+    """A root that cannot be used at all (a malformed git URL): that root's error."""
 
 
 @dataclass
@@ -33,6 +33,7 @@ class RootEntry:
     paths: list[str] = field(default_factory=list)  # every argument that belongs to it, as given
     source: GitSource | None = None  # set for a git URL root
     name: str = ""  # unique in the run: the stem of its patch file
+    error: str | None = None  # a malformed git URL (``URL@``, ``URL@-x``): reported for this root only
 
     @property
     def is_remote(self) -> bool:
@@ -48,30 +49,50 @@ def root_directory(raw: str) -> str:
 
 
 def root_key(raw: str) -> str:
-    source = _source(raw)
+    try:
+        source = _source(raw)
+    except RootError:
+        return _bad_key(raw)
     return source.spec if source is not None else root_directory(raw)
 
 
+def _bad_key(raw: str) -> str:
+    """The key of a malformed git URL root (no directory nor URL can have it)."""
+    return "\0" + raw
+
+
 def plan_roots(paths: Iterable[str]) -> list[RootEntry]:
-    """One entry per distinct root, in argument order, each with a unique name; raises RootError."""
+    """One entry per distinct root, in argument order, each with a unique name.
+
+    A malformed git URL is an entry with its ``error`` set: that root's error,
+    not the whole list's.
+    """
     entries: list[RootEntry] = []
     by_key: dict[str, RootEntry] = {}
     for raw in paths:
-        source = _source(raw)
-        key = source.spec if source is not None else root_directory(raw)
+        error = None
+        try:
+            source = _source(raw)
+        except RootError as exc:
+            source, error = None, str(exc)
+        key = _bad_key(raw) if error else source.spec if source is not None else root_directory(raw)
         entry = by_key.get(key)
         if entry is None:
-            entry = by_key[key] = RootEntry(label=raw, key=key, source=source)
+            entry = by_key[key] = RootEntry(label=raw, key=key, source=source, error=error)
             entries.append(entry)
         entry.paths.append(raw)
-    bases = [e.source.repo_name if e.source else os.path.basename(e.key.rstrip(os.sep)) for e in entries]
+    bases = [
+        e.source.repo_name if e.source else e.label if e.error else os.path.basename(e.key.rstrip(os.sep))
+        for e in entries
+    ]
     for entry, name in zip(entries, unique_names(bases)):
         entry.name = name
     return entries
 
 
 def has_git_urls(paths: Iterable[str]) -> bool:
-    return any(_source(raw) is not None for raw in paths)
+    """A git URL among ``paths`` (a malformed one counts: it is reported as a root of its own)."""
+    return any(is_git_url(raw) for raw in paths)
 
 
 def _source(raw: str) -> GitSource | None:

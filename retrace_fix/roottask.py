@@ -31,7 +31,7 @@ from typing import Callable
 
 from retrace_fix import __version__
 from retrace_fix.discovery import DiscoveryError, discover, display_path
-from retrace_fix.engine import RunOptions, make_jobs, process_file, with_call_site_plans
+from retrace_fix.engine import RunOptions, explicit_roots, make_jobs, process_file, with_call_site_plans
 from retrace_fix.findings import FileResult
 from retrace_fix.gitsource import GitSource, clone
 from retrace_fix.roots import contains
@@ -126,7 +126,7 @@ def _process_clone(task: RootTask, settings: TaskSettings) -> RootOutcome:
 
 
 def _process(files: list[Path], display: Callable[[Path], str], options: RunOptions) -> list[FileResult]:
-    jobs = make_jobs(files)
+    jobs = make_jobs(files, explicit_roots(options))
     for job in jobs:
         job.display = display(job.path)
     with ENGINE_LOCK:

@@ -34,6 +34,7 @@ import difflib
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -41,6 +42,7 @@ from retrace_fix import __version__
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.linemap import NEWLINE, source_lines
+from retrace_fix.notebook import is_notebook, source_line_offsets
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -225,8 +227,25 @@ def _level(finding: Finding) -> str:
     return "note" if finding.fixable and finding.applied else "warning"
 
 
+def _in_file(findings: list[Finding], file_result: FileResult) -> list[Finding]:
+    """``findings`` placed on the lines of the file itself: in a notebook, the line of its JSON
+    text that holds the cell's line (the artifact a viewer shows is the ``.ipynb`` file)."""
+    if not is_notebook(file_result.path) or not file_result.original:
+        return findings
+    offsets: dict[int, list[int]] = {}
+    placed = []
+    for finding in findings:
+        if finding.cell not in offsets:
+            offsets[finding.cell] = source_line_offsets(file_result.original, finding.cell or 0)
+        lines = offsets[finding.cell]
+        line = lines[min(max(finding.line, 1), len(lines)) - 1] if lines else 1
+        placed.append(replace(finding, line=line, column=0))
+    return placed
+
+
 def _file_results(file_result: FileResult, rule_index: dict[str, int]) -> list[dict]:
-    findings = sorted(file_result.findings, key=Finding.sort_key)
+    in_cells = sorted(file_result.findings, key=Finding.sort_key)
+    findings = _in_file(in_cells, file_result)
     changes = file_changes(file_result.original or "", file_result.fixed or "") if file_result.changed else []
     owned = _assign_changes(findings, changes)
     location = artifact_location(file_result.path)
@@ -252,6 +271,12 @@ def _file_results(file_result: FileResult, rule_index: dict[str, int]) -> list[d
         }
         if finding.code in rule_index:
             result["ruleIndex"] = rule_index[finding.code]
+        cell_finding = in_cells[i]
+        if cell_finding.cell is not None:  # a notebook: the cell, and the line and column in it
+            result["properties"].update(cell=cell_finding.cell, lineInCell=cell_finding.line,
+                                        columnInCell=cell_finding.column + 1)
+            result["locations"][0]["physicalLocation"]["region"] = {"startLine": max(1, finding.line)}
+            result["locations"][0]["logicalLocations"] = [{"name": f"cell {cell_finding.cell}", "kind": "module"}]
         if finding.reason:
             result["properties"]["reason"] = finding.reason
             if finding.tier is Tier.UNSAFE:

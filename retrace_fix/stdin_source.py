@@ -5,7 +5,9 @@ holds.  The name decides everything a file of that name would get: the
 ``[tool.retrace-fix]`` settings (searched from the name's directory), the
 excludes (a file a directory walk would skip comes back untouched, so an editor
 may send every file), the recorded traces that apply to it, and the name in
-findings and diff headers.  Nothing is read from or written to that path.
+findings and diff headers.  Nothing is read from or written to that path.  A
+name whose real location leaves its project root (a link out of the tree) is
+refused as on the command line: the source comes back untouched, exit 2.
 
 Fix mode writes the source to standard output - fixed, or exactly as it came
 when there is nothing to fix, the name is excluded, or it cannot be parsed (so
@@ -21,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from retrace_fix.discovery import is_excluded
-from retrace_fix.engine import FileJob, RunOptions, RunResult, make_jobs, process_file
+from retrace_fix.discovery import is_excluded, outside_root
+from retrace_fix.engine import FileJob, RunOptions, RunResult, explicit_roots, make_jobs, process_file
 from retrace_fix.findings import FileResult
 from retrace_fix.fix_request import FixRequest, resolve_options
 
@@ -38,8 +40,11 @@ class StdinSource:
     data: bytes
     options: RunOptions
     excluded: bool = False  # a walk would skip a file of this name: passed through untouched
+    refused: str | None = None  # the name leads out of its project root: passed through, an error
 
     def run(self) -> RunResult:
+        if self.refused is not None:
+            return RunResult(files=[FileResult(path=self.job.display, error=f"{self.job.display}: {self.refused}")])
         if self.excluded:
             return RunResult(files=[FileResult(path=self.job.display, skipped=True)])
         return RunResult(files=[process_file(self.job, self.options)])
@@ -64,9 +69,9 @@ def read_stdin_source(request: FixRequest, stream: IO | None = None) -> StdinSou
         job = FileJob(path=Path(os.path.abspath(UNNAMED)), display=UNNAMED, relpath=UNNAMED, data=data)
         return StdinSource(job, data, options)
     path = Path(os.path.abspath(name))
-    job = make_jobs([path])[0]
+    job = make_jobs([path], explicit_roots(options))[0]
     job.data = data
-    return StdinSource(job, data, options, excluded=is_excluded(path, excludes))
+    return StdinSource(job, data, options, excluded=is_excluded(path, excludes), refused=outside_root(path))
 
 
 def _read_all(stream: IO) -> bytes:

@@ -68,7 +68,7 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
     problem = unsupported(request, here)
     if problem:
         raise UsageProblem(problem)
-    tasks = make_tasks(here, entries)
+    tasks = [task for task, entry in zip(make_tasks(here, entries), here) if entry.error is None]
     settings = TaskSettings(
         options=options,
         excludes=tuple((base, tuple(patterns)) for base, patterns in excludes),
@@ -86,7 +86,11 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
                 raise UsageProblem(str(exc)) from None
         else:
             outcomes = run_here(tasks, settings, request.jobs, on_done)
-    return gather(request, here, outcomes)
+    by_index = {outcome.index: outcome for outcome in outcomes}
+    for index, entry in enumerate(here):  # a malformed git URL: that root's error, the others ran
+        if entry.error is not None:
+            by_index[index] = RootOutcome(index, problems=[FileResult(path=entry.label, error=entry.error)])
+    return gather(request, here, [by_index[index] for index in range(len(here))])
 
 
 def unsupported(request: FixRequest, entries: Sequence[RootEntry]) -> str | None:

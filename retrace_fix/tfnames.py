@@ -128,6 +128,10 @@ class Scope:
             return "builtins." + name
         return None
 
+    def is_local(self, name: str) -> bool:
+        """Is ``name`` bound in one of the enclosing functions (not the module)?"""
+        return any(name in frame for frame in self._locals)
+
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """Canonical dotted meaning of ``node`` (``tf.function`` → ``tensorflow.function``)."""
         dotted = dotted_name(node)

@@ -14,6 +14,11 @@ Where
     every later step (temporary file, re-reads, rename) happens relative to
     that descriptor, so a directory swapped for a link in between cannot
     redirect the write.
+Special files
+    A character device or a FIFO (``/dev/null``, ``/dev/full``, a named
+    pipe, ``/dev/stdout``) named as an output is written as a stream, as a
+    shell's ``>`` would, never replaced by a regular file; a block device or a
+    socket is refused (:func:`write_stream`).
 How
     A temporary file ``.NAME.<pid>-<random>.retrace-tmp`` next to the target,
     written and fsynced, with the mode and owner (where allowed) of the file
@@ -592,8 +597,19 @@ def write_file(
     file keeps its permission bits; a new one gets the default mode of a new
     file (0666 less the umask).  Without ``make_parents`` a missing directory is
     FileNotFoundError.
+
+    A special file is never replaced.  Without ``root`` (an output the user
+    named) a character device or a FIFO at ``path`` - or that a link at
+    ``path`` leads to - is written as a stream, as a shell's ``>`` would; a
+    link to a descriptor of this process (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``) writes to that descriptor, whatever it is open on; a
+    block device or a socket is refused (:func:`write_stream`).  With ``root``
+    (a ``.rej`` file in a tree that may come from someone else) a special file
+    at ``path`` is refused (:class:`WriteRefused`): a FIFO must not stall the run.
     """
     root_real = _root_real(root)
+    if root_real is None and write_stream(path, data):
+        return
     real = resolve_target(path, root, follow=False)
     name = os.path.basename(real)
     with _open_parent(real, root_real, make_parents=make_parents) as directory:
@@ -606,6 +622,9 @@ def write_file(
         else:
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
+            kind = _special_kind(info.st_mode)
+            if kind is not None:  # in a root, or appeared since write_stream looked: never replaced
+                raise WriteRefused(f"is a {kind}, not a regular file")
             if stat.S_ISREG(info.st_mode):
                 mode = stat.S_IMODE(info.st_mode)
         temp = directory.write_temp(name, data, mode)
@@ -615,6 +634,139 @@ def write_file(
             directory.fsync()
         finally:
             directory.discard(temp)
+
+
+#: a link to one of this process's descriptors: /dev/stdout -> /proc/self/fd/1, /dev/fd/N
+_OWN_DESCRIPTOR = re.compile(r"^/(?:proc/(?:self|thread-self|(?P<pid>[0-9]+))|dev)/fd/(?P<fd>[0-9]+)$")
+
+
+def _special_kind(mode: int) -> str | None:
+    """What special file ``mode`` is (None: a regular file, a directory or a link)."""
+    for test, kind in ((stat.S_ISCHR, "character device"), (stat.S_ISFIFO, "FIFO"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return None
+
+
+def _own_descriptor(path: str) -> int | None:
+    """The descriptor of this process that ``path``, or a link on its way, names (``/dev/stdout``...)."""
+    current = os.path.abspath(path)
+    for _ in range(40):
+        found = _OWN_DESCRIPTOR.match(current)
+        if found and (found.group("pid") is None or int(found.group("pid")) == os.getpid()):
+            return int(found.group("fd"))
+        try:
+            target = os.readlink(current)
+        except OSError:
+            return None
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+    return None
+
+
+def is_special_target(path: str | os.PathLike) -> bool:
+    """Whether a write to ``path`` would go to a special file (:func:`write_stream`'s cases)."""
+    path = os.fspath(path)
+    if _own_descriptor(path) is not None:
+        return True
+    try:
+        return _special_kind(os.stat(path).st_mode) is not None
+    except OSError:
+        return False
+
+
+def write_stream(path: str | os.PathLike, data: bytes) -> bool:
+    """Write ``data`` to the special file at ``path`` as a stream; False when ``path`` is no special file.
+
+    A character device or FIFO (at ``path``, or where a link at ``path`` leads)
+    is opened for writing - never created, truncated or renamed over - and
+    written; a link to a descriptor of this process writes to that
+    descriptor.  A block device or socket raises :class:`WriteRefused`; so does
+    a special file whose resolved path is inside a version-control directory.
+    The device's own errors (``/dev/full``: ENOSPC) are raised as OSError.
+    """
+    path = os.fspath(path)
+    descriptor = _own_descriptor(path)
+    if descriptor is not None:
+        _flush_standard_streams(descriptor)
+        _write_all(descriptor, data)
+        return True
+    try:
+        info = os.stat(path)  # links followed: where the bytes would go
+    except OSError:
+        return False
+    kind = _special_kind(info.st_mode)
+    if kind is None:
+        return False
+    real = os.path.realpath(path)
+    reason = unsafe_reason(real)
+    if reason:
+        raise UnsafeTarget(reason)
+    if kind not in ("character device", "FIFO"):
+        raise WriteRefused(f"is a {kind} (only a regular file, a character device or a FIFO is written)")
+    fd = _open_stream(path, kind)
+    try:
+        opened = os.fstat(fd)
+        if _special_kind(opened.st_mode) not in ("character device", "FIFO"):  # swapped since: nothing written yet
+            raise WriteRefused(f"changed from a {kind} while being opened")
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+    return True
+
+
+#: seconds a FIFO named as an output may go without a reader before the write is refused
+FIFO_READER_WAIT = 10.0
+
+
+def _open_stream(path: str, kind: str) -> int:
+    """``path`` opened for writing - never created or truncated - in blocking mode.
+
+    The open itself does not block: a FIFO that no process opens for reading
+    within :data:`FIFO_READER_WAIT` seconds is refused (a FIFO planted where an
+    output goes must not stall the run); a reader that starts a moment after
+    the run (``mkfifo f; consumer < f & retrace-fix --summary f``) is waited for.
+    """
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            fd = os.open(path, flags)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or kind != "FIFO":
+                raise
+            if time.monotonic() >= deadline:
+                raise WriteRefused(f"is a FIFO that no process reads (waited {FIFO_READER_WAIT:g} s)") from None
+            time.sleep(0.05)
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except ImportError:  # pragma: no cover - no FIFOs or devices there either
+        pass
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _flush_standard_streams(descriptor: int) -> None:
+    """Python's own buffered output to ``descriptor`` goes first, so the bytes keep their order."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == descriptor:
+                stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
 
 
 def delete_file(path: str | os.PathLike, expected_old: bytes, root: str | os.PathLike | None = None) -> None:
@@ -665,6 +817,7 @@ __all__ = [
     "create_file",
     "delete_file",
     "is_inside",
+    "is_special_target",
     "make_parent_dirs",
     "process_alive",
     "replace_file",
@@ -673,4 +826,5 @@ __all__ = [
     "unsafe_reason",
     "vcs_dir_name",
     "write_file",
+    "write_stream",
 ]

@@ -85,7 +85,8 @@ def test_cli_fixes_a_copy_runs_both_and_leaves_the_tree_alone(project: Path):
     assert "+@tf.function(reduce_retracing=True)" in report["fixes"]["diff"]
     assert [r["side"] for r in report["run_details"]] == ["before", "before", "after", "after"]
     assert all(r["ok"] and r["exit_code"] == 0 for r in report["run_details"])
-    assert report["outputs"] == {"compared": ["out.json", "stdout /^result/"], "equal": True, "differences": []}
+    assert report["outputs"] == {"compared": ["out.json", "stdout /^result/"], "equal": True, "differences": [],
+                                 "masked": [], "stable": True}
     assert report["traces"] == {"before": 0, "after": 0}
     assert report["timing"]["wall_s"]["before"]["values"] and report["timing"]["program_s"]["after"]["median"] >= 0
     assert report["status"] == "ok" and report["exit_code"] == 0
@@ -169,9 +170,15 @@ def test_cli_nothing_to_fix(tmp_path: Path):
 
 def test_cli_missing_program_is_reported_per_run(project: Path):
     code, out, _err = run_cli("bench", "--runs", "1", "--", "no-such-program-retrace-fix", cwd=project).outcome
-    assert code == 1
+    assert code == 2  # not a verdict on the fixes: the command does not run
     assert "cannot run no-such-program-retrace-fix" in out
-    assert "nothing could be validated" in out
+    assert "ERROR: the command fails in both trees" in out and "nothing could be validated" in out
+
+
+def test_cli_original_failing_with_nothing_to_fix_exits_2(tmp_path: Path):
+    code, out, _err = run_cli("bench", "--", sys.executable, "train.py", cwd=tmp_path).outcome
+    assert code == 2
+    assert "ERROR: the original fails (exit code 2: " in out and "nothing could be validated" in out
 
 
 # --------------------------------------------------------------------------- in process, custom fixers
@@ -193,6 +200,48 @@ def test_broken_fixer_changing_a_results_file_exits_1(project: Path, monkeypatch
     code = run_bench(request, fixer=_rewriting_fixer("i * 0.1", "i * 0.2"), out=out, err=err)
     assert code == 1, out.getvalue() + err.getvalue()
     assert "FAIL: outputs differ (out.json['values'][1]: 0.1 before, 0.2 after)" in out.getvalue()
+
+
+# A line with a timing on it: only the timing varies between runs of the original.
+TIMED_DRIVE = textwrap.dedent(
+    """\
+    import time
+    start = time.perf_counter()
+    count = 6
+    total = sum(range(64)) * 0.5 + 200
+    print(f"total {total:.3f} bookkeeping {count} took {time.perf_counter() - start + 1e-4 * (time.time_ns() % 977):.4f}s")
+    """
+)
+
+
+@pytest.mark.parametrize(("old", "new", "code", "verdict"), [
+    ("count = 6", "count = 1", 1, "FAIL: outputs differ (stdout /^total/: line 1: 6 before, 1 after "
+                                  "('total 1208.000 bookkeeping 6 took …s'; … varies run to run))"),
+    ("count = 6", "count = 6  # fixed", 0, "outputs match where stable (stdout /^total/: 1 line, 1 varying number "
+                                          "masked; rtol 1e-05)"),
+])
+def test_a_stable_number_on_a_line_with_a_timing_is_still_compared(tmp_path: Path, monkeypatch, old, new, code,
+                                                                     verdict):
+    (tmp_path / "drive.py").write_text(TIMED_DRIVE)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=3, compare_stdout="^total", quiet=True,
+                           output_format="json")
+    assert run_bench(request, fixer=_rewriting_fixer(old, new), out=out, err=io.StringIO()) == code
+    report = json.loads(out.getvalue())
+    assert verdict in report["verdict"]
+    assert report["outputs"]["masked"] == ["stdout /^total/: 1 line, 1 varying number masked"]
+    assert report["outputs"]["equal"] is False and report["outputs"]["stable"] is True
+
+
+def test_outputs_that_vary_in_everything_compare_nothing_and_exit_1(tmp_path: Path, monkeypatch):
+    (tmp_path / "drive.py").write_text("import time\nprint(f'took {time.perf_counter_ns() % 99991}ns')\n# x\n")
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=2, compare_stdout="took", quiet=True)
+    assert run_bench(request, fixer=_rewriting_fixer("# x", "# y"), out=out, err=io.StringIO()) == 1
+    assert "FAIL: nothing stable left to compare: the outputs named vary between the original's own runs " \
+           "(stdout /took/: 1 line, 1 varying number masked)" in out.getvalue()
 
 
 def test_fixed_version_failing_exits_1(project: Path, monkeypatch):

@@ -90,7 +90,7 @@ def test_no_repository_or_a_taken_name_is_an_error_of_that_root(workspace):
     assert code == 2
     assert (workspace / "plain" / "p.py").read_text() == RELAX  # never written in place
     assert git(workspace / "taken", "rev-parse", BRANCH) == taken  # never moved
-    assert f"retrace-fix: error: plain: no branch {BRANCH}: not in a git repository (fatal: not a git repository" in err
+    assert f"retrace-fix: error: plain: no branch {BRANCH}: not in a git repository (no .git at or above " in err
     assert f"retrace-fix: error: taken: no branch {BRANCH}: a branch named {BRANCH} exists already" in err
     assert git(workspace / "mono", "diff", "--name-only", "main", BRANCH) == "c/z.py"  # the others still get theirs
     lines = {line.split()[0]: line.split() for line in err.splitlines() if line.startswith(("plain ", "taken ", "mono/c "))}

@@ -177,3 +177,35 @@ def test_no_literal_defaults_are_never_pinned():
     fn = function({"x": tensor([2]), "n": py(3)}, {"x": tensor([3]), "n": py(3)})
     lay = layout(fn, [ParamInfo("x"), ParamInfo("n", has_default=True, default=NO_LITERAL)], None)
     assert lay.pinned == [] and lay.slots[1].kind == "scalar"
+
+
+def seq(kind, *values):
+    return {"kind": kind, "items": [py(v) for v in values]}
+
+
+def test_a_varying_list_of_numbers_becomes_one_1d_tensor_slot():
+    fn = function(
+        {"x": tensor([3]), "weights": seq("list", 0.5, 1.0, 2.0), "bounds": seq("tuple", -1, 1)},
+        {"x": tensor([3]), "weights": seq("list", 0.25, 1.0, 3.0), "bounds": seq("tuple", -2, 2)},
+    )
+    lay = layout(fn, [ParamInfo("x"), ParamInfo("weights"), ParamInfo("bounds")], None)
+    assert [(s.param, s.kind, s.sequence) for s in lay.slots] == [
+        ("x", "spec", False), ("weights", "spec", True), ("bounds", "spec", True)]
+    assert signature_candidate(lay, {}).key == (
+        "input_signature: x=tf.TensorSpec(shape=[3], dtype=tf.float32), "
+        "weights=tf.TensorSpec(shape=[3], dtype=tf.float32), bounds=tf.TensorSpec(shape=[2], dtype=tf.int32)")
+
+
+def test_lists_that_are_no_single_number_tensor_stay_blocked():
+    cases = {
+        "bools": (seq("list", True, False), seq("list", False, False)),
+        "mixed": (seq("list", 1, 2.0), seq("list", 2, 3.0)),
+        "fixed": (seq("list", 1.0, 2.0), seq("list", 1.0, 2.0)),  # no retrace comes from it
+        "length": (seq("list", 1.0), seq("list", 1.0, 2.0)),
+        "int64": (seq("list", 2**40), seq("list", 2**41)),
+    }
+    for name, (first, second) in cases.items():
+        fn = function({"x": tensor([2]), "v": first}, {"x": tensor([3]), "v": second})
+        lay = layout(fn, [ParamInfo("x"), ParamInfo("v")], None)
+        slot = next(s for s in lay.slots if s.param == "v")
+        assert not slot.sequence, name

@@ -9,9 +9,15 @@ OLD, NEW = "a = 1\nb = 2\n", "a = 1\nb = 3\n"
 
 
 def test_ordinary_paths_read_the_same_quoted_or_not():
-    quoted = unified_diff(OLD, NEW, "pkg/caf\u00e9.py", quoted=True)
-    assert quoted == unified_diff(OLD, NEW, "pkg/caf\u00e9.py", quoted=False)
-    assert quoted.splitlines()[:2] == ["--- a/pkg/caf\u00e9.py", "+++ b/pkg/caf\u00e9.py"]
+    quoted = unified_diff(OLD, NEW, "pkg/model_v2-x.py", quoted=True)
+    assert quoted == unified_diff(OLD, NEW, "pkg/model_v2-x.py", quoted=False)
+    assert quoted.splitlines()[:2] == ["--- a/pkg/model_v2-x.py", "+++ b/pkg/model_v2-x.py"]
+
+
+def test_non_ascii_paths_are_quoted_as_git_quotes_them():
+    quoted = unified_diff(OLD, NEW, "pkg/caf\u00e9.py", quoted=True)  # core.quotePath=true, git's default
+    assert quoted.splitlines()[:2] == ['--- "a/pkg/caf\\303\\251.py"', '+++ "b/pkg/caf\\303\\251.py"']
+    assert [p.path for p in parse_patch(quoted)] == ["pkg/caf\u00e9.py"]
 
 
 def test_quoted_headers_name_the_file_exactly_for_patch_readers():

@@ -268,7 +268,7 @@ def test_engine_errors_give_exit_2_but_other_files_are_offered(project):
     (project / "broken.py").write_text("def f(:\n    return tf.function\n", encoding="utf-8")
     result = run_cli("-i", "-j", "1", ".", stdin="y\n" * 10)
     assert result.returncode == 2
-    assert "error: broken.py:2:1: cannot parse" in result.stderr
+    assert "error: broken.py:1:7: cannot parse" in result.stderr
     landed(project, one="H1 H2 H4", two="T1 T2")
 
 

@@ -324,4 +324,17 @@ def test_public_signatures_are_stable():
     assert params["function"].kind is inspect.Parameter.KEYWORD_ONLY
     assert params["tensor_names"].kind is inspect.Parameter.KEYWORD_ONLY
     assert list(inspect.signature(param_blockers).parameters)[:3] == ["function", "param", "scope"]
-    assert Blocker._fields == ("node", "reason")
+    assert Blocker._fields[:2] == ("node", "reason")
+    assert Blocker(None, "why").grows is None  # added fields have defaults: Blocker(node, reason) still builds
+
+
+def test_a_carried_tensor_that_grows_names_itself():
+    """RTF007 turns exactly these blockers into a shape invariant (a --verify candidate)."""
+    _, function, loop, scope = first_loop("""
+        tokens = tf.identity(prompt)
+        for i in range(n):
+            tokens = tf.concat([tokens, tokens[:, -1:]], axis=1)
+        return tokens
+    """)
+    grows = [b.grows for b in loop_blockers(loop, scope, function=function)]
+    assert "tokens" in grows

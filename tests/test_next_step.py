@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = ROOT / "benchmarks" / "programs" / "sequence-lengths"
 HINT = (
     "hint: 1 tf.function in 1 file can only be judged from a run of your program: "
-    "retrace-fix --verify prog/ -- python train.py "
-    "(or retrace-fix record -- python train.py, then --traces .retrace/traces.json)"
+    "retrace-fix --verify prog/ -- <your command> "
+    "(or retrace-fix record -- <your command>, then --traces .retrace/traces.json)"
 )
 
 
@@ -97,7 +97,7 @@ def test_long_path_lists_are_not_repeated(here):
     for name in names:
         shutil.copyfile(here / "prog" / "encoder.py", here / name)
     _, _, err = run_cli("--jobs", "1", "--check", *names).outcome
-    assert "retrace-fix --verify PATH... -- python train.py" in err
+    assert "retrace-fix --verify PATH... -- <your command>" in err
 
 
 def test_roots_whose_own_traces_apply_are_not_counted(here):
@@ -111,3 +111,19 @@ def test_roots_whose_own_traces_apply_are_not_counted(here):
         '{"format": "retrace-fix-traces", "version": 1, "functions": []}', encoding="utf-8")
     _, _, err = run_cli("--jobs", "1", "--diff", "traced/", "untraced/").outcome  # several roots: each uses its own traces
     assert "hint: 1 tf.function in 1 file" in err
+
+
+def test_the_hint_names_a_script_with_a_main_guard_that_exists(here):
+    (here / "train.py").write_text("import sys\n", encoding="utf-8")  # no __main__ guard: not named
+    (here / "run_model.py").write_text("def main():\n    pass\n\n\nif __name__ == '__main__':\n    main()\n",
+                                       encoding="utf-8")
+    _, _, err = run_cli("--jobs", "1", "--diff", "prog/").outcome
+    assert err.endswith(HINT.replace("<your command>", "python run_model.py") + "\n")
+
+
+def test_the_hint_names_pytest_where_there_are_tests(here):
+    (here / "tests").mkdir()
+    (here / "tests" / "test_model.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
+    _, _, err = run_cli("--jobs", "1", "--diff", "prog/").outcome
+    assert err.endswith(HINT.replace("<your command>", "python -m pytest") + "\n")
+    assert "train.py" not in err

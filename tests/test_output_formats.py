@@ -60,7 +60,7 @@ def test_json_check_schema(project):
     assert sorted(files) == ["broken.py", "diagnosed.py", "fixable.py"]  # clean.py has nothing to say
     assert files["broken.py"]["error"].startswith("broken.py:") and "cannot parse" in files["broken.py"]["error"]
     fixable = files["fixable.py"]["findings"]
-    assert [(f["line"], f["column"], f["applied"]) for f in fixable] == [(8, 11, True), (13, 8, True)]  # 0-based column
+    assert [(f["line"], f["column"], f["applied"]) for f in fixable] == [(8, 12, True), (13, 9, True)]  # 1-based column
     assert [f["tier"] for f in files["diagnosed.py"]["findings"]] == ["diagnostic"] * 3
     assert payload["summary"] == {
         "files_scanned": 4,

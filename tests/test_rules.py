@@ -29,7 +29,8 @@ def test_registry_order_is_the_engines():
     # RTF008 and RTF007 rewrite bodies that RTF003 and RTF001 then read; RTF006 moves defs after the
     # trace-driven codemods matched them to their traces by their original place
     assert [cls.CODE for cls in REGISTRY] == [
-        "RTF005", "RTF002", "RTF008", "RTF007", "RTF003", "RTF001", "RTF004", "RTF006", "RTF102", "RTF101",
+        "RTF005", "RTF002", "RTF008", "RTF007", "RTF003", "RTF001", "RTF004", "RTF006", "RTF009", "RTF010",
+        "RTF102", "RTF101",
     ]
 
 

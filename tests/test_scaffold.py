@@ -105,12 +105,12 @@ print(json.dumps({
 
 
 def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
-    proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF009", "demo-fix", "--tier", "unsafe")
+    proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF019", "demo-fix", "--tier", "unsafe")
     assert proc.returncode == 0, proc.stderr
     source = (checkout / "codemods" / "demo_fix.py").read_text()
     assert "class DemoFixCommand(RetraceCodemod):" in source and "tier=Tier.UNSAFE" in source
-    assert "    ORDER = 60\n" in source  # after RTF006, the last fix (50)
-    diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF009", "golden/demo-fix")
+    assert "    ORDER = 75\n" in source  # after RTF010, the last fix (65)
+    diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF019", "golden/demo-fix")
     assert (diff.returncode, diff.stdout) == (0, "")
     assert not (checkout / "golden/demo-fix/positive/expected.py").exists()  # must not change until implemented
 

@@ -17,6 +17,7 @@ results.  It is run once with the case's ``input.py`` and once with its
       raises = "AttributeError"  #   with an error matching this regex; the fixed code must run
                                  #   (when the case has an expected.py)
       traces-after = { predict = 1 }   # exact recorder trace count per qualname after the fix
+      traces-before = { predict = 4 }  # ... and before it (with traces-after: the fix's drop, asserted)
 
 All cases of one side run in one child process (``tests/semantic_runner.py``;
 TensorFlow is imported once); the two sides run concurrently.  Cases without
@@ -53,7 +54,7 @@ CASES = [c for c in discover_cases() if (c.directory / "drive.py").is_file()]
 
 def semantic_spec(case: GoldenCase) -> dict:
     spec = case.settings().get("semantic", {})
-    unknown = sorted(set(spec) - {"before", "raises", "traces-after"})
+    unknown = sorted(set(spec) - {"before", "raises", "traces-after", "traces-before"})
     assert not unknown, f"{case.id}/case.toml: unknown [semantic] key {unknown[0]!r}"
     return spec
 
@@ -183,6 +184,8 @@ def test_semantics_preserved_and_traces_not_increased(case: GoldenCase, results)
         assert sum(after["traces"].values()) <= sum(before["traces"].values())
     for name, count in spec.get("traces-after", {}).items():
         assert after["traces"].get(name, 0) == count, f"{case.id}: {name}: {after['traces']}"
+    for name, count in spec.get("traces-before", {}).items():
+        assert before["traces"].get(name, 0) == count, f"{case.id}: {name}: {before['traces']}"
 
 
 def test_every_fixed_case_that_can_run_has_a_drive():

@@ -122,7 +122,7 @@ def test_verify_chains_rounds_and_drops_the_fix_that_changes_the_printed_output(
     made_it_run, signature, dropped = verify["fixes"]
     assert made_it_run["proof"].startswith("the original fails (exit code 1: AttributeError: ")
     assert made_it_run["proof"].endswith("with it the program runs (exit 0, 7 traces)")
-    assert signature["proof"] == "exit 0, stdout equal, traces 7 → 4"
+    assert signature["proof"] == "exit 0, stdout: 14 lines equal, traces 7 → 4"
     assert dropped["proof"] == "stdout: 14 lines before, 6 after"  # "refine step" printed per trace, not per step
     assert dropped["sites"] == 4  # the loop and the three call sites: kept or dropped together
     assert [(r["round"], r["traces_from"]) for r in verify["rounds"]][:2] == [

@@ -2,7 +2,10 @@
 
 VCS, virtual-environment and cache directories are never copied (the
 discovery's defaults), nor what ``--exclude`` names; symbolic links are copied
-as links, never followed.  A project bigger than :data:`MAX_COPY_BYTES` is
+as links, never followed.  Nothing named ``.git`` (``.hg``, ``.svn``, in any
+spelling) is copied, whatever it is: a worktree's or submodule's ``.git`` file,
+or a link named ``.git``, would make git in a copy act on the original's
+repository.  A project bigger than :data:`MAX_COPY_BYTES` is
 refused before anything is copied.
 """
 
@@ -15,20 +18,24 @@ from typing import Callable, Sequence
 
 from retrace_fix.bench import BenchError
 from retrace_fix.discovery import DEFAULT_EXCLUDED_DIRS
+from retrace_fix.writes import vcs_dir_name
+from retrace_fix.ignore_patterns import check_patterns, compile_patterns
 
 #: Refuse to copy a project bigger than this (use --exclude for data directories).
 MAX_COPY_BYTES = 2 * 1024**3
 
 
 def exclude_matcher(project_root: Path, cwd: Path, patterns: Sequence[str]) -> Callable[[Path, bool], bool]:
+    """Is a path left out of the copies?  Raises BenchError for a bad ``--exclude`` pattern."""
     spec = None
     if patterns:
-        import pathspec
-
-        spec = pathspec.GitIgnoreSpec.from_lines(list(patterns))
+        problem = check_patterns(patterns)
+        if problem:
+            raise BenchError(f"--exclude: {problem}")
+        spec = compile_patterns(list(patterns))
 
     def excluded(path: Path, is_dir: bool) -> bool:
-        if is_dir and path.name in DEFAULT_EXCLUDED_DIRS:
+        if is_dir and path.name in DEFAULT_EXCLUDED_DIRS or vcs_dir_name(path.name) is not None:
             return True
         if spec is None:
             return False

@@ -7,12 +7,14 @@ exactly.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from retrace_fix.bench import BenchError
 
@@ -57,7 +59,37 @@ def load_output(path: Path) -> Any:
             return json.loads(text)
         except ValueError as exc:
             raise OutputError(f"{path.name}: invalid JSON: {exc}") from None
+    if suffix == ".ipynb":
+        return notebook_outputs(text, path.name)
     return TextOutput(text)
+
+
+def notebook_outputs(text: str, name: str = "notebook") -> "TextOutput":
+    """What an executed notebook's cells printed and returned, as text: per code cell its standard
+    output, its results' and displays' ``text/plain``, and its errors (name and value). Sources,
+    execution counts, timings and other metadata are left out: only what the code computed counts."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError) as exc:
+        raise OutputError(f"{name}: not a notebook: {exc}") from None
+    lines: list[str] = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        lines.append(f"[cell {number}]")
+        for output in cell.get("outputs") or []:
+            kind = output.get("output_type")
+            if kind == "stream" and output.get("name") != "stderr":  # stderr: logs and warnings, not results
+                lines.append(_joined(output.get("text", "")))
+            elif kind in ("execute_result", "display_data"):
+                lines.append(_joined((output.get("data") or {}).get("text/plain", "")))
+            elif kind == "error":
+                lines.append(f"{output.get('ename', '')}: {output.get('evalue', '')}")
+    return TextOutput("\n".join(line.rstrip("\n") for line in lines) + "\n")
+
+
+def _joined(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value)
 
 
 class TextOutput(str):
@@ -179,3 +211,172 @@ def stdout_matches(text: str, pattern: re.Pattern) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- what varies run to run
+
+#: the tokens of a line: a hex address, a number, a word (an id when it holds a digit), a run of
+#: spaces, any other character
+_TOKEN = re.compile(r"0[xX][0-9a-fA-F]+|" + _NUMBER.pattern + r"|\w+|\s+|.", re.IGNORECASE | re.DOTALL)
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+#: a line template with more varying spans than this is masked whole (a regular expression with
+#: many lazy wildcards can take long to fail)
+MAX_SPANS = 12
+
+
+def tokens(line: str) -> list[str]:
+    return _TOKEN.findall(line)
+
+
+def token_kind(token: str) -> str:
+    """``address``, ``number``, ``id`` (a word holding a digit), ``word`` or ``text``."""
+    if _HEX.fullmatch(token):
+        return "address"
+    if _NUMBER.fullmatch(token):
+        return "number"
+    if re.fullmatch(r"\w+", token):
+        return "id" if any(c.isdigit() for c in token) else "word"
+    return "text"
+
+
+@dataclass(frozen=True)
+class LineMask:
+    """A line of the reference with the tokens that varied between two of its runs masked.
+
+    ``segments``: ``(token, False)`` for a stable token, ``(shown, True)`` for a varying span
+    (the reference's tokens there, possibly none: text one run had and the other not).
+    """
+
+    segments: tuple[tuple[str, bool], ...]
+
+    @property
+    def spans(self) -> list[str]:
+        """The kind of each masked span (``number``, ``address``, ``id``, ``word``, ``text``)."""
+        kinds = []
+        for text, masked in self.segments:
+            if masked:
+                parts = [t for t in tokens(text) if not t.isspace()]
+                kinds.append(token_kind(parts[0]) if len(parts) == 1 else "text")
+        return kinds
+
+    @property
+    def whole(self) -> bool:
+        """Nothing stable left on the line but spaces and punctuation."""
+        return not any(not masked and token_kind(text) in ("number", "address", "id", "word")
+                       for text, masked in self.segments)
+
+    @property
+    def too_many_spans(self) -> bool:
+        """So many varying spans that the line is masked whole (not compared at all)."""
+        return sum(1 for _text, masked in self.segments if masked) > MAX_SPANS
+
+    @property
+    def stable_numbers(self) -> int:
+        """The numbers of the line that are still compared."""
+        if self.too_many_spans:
+            return 0
+        return sum(1 for text, masked in self.segments if not masked and token_kind(text) == "number")
+
+    def shown(self) -> str:
+        return "".join("…" if masked else text for text, masked in self.segments)
+
+    def varying_tokens(self, line: str) -> tuple[list[bool], set[int]] | None:
+        """Per token of ``line`` (the reference line this mask was made from): masked?, and the gaps."""
+        varying: list[bool] = []
+        gaps: set[int] = set()
+        for text, masked in self.segments:
+            parts = tokens(text)
+            if masked and not parts:
+                gaps.add(len(varying))
+            varying += [masked] * len(parts)
+        return (varying, gaps) if len(varying) == len(tokens(line)) else None
+
+    def difference(self, line: str, rtol: float, atol: float) -> str | None:
+        """How ``line`` differs from the stable part of the reference line (numbers within tolerance), or None."""
+        if self.too_many_spans:
+            return None
+        pattern, expected = [], []
+        for text, masked in self.segments:
+            if masked:
+                if not pattern or pattern[-1] != ".*?":
+                    pattern.append(".*?")
+            elif token_kind(text) == "number":
+                pattern.append(f"({_NUMBER.pattern})")
+                expected.append(text)
+            else:
+                pattern.append(re.escape(text))
+        match = re.fullmatch("".join(pattern), line, re.IGNORECASE | re.DOTALL)
+        if match is None:
+            return f"{self.shown().strip()!r} before (… varies run to run), {line.strip()!r} after"
+        for want, got in zip(expected, match.groups()):
+            if not _close(float(want), float(got), rtol, atol):
+                return f"{want} before, {got} after ({self.shown().strip()!r}; … varies run to run)"
+        return None
+
+
+def line_mask(a: str, b: str, rtol: float, atol: float, previous: LineMask | None = None) -> LineMask | None:
+    """Line ``a`` of one run of the reference with what differs in ``b`` (another run) masked.
+
+    None: the lines are equal (numbers within tolerance).  ``previous``: the mask an earlier
+    pair of runs gave for this line, whose masked spans stay masked.
+    """
+    ta, tb = tokens(a), tokens(b)
+    varying = [False] * len(ta)
+    gaps: set[int] = set()  # text only ``b`` has, before token i of ``a``
+    # the same number of tokens: token by token; else the tokens the two lines share, in order
+    opcodes = [("replace", 0, len(ta), 0, len(tb))] if len(ta) == len(tb) else \
+        difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            continue
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                same = ta[i] == tb[j] or (token_kind(ta[i]) == token_kind(tb[j]) == "number" and _close(
+                    float(ta[i]), float(tb[j]), rtol, atol))
+                varying[i] = not same
+            continue
+        if i1 == i2:
+            gaps.add(i1)
+        for i in range(i1, i2):
+            varying[i] = True
+    if previous is not None:
+        old = previous.varying_tokens(a)
+        if old is not None:
+            varying = [x or y for x, y in zip(varying, old[0])]
+            gaps |= old[1]
+    if not any(varying) and not gaps:
+        return None
+    segments: list[tuple[str, bool]] = []
+    for index, token in enumerate(ta + [""]):
+        if index in gaps and not (segments and segments[-1][1]):
+            segments.append(("", True))
+        if index == len(ta):
+            break
+        if varying[index]:
+            if segments and segments[-1][1]:
+                segments[-1] = (segments[-1][0] + token, True)
+            else:
+                segments.append((token, True))
+        else:
+            segments.append((token, False))
+    return LineMask(tuple(segments))
+
+
+
+def mask_summary(masks: Iterable[LineMask]) -> str:
+    """``1 varying number masked``, ``2 varying numbers and 1 varying address masked``."""
+    counts: dict[str, int] = {}
+    for mask in masks:
+        for kind in mask.spans:
+            counts[kind] = counts.get(kind, 0) + 1
+    if not counts:
+        return ""
+    names = {"number": "number", "address": "address", "id": "id", "word": "word", "text": "text span"}
+    order = ["number", "address", "id", "word", "text"]
+    parts = []
+    for kind in order:
+        if kind in counts:
+            noun = names[kind]
+            parts.append(f"{counts[kind]} varying {noun}{'' if counts[kind] == 1 else ('es' if noun.endswith('s') else 's')}")
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return text + " masked"

@@ -152,6 +152,10 @@ class BenchReport:
     functions: list[FunctionRow] = field(default_factory=list)
     output_differences: list[str] = field(default_factory=list)
     compared: list[str] = field(default_factory=list)
+    #: what of the compared outputs varies between the original's own runs and was masked
+    masked: list[str] = field(default_factory=list)
+    #: something stable was left to compare (False: every compared output varies run to run)
+    stable: bool = True
     notes: list[str] = field(default_factory=list)
     status: str = "ok"  # ok | fail | error
     verdict: str = ""
@@ -223,8 +227,10 @@ class BenchReport:
             "speedup_metric": self.speedup_metric,
             "outputs": {
                 "compared": self.compared,
-                "equal": not self.output_differences,
+                "equal": not self.output_differences and not self.masked,
                 "differences": self.output_differences,
+                "masked": self.masked,
+                "stable": self.stable,
             },
             "run_details": [r.to_json() for r in self.records],
             "notes": self.notes,
@@ -260,17 +266,24 @@ def judge(report: BenchReport) -> None:
     fixes = report.fixes.total_applied
     fixes_text = f"{plural(fixes, 'fix')} in {plural(len(report.fixes.files_changed), 'file')}"
     if report.nothing_to_fix:
+        failed = next((r for r in report.side("before") if not r.ok), None)
+        if failed is not None:  # nothing ran, nothing was fixed: nothing could be validated
+            report.status, report.exit_code = "error", EXIT_ERROR
+            report.verdict = (f"ERROR: the original fails ({why_failed(failed)}) and nothing was fixed: "
+                              "nothing could be validated")
+            return
         report.status, report.exit_code = "ok", EXIT_OK
         report.verdict = "nothing to fix with these options: the fixed tree equals the original (see `retrace-fix --check`)"
         return
     if not after_ok:
         failed = next(r for r in report.side("after") if not r.ok)
         why = failure_text(failed)
-        report.status, report.exit_code = "fail", EXIT_FAIL
         if before_ok:
+            report.status, report.exit_code = "fail", EXIT_FAIL
             report.verdict = f"FAIL: the fixed version fails ({why}) where the original runs"
-        else:
-            report.verdict = f"FAIL: the command fails in both trees ({why}): nothing could be validated"
+        else:  # not a verdict on the fixes: the command does not run
+            report.status, report.exit_code = "error", EXIT_ERROR
+            report.verdict = f"ERROR: the command fails in both trees ({why}): nothing could be validated"
         return
     if not before_ok:
         failed = next(r for r in report.side("before") if not r.ok)
@@ -281,6 +294,9 @@ def judge(report: BenchReport) -> None:
         )
         return
     problems = []
+    if report.compared and not report.stable:
+        problems.append("nothing stable left to compare: the outputs named vary between the original's own runs "
+                        f"({'; '.join(report.masked)})")
     if report.output_differences:
         problems.append(f"outputs differ ({report.output_differences[0]})")
     if tb is not None and ta is not None and ta > tb:
@@ -308,7 +324,9 @@ def judge(report: BenchReport) -> None:
     tracing = report.timing("tracing_s")
     if tracing[0] is not None and tracing[1] is not None:
         parts.append(f"tracing {seconds_text(tracing[0].median)} → {seconds_text(tracing[1].median)}")
-    if report.compared:
+    if report.compared and report.masked:
+        parts.append(f"outputs match where stable ({'; '.join(report.masked)}; rtol {report.rtol:g})")
+    elif report.compared:
         parts.append(f"outputs equal (rtol {report.rtol:g})")
     else:
         parts.append("outputs not compared (use --compare or --compare-stdout)")

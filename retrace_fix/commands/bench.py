@@ -48,7 +48,8 @@ from typing import IO, Any, Callable, List, Optional
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
-from retrace_fix.bench.outputs import OutputError, TextOutput, compare_values, relative_compare_path, stdout_matches
+from retrace_fix.bench.outputs import (LineMask, OutputError, TextOutput, compare_values, line_difference, line_mask,
+                                      mask_summary, relative_compare_path, stdout_matches)
 from retrace_fix.bench.render import FORMATS, render
 from retrace_fix.bench.report import (
     EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text, why_failed,
@@ -177,7 +178,12 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
 
 
 def compare_runs(report: BenchReport, pattern: re.Pattern | None, compare_paths: list[str]) -> None:
-    """Compare outputs of each before/after pair of successful runs (fills differences and notes)."""
+    """Compare outputs of each successful fixed run with the original's (fills differences, masks and notes).
+
+    What differs between the original's own successful runs is not the fixes' doing: in the
+    ``--compare-stdout`` lines only the tokens that vary (a number, an id, a hex address) are
+    masked, the rest of each line is compared; a ``--compare`` file that varies is left out whole.
+    """
     before, after = report.side("before"), report.side("after")
     keys = list(compare_paths) + (["stdout"] if pattern is not None else [])
     report.compared = [("stdout /" + pattern.pattern + "/") if k == "stdout" else k for k in keys]
@@ -189,23 +195,76 @@ def compare_runs(report: BenchReport, pattern: re.Pattern | None, compare_paths:
             return TextOutput(stdout_matches(record.outputs.get("stdout", ""), pattern))
         return record.outputs.get(key)
 
+    ok_before = [r for r in before if r.ok]
+    if not ok_before:
+        return
+    base = ok_before[0]
+    masks: dict[int, LineMask] = {}
+    unstable: set[str] = set()
+    base_lines = value(base, "stdout").splitlines() if pattern is not None else []
+    for key in keys:
+        label = report.compared[keys.index(key)]
+        for other in ok_before[1:]:
+            if key != "stdout":
+                if compare_values(value(base, key), value(other, key), report.rtol, report.atol):
+                    unstable.add(key)
+                continue
+            other_lines = value(other, key).splitlines()
+            if len(other_lines) != len(base_lines):
+                unstable.add(key)
+                continue
+            for index, (la, lb) in enumerate(zip(base_lines, other_lines)):
+                mask = line_mask(la, lb, report.rtol, report.atol, masks.get(index))
+                if mask is not None:
+                    masks[index] = mask
+        if key in unstable:
+            report.masked.append(f"{label}: varies between the original's own runs, not compared")
+        elif key == "stdout" and masks:
+            report.masked.append(f"{label}: {plural(len(base_lines), 'line')}, {mask_summary(masks.values())}")
+    if report.masked:
+        report.notes.append(
+            "the original's outputs vary between its own runs (" + "; ".join(report.masked) + "): only what varies "
+            "is masked, the rest is compared (seed the program for a full comparison)"
+        )
     for b, a in zip(before, after):
         if not (b.ok and a.ok):
             continue
         for key in keys:
             label = report.compared[keys.index(key)]
-            if key in a.missing_outputs and key not in b.missing_outputs:
+            if key in unstable:
+                continue
+            if key in a.missing_outputs and key not in base.missing_outputs:
                 report.output_differences.append(f"{key}: not written by the fixed version (run {a.index + 1})")
                 continue
-            diffs = compare_values(value(b, key), value(a, key), report.rtol, report.atol, label)
+            if key == "stdout" and masks:
+                diffs = _masked_differences(base_lines, value(a, key).splitlines(), masks, report, label)
+            else:
+                diffs = compare_values(value(base, key), value(a, key), report.rtol, report.atol, label)
             report.output_differences += [d for d in diffs if d not in report.output_differences]
-    ok_before = [r for r in before if r.ok]
-    for key in keys:
-        if any(compare_values(value(ok_before[0], key), value(r, key), report.rtol, report.atol) for r in ok_before[1:]):
-            report.notes.append(
-                f"{report.compared[keys.index(key)]}: the original's outputs differ between its own runs "
-                "(nondeterministic: seed the program for a meaningful comparison)"
-            )
+    report.stable = any(key not in unstable and not (key == "stdout" and masks and not _stable_lines(base_lines, masks))
+                        for key in keys)
+
+
+def _masked_differences(base: list[str], lines: list[str], masks: dict[int, LineMask], report: BenchReport,
+                        label: str) -> list[str]:
+    if len(base) != len(lines):
+        return [f"{label}: {len(base)} lines before, {len(lines)} after"]
+    found = []
+    for index, (la, lb) in enumerate(zip(base, lines)):
+        mask = masks.get(index)
+        problem = mask.difference(lb, report.rtol, report.atol) if mask is not None else \
+            line_difference(la, lb, report.rtol, report.atol)
+        if problem is not None:
+            found.append(f"{label}: line {index + 1}: {problem}")
+        if len(found) >= 5:
+            break
+    return found
+
+
+def _stable_lines(lines: list[str], masks: dict[int, LineMask]) -> bool:
+    """Is anything left a changed result would show in (a stable number, or a line that never varies)?"""
+    return any((index not in masks and line.strip()) or (index in masks and masks[index].stable_numbers)
+               for index, line in enumerate(lines))
 
 
 def _check_compare_sources(report: BenchReport, pattern: re.Pattern | None, compare_paths: list[str]) -> None:
@@ -374,7 +433,7 @@ def _chain_fixes(fixer: Fixer, trees: dict[str, Tree], project_root: Path, summa
     for rel in summary.files_changed:
         old, new = (trees[side].root / rel for side in ("before", "after"))
         diffs.append(unified_diff(old.read_text(encoding="utf-8", errors="replace"),
-                                  new.read_text(encoding="utf-8", errors="replace"), rel, quoted=False))
+                                  new.read_text(encoding="utf-8", errors="replace"), rel, quoted=True))
     summary.diff = "".join(diffs)
     if not more.total_applied:
         return f"{head}: its traces call for no further fix"

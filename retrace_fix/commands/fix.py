@@ -14,7 +14,7 @@ from retrace_fix import output
 from retrace_fix.branch import commit_branches
 from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_dir
 from retrace_fix.engine import RunOptions, RunResult, run
-from retrace_fix.findings import FileResult
+from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 from retrace_fix.interactive import run_interactive
 from retrace_fix.next_step import next_step_hint
@@ -131,11 +131,12 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         roots = roots if roots is not None else BulkReport.build(request, result)
         commit_branches(request.branch, roots, err, proof=verify.proof_table() if verify is not None else None)
     if request.patch_dir is not None:
-        return write_patch_dir(request, result, roots, extend_json=add_verify)
+        code = write_patch_dir(request, result, roots, extend_json=add_verify)
+        return verify.exit_code if verify is not None and verify.exit_code is not None and code == 0 else code
     if mode == "interactive":
         code = run_interactive(request, result)
         _print_hint(request, result, err)
-        return code
+        return verify.exit_code if verify is not None and verify.exit_code is not None and code == 0 else code
 
     write_failures: list[str] = []
     if mode == "fix" and request.branch is None:
@@ -150,6 +151,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     coverage = trace_coverage(request, result)
     if fmt == "json":
         json_text = output.to_json(result, mode, include_diff=(mode == "diff"))
+        if request.branch is not None and roots is not None:  # nothing was written: say what was committed
+            json_text = _with_branch_summary(json_text, request.branch, roots, result)
         if coverage:
             json_text = _with_trace_coverage(json_text, coverage)
         json_text = bulk_report.add_to_json(json_text) if bulk_report else json_text
@@ -161,6 +164,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     else:
         if mode == "diff":
             output.write_diffs(result, out, color=output.stream_is_terminal(out))
+            if not request.quiet:  # the diagnostics the summary counts, next to the pure diff (as ruff does)
+                output.write_findings(result, err, only_tier=Tier.DIAGNOSTIC)
         elif mode == "check":
             output.write_findings(result, out)
         else:  # fix: show what is left to do by hand (and, with --show-fixes, what was done)
@@ -168,7 +173,10 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         output.write_errors(result, err)
         for line in coverage:
             err.write(f"retrace-fix: {line}\n")
-        if not request.quiet:
+        if not request.quiet and request.branch is not None and roots is not None:  # nothing was written here
+            err.write(output.branch_summary_line(result, request.branch, roots.committed_files, roots.committed_fixes,
+                                                 len(roots.branch_errors)) + "\n")
+        elif not request.quiet:
             err.write(output.summary_line(result, mode) + "\n")
         _print_hint(request, result, err)
     if finish_report(bulk_report, request, err, text=(fmt == "text")):
@@ -176,6 +184,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
 
     if result.errors or (roots is not None and roots.branch_errors):
         return EXIT_ERROR
+    if verify is not None and verify.exit_code is not None:
+        return verify.exit_code  # the original fails and nothing ran (2), nothing stable to compare (1)
     if mode == "diff":
         return EXIT_FOUND if any(f.changed for f in result.files) else EXIT_OK
     if mode == "check":
@@ -202,6 +212,18 @@ def trace_coverage(request: FixRequest, result: RunResult) -> list[str]:
     except UsageProblem:  # pragma: no cover - the files loaded a moment ago
         return []
     return coverage_lines(assignment, result.files)
+
+
+def _with_branch_summary(json_text: str, branch: str, roots: BulkReport, result: RunResult) -> str:
+    """The JSON summary of a ``--branch`` run: what went to the branches (the files were not written)."""
+    import json
+
+    payload = json.loads(json_text)
+    summary = payload["summary"]
+    summary["committed_files"], summary["committed_fixes"] = roots.committed_files, roots.committed_fixes
+    summary["text"] = output.branch_summary_line(result, branch, roots.committed_files, roots.committed_fixes,
+                                                 len(roots.branch_errors))
+    return json.dumps(payload, indent=2, sort_keys=False) + "\n"
 
 
 def _with_trace_coverage(json_text: str, coverage: list[str]) -> str:

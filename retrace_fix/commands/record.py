@@ -24,9 +24,10 @@ import tempfile
 from retrace_fix.discovery import find_project_root
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.traces.project import project_of
+from retrace_fix.traces.cells import ENV_NOTEBOOKS, notebooks_in_command
 from retrace_fix.traces.shards import merge_shards, recording_env
 from retrace_fix.traces.supervise import Supervised
-from retrace_fix.writes import RETRACE_DIR, WriteRefused, make_parent_dirs, resolve_target
+from retrace_fix.writes import RETRACE_DIR, WriteRefused, is_special_target, make_parent_dirs, resolve_target
 
 DEFAULT_OUTPUT = os.path.join(RETRACE_DIR, "traces.json")  # the directory gets its own .gitignore
 
@@ -45,18 +46,23 @@ class OutputLock:
     drops it when its holder dies, even by SIGKILL, so a stale lock file never
     blocks anyone; it is removed when the recording ends (after a SIGKILL, by
     the watcher of :mod:`retrace_fix.traces.supervise`).  A no-op where
-    ``fcntl`` does not exist (Windows).
+    ``fcntl`` does not exist (Windows), and for an output that is a special
+    file (``-o /dev/stdout``, a FIFO): it is written as a stream, never
+    replaced, and nothing is created next to it (in ``/dev``).
     """
 
     def __init__(self, output: str):
         absolute = os.path.abspath(output)
         self.path = os.path.join(os.path.dirname(absolute), f".{os.path.basename(absolute)}.lock")
         self.fd: int | None = None
+        self.special = is_special_target(absolute)
 
     def acquire(self) -> None:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
+            return
+        if self.special:
             return
         make_parent_dirs(self.path)  # a new .retrace/ gets its own .gitignore
         while True:
@@ -144,6 +150,9 @@ def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
     try:
         root = find_project_root()
         env = recording_env(shard_dir, root)
+        notebooks = notebooks_in_command(cmd)  # a kernel's cells map back to these notebooks
+        if notebooks:
+            env[ENV_NOTEBOOKS] = notebooks
         try:
             child = Supervised(cmd, env, shard_dir, lock.path if lock.fd is not None else None)
         except FileNotFoundError:

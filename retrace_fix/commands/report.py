@@ -1,5 +1,8 @@
-"""``retrace-fix report TRACES... [--format text|json] [--plot FILE.png]``: per function, traces,
-calls and which argument caused each retrace (:mod:`retrace_fix.traces.report`)."""
+"""``retrace-fix report [TRACES...] [--format text|json] [--plot FILE.png]``: per function, traces,
+calls and which argument caused each retrace (:mod:`retrace_fix.traces.report`).
+
+Without TRACES it reads ``.retrace/traces.json``, the file ``retrace-fix record`` writes by default
+(and says so when it is missing)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,9 @@ from pathlib import Path
 from typing import IO
 
 from retrace_fix.traces.model import TraceFileError, load_trace_files
+
+#: what ``retrace-fix record`` writes without ``-o``
+DEFAULT_TRACES = ".retrace/traces.json"
 from retrace_fix.traces.report import build_report, render_report
 
 EXIT_OK, EXIT_ERROR = 0, 2
@@ -28,6 +34,11 @@ def run_report(
         err.write(f"retrace-fix: error: {message}\n")
         return EXIT_ERROR
 
+    if not trace_files:
+        if not Path(DEFAULT_TRACES).is_file():
+            return fail(f"no trace file given, and {DEFAULT_TRACES} (what `retrace-fix record -- CMD` writes) does "
+                        "not exist here: record your program first, or name trace files (retrace-fix report TRACES...)")
+        trace_files = [DEFAULT_TRACES]
     try:
         trace_set = load_trace_files(list(trace_files))
     except TraceFileError as exc:

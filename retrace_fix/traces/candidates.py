@@ -193,6 +193,9 @@ class Slot:
     python_type: str | None = None  # scalar: the Python type recorded
     varies: bool = False  # scalar: its value varied between traces
     reason: str = ""  # blocked: why (names the parameter)
+    #: spec: a Python list/tuple of numbers whose values varied, given a 1-D tensor spec
+    #: (:func:`number_sequence_spec`); the body then sees a tensor where it saw a list
+    sequence: bool = False
 
 
 @dataclass
@@ -341,11 +344,37 @@ def _slot(param: ParamInfo, summary: ValueSummary | None) -> Slot:
         if not ladder:
             return Slot(name, "blocked", reason=why or f"`{name}` cannot become a tensor")
         return Slot(name, "scalar", ladder=ladder, python_type=summary.types[0], varies=summary.varies)
+    sequence = number_sequence_spec(summary)
+    if sequence is not None:
+        return Slot(name, "spec", spec=sequence, sequence=True, varies=True)
     if summary.problems:
         return Slot(name, "blocked", reason=summary.problems[0])
     if summary.blockers or summary.spec is None:
         return Slot(name, "blocked", reason=(summary.blockers or [f"`{name}` cannot be described by a signature"])[0])
     return Slot(name, "spec", spec=summary.spec)
+
+
+#: the tensor dtype a list of Python numbers of one type becomes (``tf.constant``'s choice)
+SEQUENCE_DTYPES = {"float": "float32", "int": "int32"}
+
+
+def number_sequence_spec(summary: ValueSummary) -> TensorSpecInfo | None:
+    """``TensorSpec([n], float32|int32)`` for a list/tuple parameter of ``n`` Python numbers of one type
+    (floats, or ints within int32) whose values varied between traces: every new value was a new trace,
+    and one 1-D tensor slot serves them all.  None for anything else (nested, mixed, bools, a fixed value)."""
+    if summary.kind not in ("list", "tuple") or not summary.varies or not summary.children:
+        return None
+    types = {t for child in summary.children for t in (child.types if child.kind == "python" else ["?"])}
+    if len(types) != 1 or next(iter(types)) not in SEQUENCE_DTYPES:
+        return None
+    (type_name,) = types
+    values = [v for child in summary.children for v in child.values]
+    if type_name == "float" and any(not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf"))
+                                    for v in values):
+        return None  # non-finite floats are stored as text
+    if type_name == "int" and any(not isinstance(v, int) or not (INT32_MIN <= v <= INT32_MAX) for v in values):
+        return None
+    return TensorSpecInfo("tensor", (len(summary.children),), SEQUENCE_DTYPES[type_name])
 
 
 def signature_candidate(lay: Layout, dtypes: dict) -> Candidate:

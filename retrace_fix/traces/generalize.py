@@ -72,8 +72,11 @@ class ScalarUse:
     (``<``/``<=``/``>``/``>=`` with another parameter ``other``, outside a Python test),
     ``random_kw`` (``mean/stddev/minval/maxval`` of ``tf.random.*``; ``dtype``
     when a dtype keyword is given), ``tf_arg`` (any other argument of a
-    TensorFlow API), ``other`` (anything else: Python control flow, a Python
-    call, an index, ``return`` ...).
+    TensorFlow API), ``project_call`` (an argument of a function of the
+    user's own project that the rewriter does not see into, ``double(offset)``:
+    only a run of the program can tell whether it takes a tensor; ``other``
+    names the function), ``other`` (anything else: Python control flow, a
+    Python call, an index, ``return`` ...).
     """
 
     kind: str
@@ -164,6 +167,9 @@ class SignaturePlan:
     pinned: list = field(default_factory=list)  # params left to their defaults
     conversions: dict = field(default_factory=dict)  # param -> dtype (Python scalar -> tensor)
     unsafe_reasons: list = field(default_factory=list)
+    #: conversions that pass a tensor into project code the rewriter does not see into
+    #: (``double(offset)``): a diagnostic whose edit a ``--verify`` run may try and prove
+    unseen_reasons: list = field(default_factory=list)
     refusals: list = field(default_factory=list)  # why no signature; empty = possible
     problems: list = field(default_factory=list)  # variation reduce_retracing cannot remove
     static_blockers: list = field(default_factory=list)  # static-shape reads of varying dims
@@ -300,6 +306,8 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
                 dtypes.get(slot.param, slot.ladder[0]), proven,
             )
             continue
+        if slot.sequence:
+            _plan_sequence(plan, slot, summary)
         plan.specs.append((slot.param, slot.spec))
 
     # -- static-shape reads of dims that become None
@@ -367,6 +375,20 @@ def _refuse(plan: SignaturePlan, param: str | None, reason: str) -> None:
 
 def _same_literal(value: Any, default: Any) -> bool:
     return value is not NO_LITERAL and type(value) is type(default) and value == default
+
+
+def _plan_sequence(plan: SignaturePlan, slot, summary: ValueSummary) -> None:
+    """A list/tuple of Python numbers that varied becomes a 1-D tensor slot: unsafe at most, for the
+    body then sees a tensor where it saw a list (Python arithmetic on its items runs in the tensor's
+    dtype, ``for``/``if`` on them become graph loops and conditions); a ``--verify`` run proves it."""
+    dtype = slot.spec.dtype
+    kind = "list" if summary.kind == "list" else "tuple"
+    item = "float" if dtype.startswith("float") else "int"
+    plan.changes.append(f"`{slot.param}`: Python {kind} of {len(summary.children)} {item}s varies → {dtype} tensor")
+    plan.unsafe_reasons.append(
+        f"`{slot.param}` becomes a {dtype} tensor where the body saw a Python {kind}: arithmetic on its items "
+        "runs in graph ops of that dtype, and Python `if`/`for` on them become graph control flow"
+    )
 
 
 def _plan_scalar(
@@ -443,6 +465,8 @@ def _plan_scalar(
             return
     if status == "unsafe":
         plan.unsafe_reasons.extend(notes)
+    if status == "unseen":
+        plan.unseen_reasons.extend(notes)
     plan.conversions[param.name] = dtype
     plan.specs.append((param.name, TensorSpecInfo("tensor", (), dtype)))
 
@@ -456,7 +480,10 @@ def classify_scalar(
     autograph: bool = True,
     proven: bool = False,
 ) -> tuple[str, list[str]]:
-    """("safe" | "unsafe" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor.
+    """("safe" | "unsafe" | "unseen" | "blocked", notes) for turning Python-scalar ``name`` into a ``dtype`` tensor.
+
+    ``unseen``: nothing blocks it but a call into the project's own code the rewriter does not see
+    into (``double(offset)``); a run of the program decides (``--verify``).
 
     ``proven``: a fresh tf.function traced with the conversion, so every use whose only risk
     is a dtype mismatch (TensorFlow raises on those while tracing) is known to be fine.
@@ -465,6 +492,7 @@ def classify_scalar(
         return "blocked", [f"`{name}` is reassigned in the body"]
     blocked: list[str] = []
     unsafe: list[str] = []
+    unseen: list[str] = []
     for use in facts.uses.get(name, []):
         if use.kind == "range":
             if dtype != "int32":
@@ -514,10 +542,16 @@ def classify_scalar(
                     f"`{use.text}` gets {_a(dtype)} {dtype} tensor where TensorFlow converted a Python number "
                     "to the dtype it needed"
                 )
+        elif use.kind == "project_call":
+            unseen.append(f"`{use.text}` passes it to `{use.other}`, code of this project that retrace-fix does not "
+                          f"see into: whether it takes {_a(dtype)} {dtype} tensor is for a run of the program to "
+                          "prove (--verify)")
         else:
             blocked.append(f"`{use.text}` uses it as a Python value")
     if blocked:
         return "blocked", _unique(blocked)
+    if unseen:
+        return "unseen", _unique(unseen + unsafe)
     if unsafe:
         return "unsafe", _unique(unsafe)
     return "safe", []

@@ -39,7 +39,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line, read_limited
+from retrace_fix.bounded_read import InputError
+from retrace_fix.bounded_read import read_limited as read_input
+from retrace_fix.traces import json_limits
+from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line
 from retrace_fix.writes import write_file
 
 FORMAT = "retrace-fix-traces"
@@ -549,9 +552,13 @@ class _Checker:
                 if value.get("row_splits_dtype") is not None:
                     self.dtype(value, "row_splits_dtype", where)
         elif kind == "python":
-            self.name(value, "type", where)
-            if not isinstance(value.get("value"), (int, float, str, bool, type(None))):
+            type_name = self.name(value, "type", where)
+            scalar = value.get("value")
+            if not isinstance(scalar, (int, float, str, bool, type(None))):
                 self.fail(f"{where}.value", "expected a JSON scalar")
+            check = _PYTHON_VALUE_CHECKS.get(type_name)
+            if check is not None and not check[0](scalar):
+                self.fail(f"{where}.value", f"expected {check[1]} for a Python {type_name}, got {_json_type(scalar)}")
         elif kind == "object":
             self.name(value, "type", where)
             self.field(value, "id", int, where)
@@ -574,6 +581,21 @@ class _Checker:
         dtype = self.field(value, key, str, where)
         if not _DTYPE.fullmatch(dtype):
             self.fail(f"{where}.{key}", f"expected a dtype name such as 'float32', got {dtype!r}")
+
+
+#: The value a ``python`` descriptor of a built-in type must hold (as the recorder writes it), and its description
+_PYTHON_VALUE_CHECKS = {
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "float": (lambda v: (isinstance(v, (int, float)) and not isinstance(v, bool)) or v in ("nan", "inf", "-inf"),
+              "a number (or 'nan', 'inf', '-inf')"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "NoneType": (lambda v: v is None, "null"),
+}
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(type(value), "null")
 
 
 #: What a TensorFlow dtype name looks like (``float32``, ``qint8``, ``float8_e4m3fn``, ``bfloat16``).
@@ -603,11 +625,13 @@ def load_trace_file(path: str) -> TraceSet:
     limits: size, nesting, number length, text), the outcome is a TraceSet or
     a TraceFileError, never another exception.
     """
-    try:
-        with open(path, "rb") as handle:
-            raw = read_limited(handle)
-    except JSONLimitError as exc:
-        raise TraceFileError(f"{path}: not a usable trace file: {exc}") from None
+    try:  # a regular file (a FIFO must not hang the run), at most MAX_BYTES
+        raw = read_input(str(path), json_limits.MAX_BYTES)
+    except InputError as exc:
+        message = str(exc)
+        if message.startswith("larger than"):
+            message = f"larger than {json_limits.MAX_BYTES // (1024 * 1024)} MiB"
+        raise TraceFileError(f"{path}: {'' if message.startswith('cannot read') else 'not a usable trace file: '}{message}") from None
     except OSError as exc:
         raise TraceFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (ValueError, OverflowError) as exc:  # e.g. an embedded NUL in the name

@@ -213,7 +213,8 @@ MAX_NAMED = 6
 
 def coverage_lines(assignment: TraceAssignment | None, files: list) -> list[str]:
     """One line per trace file with recorded functions that matched no ``def`` of the files checked,
-    and per plain trace file that applies to no root of the run (``files``: FileResults)."""
+    and per trace file (plain or ``ROOT=FILE``) that applies to no root of the run (``files``:
+    FileResults): a trace file that matches nothing always says so."""
     if assignment is None or not assignment.active:
         return []
     # root -> relpath of each file checked -> keys matched in it (None: no trace-driven codemod looked)
@@ -251,8 +252,24 @@ def coverage_lines(assignment: TraceAssignment | None, files: list) -> list[str]
         for root in sorted(checked):
             for label, why in assignment.for_root(root).refused:
                 refusals.setdefault(label, []).append(why)
+                if assignment.own_files and label == os.path.join(root, OWN_TRACES):
+                    # the root's own .retrace/traces.json cannot be used: said, never silently passed over
+                    lines.append(f"traces: {why} (this root's own trace file: not used)")
         for source in assignment.sources:
-            if source.root is None and source.label not in used_plain and source.label in refusals:
+            if source.label in used_plain:
+                continue
+            if source.root is not None:
+                lines.append(f"traces: {source.label} applies to nothing: none of the files checked lies in "
+                             f"{_shown(source.root)}")
+            elif source.label in refusals:
                 lines.append(f"traces: {source.label} applies to none of the roots checked ({refusals[source.label][0]}); "
                              "give it as --traces ROOT=FILE to apply it to one")
+            else:
+                lines.append(f"traces: {source.label} applies to none of the roots checked")
     return lines
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the current directory when it lies inside it."""
+    cwd = os.path.realpath(os.getcwd())
+    return os.path.relpath(path, cwd) if _contains(cwd, path) and path != cwd else path

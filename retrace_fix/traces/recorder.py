@@ -20,7 +20,8 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
 * Origins come from ``Function._key_for_call_stats`` (the user function's code
   object): file relative to the project root, ``co_qualname``,
   ``co_firstlineno``.  Files outside the project root or inside
-  site-packages (TensorFlow, Keras, ...) are ignored.
+  site-packages (TensorFlow, Keras, ...) are ignored; a notebook cell a Jupyter
+  kernel ran is named by its notebook (:mod:`retrace_fix.traces.cells`).
 
 * A call that traced also records where it came from (``call_sites``): the
   first frame above it in project code (TensorFlow/Keras frames skipped),
@@ -56,6 +57,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
+from retrace_fix.traces.cells import CellLocator, is_cell_file
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet, save_trace_file
 
 #: Environment variable naming the directory where each process writes its shard.
@@ -410,6 +412,7 @@ class Recorder:
         self._kept_alive: dict[tuple, tuple] = {}
         self._proved: dict[tuple, int] = {}  # recorded key -> number of traces when it was proved
         self._rel_cache: dict[str, str | None] = {}
+        self._cells: CellLocator | None = None  # a Jupyter kernel's cells -> their notebook
         self._lock = threading.Lock()
         self._calls_baseline: dict[tuple, int] = {}
 
@@ -429,10 +432,22 @@ class Recorder:
             rel = self._rel_cache[filename] = relative_source_path(filename, self.project_root)
         return rel
 
+    def _located(self, filename: str, line: int) -> tuple[str | None, int]:
+        """(file relative to the project root, line) of project code; a notebook cell a kernel ran
+        is named by its notebook and the line of the notebook's text (:mod:`retrace_fix.traces.cells`)."""
+        rel = self._relative(filename)
+        if rel is None and is_cell_file(filename):
+            if self._cells is None:
+                self._cells = CellLocator(self.project_root)
+            located = self._cells.locate(filename, line)
+            if located is not None:
+                return located
+        return rel, line
+
     def _call_site(self, callers: list) -> CallSite | None:
         """The first caller frame in project code (not TensorFlow's, Keras's or generated code)."""
         for filename, line, column in callers:
-            rel = self._relative(filename)
+            rel, line = self._located(filename, line)
             if rel is not None:
                 return CallSite(rel, line, column)
         return None
@@ -453,7 +468,7 @@ class Recorder:
         if stats.origin is None:
             return
         filename, qualname, line = stats.origin
-        rel = self._relative(filename)
+        rel, line = self._located(filename, line)
         if rel is None:
             return
         key = (rel, qualname, line)

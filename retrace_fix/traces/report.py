@@ -33,6 +33,32 @@ from typing import Iterable
 
 from retrace_fix.traces.model import FunctionTraces, Proof, Trace, TraceSet, add_seconds
 
+#: notebooks read to name the cells of recorded lines (path -> notebook, None: cannot be read)
+_NOTEBOOKS: dict = {}
+
+
+def location(file: str, line: int) -> str:
+    """``file:line``; for a notebook (its line counts its code cells joined, as the recorder and the
+    fixer read it) ``nb.ipynb:cell N:LINE`` when the notebook is found under the project root."""
+    if not file.endswith(".ipynb"):
+        return f"{file}:{line}"
+    if file not in _NOTEBOOKS:
+        import os
+
+        from retrace_fix.discovery import find_project_root
+        from retrace_fix.notebook import NotebookError, read_notebook
+
+        try:
+            with open(os.path.join(find_project_root(), file), "rb") as handle:
+                _NOTEBOOKS[file] = read_notebook(handle.read())
+        except (OSError, NotebookError):
+            _NOTEBOOKS[file] = None
+    notebook = _NOTEBOOKS[file]
+    if notebook is None or not notebook.code:
+        return f"{file}:{line}"
+    cell, in_cell = notebook.locate(line)
+    return f"{file}:cell {cell}:{in_cell}"
+
 ARROW = "→"
 
 
@@ -253,7 +279,7 @@ def function_report(function: FunctionTraces) -> FunctionReport:
         )
         previous = trace
     report.called_from = [
-        f"{site.file}:{site.line}" + (f" (×{site.count})" if site.count > 1 else "") for site in function.call_sites
+        location(site.file, site.line) + (f" (×{site.count})" if site.count > 1 else "") for site in function.call_sites
     ]
     report.proofs = [proof_line(key, proof) for key, proof in function.proofs.items()]
     steady = {json.dumps(t.args, sort_keys=True) for t in function.traces if not t.nested}
@@ -338,7 +364,7 @@ def render_text(reports: list[FunctionReport]) -> str:
         traces = _plural(report.total_traces, "trace")
         if report.total_traces != report.traces:
             traces += f" ({report.traces} distinct)"
-        header = f"{report.file}:{report.firstlineno} {report.qualname}: {_plural(report.calls, 'call')}, {traces}"
+        header = f"{location(report.file, report.firstlineno)} {report.qualname}: {_plural(report.calls, 'call')}, {traces}"
         if report.retraces:
             header += f", {_plural(report.retraces, 'retrace')}"
         if flags:

@@ -20,9 +20,11 @@ from retrace_fix.engine import FileJob, RunOptions, process_file, with_call_site
 from retrace_fix.findings import FileResult, Finding
 
 #: codes whose fixes do not aim at trace counts: RTF002 makes a program that fails inside a
-#: tf.function run (or a Python loop of predict calls faster).  Their criterion: the program
-#: exits as before (or, where it failed, now runs), its outputs match, it traces no more.
-NON_TRACE_CODES = frozenset({"RTF002"})
+#: tf.function run (or a Python loop of predict calls faster); RTF010 keeps Keras's train
+#: function across epochs, whose traces the recorder leaves out (Keras internals).  Their
+#: criterion: the program exits as before (or, where it failed, now runs), its outputs match,
+#: it traces no more.
+NON_TRACE_CODES = frozenset({"RTF002", "RTF010"})
 
 
 @dataclass

@@ -101,6 +101,25 @@ class VerifyReport:
 
     # ---------------------------------------------------------------- facts
 
+    def compared(self) -> str:
+        """What the runs were compared in, as the last reference leaves it (what varies masked)."""
+        return (self.references[-1] if self.references else self.reference).scope()
+
+    @property
+    def unverifiable(self) -> str:
+        """Why candidates could not be verified (outputs vary in everything), or ``""``."""
+        return next((r.unverifiable for r in [self.reference, *self.references] if r.unverifiable), "")
+
+    @property
+    def exit_code(self) -> int | None:
+        """2: the original fails and no fix made it run (nothing could be verified); 1: nothing stable to
+        compare; None: the fix command's exit code."""
+        if not self.baseline.ok and not self.verified:
+            return 2
+        if self.unverifiable:
+            return 1
+        return None
+
     @property
     def outcomes(self) -> list[tuple[int, UnitOutcome]]:
         return [(r.number, o) for r in self.rounds for o in r.outcomes]
@@ -150,7 +169,7 @@ class VerifyReport:
         command = f"`{' '.join(self.command)}`"
         runs = plural(self.runs, "run")
         failing = not self.baseline.ok
-        why = f"the original fails ({why_failed(self.baseline)})"
+        why = f"the original fails ({why_failed(self.baseline)}): nothing could be verified"
         if not self.candidates:
             head = "nothing to verify: no candidate fix for this program"
             return f"{head}; {why}" if failing else head
@@ -158,12 +177,14 @@ class VerifyReport:
             rejected = sum(1 for _n, o in self.outcomes if o.status == "rejected")
             head = (f"no fix verified: {plural(self.candidates, 'candidate fix')}, "
                     f"{rejected} refuted by a run of {command} ({runs})")
+            if self.unverifiable:
+                head += f"; {self.unverifiable}"
             return f"{head}; {why}" if failing else head
         rounds = plural(self.rounds_run, "round")
         parts = [f"verified {self.verified} of {plural(self.candidates, 'candidate fix')} in {rounds} ({runs} of {command})"]
         final = self.final
         if failing:
-            parts.append(f"{why} and with the verified fixes it runs")
+            parts.append(f"the original fails ({why_failed(self.baseline)}) and with the verified fixes it runs")
         if final is not None:
             before = "—" if failing else str(self.baseline.total_traces)
             if final.total_traces or self.baseline.total_traces:
@@ -173,6 +194,8 @@ class VerifyReport:
             speed = self._speed()
             if speed:
                 parts.append(speed)
+        if self.unverifiable:
+            parts.append(f"the other candidates untested: {self.unverifiable}")
         return "; ".join(parts)
 
     def _speed(self) -> str:
@@ -202,7 +225,7 @@ class VerifyReport:
     def text(self) -> str:
         tensorflow = next((r.tensorflow for r in [self.baseline, self.final] if r is not None and r.tensorflow), None)
         out = [f"retrace-fix --verify: `{' '.join(self.command)}` ({plural(self.runs, 'run')}"
-               f"{', TensorFlow ' + tensorflow if tensorflow else ''}; compared: {self.comparison.describe()})\n"]
+               f"{', TensorFlow ' + tensorflow if tensorflow else ''}; compared: {self.compared()})\n"]
         rows = self.fix_rows()
         if rows:
             out.append("\n" + plain_table(["fix", "where", "code", "round", "what the run showed"], rows))
@@ -219,7 +242,7 @@ class VerifyReport:
     def proof_table(self) -> str:
         """The proof for a commit message (``--branch``): the verified fixes and the traces."""
         lines = [f"Verified by `retrace-fix --verify`: `{' '.join(self.command)}` ran on a copy of the project "
-                 f"before and after the fixes ({plural(self.runs, 'run')}; compared: {self.comparison.describe()}).", ""]
+                 f"before and after the fixes ({plural(self.runs, 'run')}; compared: {self.compared()}).", ""]
         rows = [row[1:] for row, (_n, outcome) in zip(self.fix_rows(), self.outcomes) if outcome.status == "verified"]
         if rows:
             lines.append(plain_table(["where", "code", "round", "what the run showed"], rows).rstrip("\n"))
@@ -250,7 +273,7 @@ class VerifyReport:
             "version": JSON_VERSION,
             "command": self.command,
             "project": self.project,
-            "compared": self.comparison.describe(),
+            "compared": self.compared(),
             "rtol": self.comparison.rtol,
             "atol": self.comparison.atol,
             "runs": self.runs,

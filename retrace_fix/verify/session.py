@@ -114,6 +114,34 @@ class Runner:
         return self.run(label, files, side) if self.remaining > 0 else None
 
 
+def executed_notebooks(command: list[str]) -> list[str]:
+    """The notebooks a notebook runner in ``command`` writes after executing them (compared as
+    outputs: :func:`retrace_fix.bench.outputs.notebook_outputs`): ``jupyter nbconvert --to notebook
+    --execute`` (``--output``/``--output-dir``, ``--inplace``, else ``NAME.nbconvert.ipynb`` next to
+    the notebook) and ``papermill IN OUT``."""
+    words = [Path(word).name for word in command[:3]]
+    notebooks = [arg for arg in command if arg.endswith(".ipynb") and not arg.startswith("-")]
+    if "papermill" in words:
+        return notebooks[1:2]
+    options: dict[str, str] = {}
+    for index, arg in enumerate(command):
+        if arg.startswith("--") and "=" in arg:
+            key, value = arg.split("=", 1)
+            options[key] = value
+        elif arg in ("--to", "--output", "--output-dir") and index + 1 < len(command):
+            options[arg] = command[index + 1]
+    notebooks = [arg for arg in notebooks if arg not in options.values()]
+    runs_nbconvert = "nbconvert" in words or "jupyter-nbconvert" in words
+    if not runs_nbconvert or "--execute" not in command or options.get("--to") != "notebook" or len(notebooks) != 1:
+        return []
+    source = Path(notebooks[0])
+    if "--inplace" in command:
+        return [str(source)]
+    name = options.get("--output", source.stem + ".nbconvert")
+    name = name if name.endswith(".ipynb") else name + ".ipynb"
+    return [str(Path(options.get("--output-dir", str(source.parent))) / name)]
+
+
 def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyReport]:
     """Record, fix and prove; raises VerifyError or UsageProblem (exit 2) before anything runs."""
     assert request.verify is not None
@@ -136,6 +164,10 @@ def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyRepo
                               "--verify runs the command on a copy of the project") from None
     try:
         compare_paths = [relative_compare_path(spec, project_root, cwd) for spec in verify.compare]
+        for spec in executed_notebooks(command):  # what a notebook's cells computed, not its timings
+            implied = relative_compare_path(spec, project_root, cwd)
+            if implied not in compare_paths:
+                compare_paths.append(implied)
     except BenchError as exc:
         raise VerifyError(str(exc)) from None
     excluded = exclude_matcher(project_root, cwd, request.exclude)
@@ -188,6 +220,8 @@ class _Session:
         self.log(f"retrace-fix --verify: running `{' '.join(command)}` on a copy of the project "
                  "(the original, under the trace recorder)")
         baseline = runner.run("the original", {}, side="before")
+        if baseline.start_error:
+            raise VerifyError(f"`{' '.join(command)}` cannot start: {baseline.start_error}")
         self._check_compare_sources(baseline)
         reference = Reference(baseline, self.comparison,
                               rerun=lambda: runner.maybe_run("the original again", {}, side="before"))
@@ -224,7 +258,9 @@ class _Session:
                 found = self._make_it_run(units, test)
             round_report.runs = found.runs
             self._record(round_report, found)
-            rejected |= {unit.signature for unit, _verdict in found.rejected}
+            rejected |= {unit.signature for unit, verdict in found.rejected if verdict.failure != "unverifiable"}
+            if reference.unverifiable:
+                break
             if not found.accepted or found.proof is None:
                 break
             proven = texts[id(found.proof)]
@@ -261,6 +297,8 @@ class _Session:
     def _tester(self, number: int, traces: Any, reference: Reference,
                 texts: dict[int, dict[str, bytes]]) -> Callable[[list[Unit], list[Unit], Verdict | None], Verdict]:
         def test(kept_units: list[Unit], trial_units: list[Unit], kept: Verdict | None) -> Verdict:
+            if reference.unverifiable:  # no run can tell: outputs vary in everything they print
+                return Verdict(False, "unverifiable", reference.unverifiable)
             units = kept_units + trial_units
             trial = self.fixer.texts(traces, units)
             files = {**self.kept_files, **{rel: text.encode(enc) for rel, (text, enc) in trial.items()}}
@@ -312,7 +350,8 @@ class _Session:
             verdict = found.kept_by[id(unit)]
             round_report.outcomes.append(UnitOutcome(unit, "verified", verdict, verdict.detail))
         for unit, verdict in found.rejected:
-            round_report.outcomes.append(UnitOutcome(unit, "rejected", verdict, verdict.detail))
+            status = "untested" if verdict.failure == "unverifiable" else "rejected"
+            round_report.outcomes.append(UnitOutcome(unit, status, verdict, verdict.detail))
         for unit in found.untested:
             why = DEFERRED if found.accepted else "the run budget is spent (--max-runs)"
             round_report.outcomes.append(UnitOutcome(unit, "untested", None, why))

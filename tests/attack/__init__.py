@@ -1,0 +1,1 @@
+"""Attack regression tests: each one replays an attack that once worked (issue 26 onwards)."""
