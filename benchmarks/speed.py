@@ -14,13 +14,23 @@ compares the wall-time ratios with ``--target`` (issue 16: 0.25 on a large tree 
 many repositories, 0.4 on keras-team/keras alone).
 
 ``--each`` also measures every TREE on its own (a row per tree and ``--jobs``
-value), then all of them together.  Both sides run with compiled bytecode, as an
+value), then all of them together.
+
+``--bulk`` measures the ways a bulk run is given its roots (each TREE a root,
+``--jobs`` its last value), alternated ``--repeat`` times, the best of each kept:
+the bare parse; one folder holding the trees (``--folder DIR``, else their common
+parent when it holds nothing else, else left out); the trees as N paths; each tree
+alone, summed (a process per tree); ``--repos FILE`` listing the trees as
+``file://`` git URLs (each is a git checkout: cloned for the run, clone included);
+and the same URLs on ``--scheduler local`` with ``--jobs`` Dask workers.  It prints
+wall and CPU time of each, and the ratios of the issue 24 targets: N paths against
+the bare parse, N paths against each alone summed, the Dask run against N paths.  Both sides run with compiled bytecode, as an
 installed package does: the checkout is compiled first (``__pycache__``, which git
 ignores) and ``PYTHONDONTWRITEBYTECODE`` is not passed on.  Nothing is asserted:
 it prints.  Usage::
 
     python benchmarks/speed.py TREE [TREE...] [--jobs 1,2] [--repeat 3] [--each]
-        [--target 0.25] [--json FILE]
+        [--bulk [--folder DIR]] [--target 0.25] [--json FILE]
 """
 
 from __future__ import annotations
@@ -169,6 +179,97 @@ def compare(trees: list[str], files: list[Path], jobs_values: list[int], repeat:
     return rows
 
 
+#: the ways a bulk run is given its roots, in the order they are run and printed
+BULK_ROWS = ("bare parse", "one folder", "N paths", "each alone, summed", "--repos file:// URLs",
+             "--scheduler local")
+#: (label, numerator, denominator, target) of the ratios --bulk prints (issue 24)
+BULK_RATIOS = (
+    ("N paths / bare parse", "N paths", "bare parse", 0.15),
+    ("N paths / each alone, summed", "N paths", "each alone, summed", 1.1),
+    ("--scheduler local / N paths", "--scheduler local", "N paths", 1.3),
+)
+
+
+def one_folder(trees: list[str], folder: str | None) -> str | None:
+    """The folder for the "one folder" row: ``folder``, else the trees' common parent when it holds
+    exactly them (hidden entries aside), else None."""
+    if folder:
+        return folder
+    parents = {Path(t).resolve().parent for t in trees}
+    if len(parents) != 1:
+        return None
+    parent = parents.pop()
+    inside = {p.resolve() for p in parent.iterdir() if not p.name.startswith(".")}
+    return str(parent) if inside == {Path(t).resolve() for t in trees} else None
+
+
+def bulk_commands(trees: list[str], files: list[Path], jobs: int, folder: str | None, tmp: Path) -> dict:
+    """Each row's commands (a list: "each alone" is a process per tree, summed)."""
+    listing = tmp / "bulk_files.txt"
+    listing.write_text("\n".join(str(p) for p in files) + "\n", encoding="utf-8")
+    bare_script = tmp / "bare_parse.py"
+    bare_script.write_text(BARE_PARSE, encoding="utf-8")
+    urls = tmp / "urls.txt"
+    urls.write_text("".join(Path(t).resolve().as_uri() + "\n" for t in trees), encoding="utf-8")
+    tool = [sys.executable, "-m", "retrace_fix", "--diff", "--quiet", "--jobs", str(jobs)]
+    commands = {
+        "bare parse": [[sys.executable, str(bare_script), str(jobs), str(listing)]],
+        "one folder": [[*tool, folder]] if folder else [],
+        "N paths": [[*tool, *trees]],
+        "each alone, summed": [[*tool, tree] for tree in trees],
+        "--repos file:// URLs": [[*tool, "--repos", str(urls)]],
+        "--scheduler local": [[*tool, "--scheduler", "local", "--repos", str(urls)]],
+    }
+    return {label: command for label, command in commands.items() if command}
+
+
+def bulk_compare(commands: dict, repeat: int) -> dict:
+    """Every row ``repeat`` times, alternated; per row the best wall and CPU (a row of several
+    processes: their sums, per round), the exit codes, and every round's figures."""
+    rounds: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
+    codes: dict[str, set] = {label: set() for label in commands}
+    for _ in range(repeat):
+        for label, command_list in commands.items():
+            wall = cpu = 0.0
+            for command in command_list:
+                code, run_wall, _, run_cpu = measure(command)
+                wall, cpu = wall + run_wall, cpu + run_cpu
+                codes[label].add(code)
+            rounds[label].append((wall, cpu))
+    rows = {}
+    for label, figures in rounds.items():
+        rows[label] = {
+            "wall_s": round(min(w for w, _ in figures), 3),
+            "cpu_s": round(min(c for _, c in figures), 3),
+            "processes": len(commands[label]),
+            "exit_codes": sorted(codes[label]),
+            "rounds": [{"wall_s": round(w, 3), "cpu_s": round(c, 3)} for w, c in figures],
+        }
+    ratios = []
+    for name, top, bottom, target in BULK_RATIOS:
+        if top not in rows or bottom not in rows:
+            continue
+        wall = rows[top]["wall_s"] / rows[bottom]["wall_s"]
+        cpu = rows[top]["cpu_s"] / rows[bottom]["cpu_s"] if rows[bottom]["cpu_s"] else float("nan")
+        per_round = [a["wall_s"] / b["wall_s"] for a, b in zip(rows[top]["rounds"], rows[bottom]["rounds"])]
+        ratios.append({"ratio": name, "wall": round(wall, 3), "cpu": round(cpu, 3), "target": target,
+                       "wall_per_round": [round(r, 3) for r in per_round], "met": wall <= target})
+    return {"rows": rows, "ratios": ratios}
+
+
+def print_bulk(figures: dict, jobs: int, roots: int) -> None:
+    print(f"\nbulk runs: {roots} roots, --jobs {jobs}, best of each row")
+    print(f"{'run':<24} {'processes':>9}  {'wall':>9}  {'CPU':>9}  exit")
+    for label, row in figures["rows"].items():
+        print(f"{label:<24} {row['processes']:>9}  {row['wall_s']:>8.2f}s  {row['cpu_s']:>8.2f}s  "
+              f"{','.join(map(str, row['exit_codes']))}")
+    print(f"{'ratio':<32} {'wall':>6}  {'CPU':>6}  {'target':>6}  per round (wall)")
+    for ratio in figures["ratios"]:
+        rounds = " ".join(f"{r:.2f}" for r in ratio["wall_per_round"])
+        print(f"{ratio['ratio']:<32} {ratio['wall']:>6.2f}  {ratio['cpu']:>6.2f}  <= {ratio['target']:<4g} "
+              f"{'met' if ratio['met'] else 'NOT met':<8} {rounds}")
+
+
 def print_rows(label: str, rows: list[dict]) -> None:
     for row in rows:
         print(f"{label:<28} {row['jobs']:>4}  {row['bare_parse_s']:>9.2f}s  {row['retrace_fix_s']:>10.2f}s  "
@@ -182,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default="1,2", help="comma list of worker counts (default 1,2)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side per --jobs value")
     parser.add_argument("--each", action="store_true", help="also measure every TREE on its own")
+    parser.add_argument("--bulk", action="store_true",
+                        help="measure the ways a bulk run is given its roots (each TREE a root) instead")
+    parser.add_argument("--folder", default=None, help="--bulk: the one folder holding every TREE")
     parser.add_argument("--target", type=float, default=0.25, help="the ratio to meet (default 0.25)")
     parser.add_argument("--json", dest="json_out", default=None, help="also write the figures here")
     options = parser.parse_args(argv)
@@ -193,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = prefilter_counts(files)
     os.environ["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
     jobs_values = [int(j) for j in options.jobs.split(",")]
+    if options.bulk:
+        return main_bulk(options, files, counts, jobs_values[-1])
     per_tree: list[dict] = []
     print(f"{'tree':<28} {'jobs':>4}  {'bare parse':>10}  {'retrace-fix':>11}  {'ratio':>5}  "
           f"{'cpu ratio':>9}  {'files/s':>8}  {'peak RSS':>9}")
@@ -231,6 +337,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"target ratio <= {options.target:g}: {'met' if worst <= options.target else 'NOT met'} "
           f"(worst {worst:.2f}, best {min(row['ratio'] for row in rows):.2f})")
     if options.json_out:
+        Path(options.json_out).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def main_bulk(options: argparse.Namespace, files: list[Path], counts: dict, jobs: int) -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "retrace_fix"), str(ROOT / "codemods")],
+                   stdout=subprocess.DEVNULL, check=False)
+    folder = one_folder(options.trees, options.folder)
+    with tempfile.TemporaryDirectory() as tmp:
+        commands = bulk_commands(options.trees, files, jobs, folder, Path(tmp))
+        figures = bulk_compare(commands, options.repeat)
+    print_bulk(figures, jobs, len(options.trees))
+    if folder is None:
+        print("one folder: left out (the trees have no common parent holding only them; see --folder)")
+    parsed = counts["files_parsed_by_libcst"]
+    print(f"{len(files)} files, {counts['lines']} lines; LibCST parses {parsed} "
+          f"({100 * parsed / len(files):.1f}%) in a run without traces")
+    if options.json_out:
+        summary = {"trees": options.trees, "files": len(files), **counts, "jobs": jobs, "repeat": options.repeat,
+                   "folder": folder, **figures}
         Path(options.json_out).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return 0
 

@@ -31,6 +31,8 @@ from libcst.codemod import CodemodContext
 from retrace_fix.analysis import ModuleAnalysis
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls
+from retrace_fix.codemods._flag_branches import TRAINING_FLAGS, flag_branch_risk
+from retrace_fix.codemods._own_constants import own_constants
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.codemods._trace_plan import (
     MAX_MESSAGE,
@@ -152,6 +154,8 @@ class Decision:
     subjects: tuple = ()
     #: every recorded call site already passes these tensors (fixed since recording): nothing to report
     done: bool = False
+    #: ``(param, python type)`` whose ``tf.constant(param)`` calls in the body are rewritten (``_own_constants``)
+    own_constants: tuple = ()
     #: the body draws random numbers or reads a clock while tracing: fewer traces change the results
     draws: str | None = None
 
@@ -318,6 +322,7 @@ class _Target:
     info: list  # said in the reason, not a risk
     short: str = ""  # "`alpha`: Python float varies"
     python_type: str = ""  # scalar: int, float, bool
+    constants: bool = False  # the body's ``tf.constant(param)`` calls are rewritten too (``_own_constants``)
 
 
 def _decide(
@@ -349,6 +354,8 @@ def _decide(
     name = node.name.value
     qualname = function.qualname
     chosen = dict(outcomes.call_site.candidate.converts) if outcomes.call_site.candidate is not None else {}
+    #: parameters the proof traced with the body's ``tf.constant(param)`` as conversions
+    patched = set(outcomes.call_site.candidate.constants) if outcomes.call_site.candidate is not None else set()
     kinds = {param: kind for param, (kind, _) in targets.items()}
     keras = KerasEvidence.collect(parsed.tree, parsed.scope)
 
@@ -364,7 +371,8 @@ def _decide(
         dtype = chosen.get(param, ladder[0])
         proven = call_site.status == "traced"
         if kind == FIX_SCALAR:
-            target = _scalar_target(param, dtype, summary, source, summaries, proven)
+            target = _scalar_target(param, dtype, summary, source, summaries, proven, node, parsed.scope,
+                                    patched=param in patched)
         else:
             target = _cast_target(param, dtype, summary, node, parsed, keras, source)
         if isinstance(target, str):
@@ -401,12 +409,15 @@ def _decide(
         return Decision(function.key, qualname, name, function.file, Tier.DIAGNOSTIC, message, reason,
                         subjects=tuple(subjects))
 
+    if all(t.python_type == "bool" and t.conversion.param in TRAINING_FLAGS for t in accepted):
+        return None  # only a training-mode flag would change: two graphs on purpose, as for a flag alone
     conversions = tuple(t.conversion for t in accepted)
     dtypes = {c.param: c.dtype for c in conversions}
     subset = len(accepted) != len(targets)
     # -- the proof of exactly this conversion
     oracle = stored_oracle(function)
-    candidate = call_site_candidate(function, skip_self, dtypes, kinds)
+    own = tuple(t.conversion.param for t in accepted if t.constants)
+    candidate = call_site_candidate(function, skip_self, dtypes, kinds, own)
     proof = oracle(candidate)
     if subset and not proof.traced and not proof.failed:
         proof = Proof(proof.fix, "not_run", note=(
@@ -425,7 +436,7 @@ def _decide(
     # -- reduce_retracing on top (RTF004 adds it)
     relax, relax_note, relax_after = "", "", after
     if plan.shape_varies and not plan.static_blockers:  # a static read of a varying dim: RTF004 says so
-        combined = call_site_relax_candidate(function, skip_self, dtypes, kinds)
+        combined = call_site_relax_candidate(function, skip_self, dtypes, kinds, own)
         if combined is not None:
             combined_proof = oracle(combined)
             relax = combined_proof.result if combined_proof.result in ("traced", "failed") else "unproven"
@@ -504,6 +515,7 @@ def _decide(
         function.key, qualname, name, function.file, tier, one_line(message), reason, conversions, callee, sites,
         site_message=site_message, verifiable=proof_status != "traced", before=before, after=after,
         relax=relax, relax_note=relax_note, relax_after=relax_after, subjects=tuple(subjects), draws=draws,
+        own_constants=tuple((t.conversion.param, t.python_type) for t in accepted if t.constants),
     )
 
 
@@ -601,27 +613,66 @@ def _values(summary) -> str:
     return _listed(_python_repr({"type": type_name, "value": v}) for v in summary.values)
 
 
-def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, proven: bool) -> _Target | str:
-    """A varying Python scalar becoming a ``dtype`` tensor at the call sites, or why it stays a Python value."""
+def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, proven: bool,
+                   node: cst.FunctionDef | None = None, scope: Scope | None = None,
+                   patched: bool = False) -> _Target | str:
+    """A varying Python scalar becoming a ``dtype`` tensor at the call sites, or why it stays a Python value.
+
+    A Python test on a bool (``if flag:``) becomes a ``tf.cond``: safe when the proof traced the body with
+    the flag as a tensor (so both branches trace to one structure) and no branch has a Python side
+    effect (``_flag_branches``); otherwise unsafe, with the reason.
+
+    ``patched``: the proof traced the body with its ``tf.constant(param[, dtype])`` calls as conversions
+    (``_own_constants``); those calls are rewritten with the call sites when they are the only uses that
+    need a Python value and every other use is safe with a tensor."""
     type_name = summary.types[0]
     what = f"`{param}`: Python {type_name} varies ({_values(summary)})"
     facts = source.facts
     uses = facts.uses.get(param, [])
     tests = [u for u in uses if u.kind == "other" and u.in_test]
-    rest = BodyFacts(uses={param: [u for u in uses if u not in tests]}, shape_reads=facts.shape_reads,
-                     reassigned=facts.reassigned)
+    constants: list = []
+    if patched and node is not None and scope is not None:
+        found = own_constants(node, param, type_name, scope)
+        if isinstance(found, str):
+            return f"`{param}` stays a Python value ({found})"
+        if not found:
+            return f"`{param}` stays a Python value (the proof converted a `tf.constant({param})` the source does not spell so)"
+        constants = found
+    converted = {short(c.call) for c in constants}
+    rest_uses = [u for u in uses if u not in tests and not (u.kind == "tf_arg" and u.text in converted)]
+    rest = BodyFacts(uses={param: rest_uses}, shape_reads=facts.shape_reads, reassigned=facts.reassigned)
     status, notes = classify_scalar(param, dtype, rest, summaries, source.jit_compile, source.autograph, proven)
     if status in ("blocked", "unseen"):  # unseen: RTF003's signature is the candidate --verify proves
         return f"`{param}` stays a Python value ({'; '.join(notes)})"
+    if constants and status != "safe":
+        return f"`{param}` stays a Python value (besides `tf.constant({param})`: {'; '.join(notes)})"
     notes = list(notes) if status == "unsafe" else []
+    info: list[str] = []
+    if constants:
+        pairs = _unique_list(f"`{short(c.call)}` becomes `{_own_spelled(c)}`" for c in constants)
+        info.append(
+            f"in the body {', '.join(pairs)} (the same tensor for a Python value; the proof traced the body so)"
+        )
     if tests:
         if not source.autograph:
             return f"`{param}` stays a Python value (`{tests[0].text}` needs one with autograph=False)"
-        notes.append(
-            f"Python `if`/`while` on `{tests[0].text}` becomes a tf.cond/tf.while_loop: both branches are traced, "
-            "their results are not proven the same"
+        risk = (
+            flag_branch_risk(node, param, scope)
+            if proven and type_name == "bool" and node is not None and scope is not None
+            else "not proven"
         )
-    info = []
+        if risk == "not proven":
+            notes.append(
+                f"Python `if`/`while` on `{tests[0].text}` becomes a tf.cond/tf.while_loop: both branches are traced, "
+                "their results are not proven the same"
+            )
+        elif risk is not None:
+            notes.append(risk)
+        else:
+            info.append(
+                f"`if` on `{param}` becomes a tf.cond: the proof traced both branches to one structure, and "
+                "neither has a Python side effect"
+            )
     if type_name == "float" and dtype == "float32":
         info.append(
             f"`{param}` is a Python float (float64) and arrives as float32: TensorFlow converted it to float32 at "
@@ -631,7 +682,14 @@ def _scalar_target(param: str, dtype: str, summary, source, summaries: dict, pro
         if use.kind == "cast" and use.dtype and use.dtype != dtype and type_name == "float" and use.dtype == "float64":
             notes.append(f"`{use.text}`: the value arrives as {dtype}, so float64 precision is lost")
     return _Target(Conversion(param, FIX_SCALAR, dtype), what, notes, info, f"`{param}`: Python {type_name} varies",
-                   type_name)
+                   type_name, constants=bool(constants))
+
+
+def _own_spelled(found) -> str:
+    if found.dtype is None:
+        return f"tf.convert_to_tensor({found.param})"
+    return f"tf.cast({found.param}, {cst.Module(body=[]).code_for_node(found.dtype)})"
+
 
 
 def _cast_target(param: str, dtype: str, summary, node: cst.FunctionDef, parsed: _Module, keras, source) -> _Target | str:

@@ -13,6 +13,16 @@ What it does
     passed explicitly (``lr=tf.constant(0.1, dtype=tf.float32)``) when it is a
     literal.
 
+    A body that converts its own parameter (``tf.constant(i) + tf.constant(i)``
+    of a Python step counter) cannot take a tensor as it is: ``tf.constant``
+    refuses a symbolic tensor.  Then the call sites are rewritten together
+    with the body: ``tf.constant(i)`` becomes ``tf.convert_to_tensor(i)`` and
+    ``tf.constant(i, D)`` becomes ``tf.cast(i, D)`` (a Python int or bool
+    only), which give the same tensor for a Python value and accept the
+    tensor the call sites now pass.  Only the bare parameter as the value is
+    rewritten (``tf.constant(i + 1)``, ``shape=`` are left alone), and only
+    when every other use of it is safe with a tensor.
+
     Every recorded call site of the function is rewritten, or none: a call
     that cannot be (the file is not part of the run, the code changed since
     recording and the call is not at the recorded position, the value comes
@@ -27,9 +37,10 @@ What it does
     Left alone: functions that traced once or only inside a caller's trace,
     functions RTF003 gives a signature, step counts RTF001 converts, a Python
     ``bool`` flag that is the only thing that varies (two graphs, usually on
-    purpose), and values the body needs as Python values (``int(n)``,
-    ``tf.constant(n)``, ``range`` bounds of unsafe loops: RTF003's diagnostic
-    says so).
+    purpose), a ``training`` flag (``is_training``, ``train``) when it is the
+    only value that could be converted, and values the body needs as Python values (``int(n)``,
+    ``tf.constant(n)`` without the proof above, ``range`` bounds of unsafe
+    loops: RTF003's diagnostic says so).
 
 Why it retraces
     tf.function keys its graph cache on the *value* of every Python number and
@@ -77,12 +88,27 @@ Fix safety
     arithmetic with tensors, as an argument TensorFlow converts anyway, in
     ``tf.range``/``tf.cast``, ``variable.assign(...)``, or not at all (RTF003's
     checks); a drifting tensor is only fed to a Keras model (which casts its
-    inputs) or to ``tf.cast`` to the same dtype.  A Python float becomes
+    inputs) or to ``tf.cast`` to the same dtype.  The body's own
+    ``tf.constant(i)`` calls: the proof traced them as the conversions they
+    become -- the trial patches ``tf.constant`` to convert exactly the
+    parameter's tensor (compared by identity; any other tensor still raises,
+    so a computed ``tf.constant(i + 1)`` fails the proof), which is the
+    rewritten body; a recording made before this proof existed keeps the
+    diagnostic.  A Python float becomes
     float32, as TensorFlow made it at its first op anyway (the reason says so).
+    A Python ``bool`` tested by ``if flag:`` / ``a if flag else b`` becomes a
+    ``tf.cond``: both branches are traced into one graph and the branch is
+    picked at run time.  That is safe when the proof traced the body with the
+    flag as a bool tensor (AutoGraph's ``tf.cond`` refuses branches of another
+    structure or dtype, so a proof that traced shows they agree) and no branch
+    has a Python side effect (``print``, ``list.append``, an assignment to an
+    attribute, an item or a global: it would now run for the branch not taken
+    too).
     unsafe (``--unsafe-fixes``) without a proof (an old trace file, a proof that
-    could not run), where the body branches on the value in Python (``if
-    flag:`` becomes a ``tf.cond``: both branches are traced, the results are
-    not proven equal), where a cast changes what the body computes (float64
+    could not run), where the body branches on the value in Python and the
+    branch is not proven (no proof, a ``while`` on the value, a branch with a
+    Python side effect, or a flag named like ``training`` that selects
+    training-mode behaviour -- two graphs on purpose), where a cast changes what the body computes (float64
     data used by float ops), where only part of the varying values can be
     converted (the recording proved them all together), where calls of the function in the files read were not
     recorded (they may still pass Python values), or where the body reads a
@@ -99,6 +125,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._own_constants import own_constants, rewritten
 from retrace_fix.codemods._call_site_plan import (
     EDIT,
     CallSitePlan,
@@ -109,6 +136,7 @@ from retrace_fix.codemods._call_site_plan import (
 )
 from retrace_fix.codemods._trace_plan import add_keyword, tf_spelling, traced_functions
 from retrace_fix.findings import Tier
+from retrace_fix.tfnames import Scope
 from retrace_fix.rules import Rule
 from retrace_fix.traces.candidates import FIX_SCALAR
 
@@ -135,6 +163,7 @@ class CallSiteTensorCommand(RetraceCodemod):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._edits: dict[cst.Call, list] = {}
+        self._body_edits: dict[cst.Call, object] = {}  # the def's tf.constant(param) -> OwnConstant
         self._tf_name: str | None = None
         plan: CallSitePlan | None = self.settings.call_sites
         relpath = self.settings.relpath
@@ -150,7 +179,7 @@ class CallSiteTensorCommand(RetraceCodemod):
         editing = plan.editing(relpath)
         if editing:
             self._plan_sites(editing, relpath)
-        return bool(self._edits)
+        return bool(self._edits or self._body_edits)
 
     # ------------------------------------------------------------------ the def
 
@@ -166,8 +195,23 @@ class CallSiteTensorCommand(RetraceCodemod):
                 anchor = site.call
             elif site is not None and site.decorator is not None:
                 anchor = site.decorator
-            self.report(anchor, decision.message, decision.tier, reason=decision.reason,
-                        subjects=decision.subjects, verifiable=decision.verifiable)
+            applied = self.report(anchor, decision.message, decision.tier, reason=decision.reason,
+                                  subjects=decision.subjects, verifiable=decision.verifiable)
+            if applied and decision.own_constants and decision.tier is not Tier.DIAGNOSTIC:
+                self._plan_body(node, decision.own_constants)
+
+    def _plan_body(self, node: cst.FunctionDef, params: tuple) -> None:
+        """The body's ``tf.constant(param)`` calls, rewritten with the call sites (``_own_constants``)."""
+        tf_name, import_needed = tf_spelling(self.analysis.table)
+        if tf_name is None:
+            return
+        for param, python_type in params:
+            found = own_constants(node, param, python_type, Scope(self.analysis.table))
+            if isinstance(found, str):
+                continue  # cannot happen: the plan was made from this text
+            for item in found:
+                self._body_edits[item.call] = item
+        self._body_tf = tf_name
 
     # ------------------------------------------------------------------ the call sites
 
@@ -189,6 +233,9 @@ class CallSiteTensorCommand(RetraceCodemod):
                     self._import = tf_name
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        own = self._body_edits.get(original_node)
+        if own is not None:
+            return rewritten(own, self._body_tf)
         edits = self._edits.get(original_node)
         if not edits:
             return updated_node

@@ -45,8 +45,12 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
         if address == "local":
             import dask
 
-            # a worker holds only the task it runs, so a worker that dies takes no queued root with it
-            with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+            # a worker holds only the task it runs, so a worker that dies takes no queued root with it;
+            # no statistical profiler sampling the workers' stacks (nobody reads it: no dashboard), and
+            # each worker's memory looked at once a second rather than ten times (its nanny runs here)
+            with dask.config.set({"distributed.scheduler.worker-saturation": 1.0,
+                                  "distributed.worker.profile.enabled": False,
+                                  "distributed.worker.memory.monitor-interval": "1s"}):
                 cluster = LocalCluster(
                     n_workers=workers or os.cpu_count() or 1,
                     threads_per_worker=1,
@@ -56,6 +60,7 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
                     scheduler_kwargs={"allowed_failures": 0},
                 )
             client = Client(cluster)
+            client.run(warm_worker)  # this run's own workers: the engine imported, its heap frozen
         else:
             client = Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
@@ -70,6 +75,17 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def warm_worker() -> None:
+    """On a worker of ``--scheduler local`` (started for this run only): import the engine and its
+    codemods, then keep everything alive so far out of the garbage collector's passes
+    (``gc.freeze``, as the engine's own worker processes do); never on a cluster shared with others."""
+    import gc
+
+    import retrace_fix.engine  # noqa: F401  (the codemods and LibCST with it)
+
+    gc.freeze()
 
 
 def run_on_dask(
@@ -132,4 +148,4 @@ def describe_failure(exc: BaseException, attempts: int) -> str:
     return f"{what} ({'tried twice' if attempts > 1 else 'not retried'})"
 
 
-__all__ = ["EXTRA_HINT", "SchedulerError", "dask_client", "describe_failure", "run_on_dask"]
+__all__ = ["EXTRA_HINT", "SchedulerError", "dask_client", "describe_failure", "run_on_dask", "warm_worker"]

@@ -146,6 +146,18 @@ def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
     return chosen
 
 
+def codemods_for_file(options: RunOptions, traces_apply: bool) -> list[type[RetraceCodemod]]:
+    """The selected codemods that can act on one file: the trace-driven ones only where
+    ``traces_apply`` (its root's traces mention the file, or RTF005's plan reports or edits
+    in it).  Elsewhere they act on nothing (they read no traces there), so a file of a run
+    that has traces, or of a bulk run whose other roots do, is planned, prefiltered and
+    parsed exactly as in a run without traces."""
+    chosen = selected_codemods(options)
+    if traces_apply:
+        return chosen
+    return [cls for cls in chosen if not cls.NEEDS_TRACES]
+
+
 def unknown_codes(codes: Iterable[str]) -> list[str]:
     known = list(RULES)
     return [c for c in codes if not any(k.startswith(c.upper()) for k in known)]
@@ -342,8 +354,10 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     traces = options.traces_for(job.root)
     has_traces = traces is not None and _traces_mention(traces, job.relpath)
     call_sites = options.call_sites_for(job.root)
-    edits_here = call_sites is not None and bool(call_sites.editing(job.relpath))
-    to_run, problem, outline = plan_codemods(data, text, selected_codemods(options), options, has_traces or edits_here)
+    edits_here = call_sites is not None and bool(call_sites.editing(job.relpath) or call_sites.defined_in(job.relpath))
+    to_run, problem, outline = plan_codemods(
+        data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here
+    )
     if problem is not None and problem.confirmable and _max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
     if not to_run:
@@ -351,6 +365,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         # (unless LibCST, which may know newer syntax than this Python, accepts it).
         result.skipped = True
         if problem is not None:
+            result.libcst_parses = int(problem.confirmable)
             if problem.confirmable and _isolated(_libcst_accepts, (text,), len(data)) == ("ok", True):
                 return result
             result.error = _syntax_error_message(job.display, problem)
@@ -429,6 +444,12 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -
                                message=_cell_lines(finding.message, notebook),
                                reason=_cell_lines(finding.reason, notebook)))
     result.findings = sorted(located, key=Finding.sort_key)
+    if notebook.broken:  # the other cells were read and reported; nothing is written to it
+        first = notebook.broken[0]
+        more = f" (and {len(notebook.broken) - 1} more cells)" if len(notebook.broken) > 1 else ""
+        result.error = (f"{first.location(job.display)}: {first.message}{more}; the other cells were "
+                        "checked, notebook left unchanged")
+        return result
     if inner.changed:
         try:
             result.fixed = notebook.fixed_text(inner.fixed or "")
@@ -498,6 +519,10 @@ def _transform(
         partial = _transform_text(job, options, text, encoding, codemods, has_traces, compiles, in_child, parse_text)
         if partial is None or (partial is not _WHOLE_MODULE and partial.error is None):
             return partial
+        whole = _transform_text(job, options, text, encoding, codemods, has_traces, compiles, in_child)
+        if whole is not None:
+            whole.libcst_parses += 1  # the partial parse before it
+        return whole
     return _transform_text(job, options, text, encoding, codemods, has_traces, compiles, in_child)
 
 
@@ -519,7 +544,7 @@ def _transform_text(
     """:func:`_transform` of ``source`` (default: ``text``, the file's text); a partial
     ``source`` gives :data:`_WHOLE_MODULE` where the whole module must be run."""
     partial = source is not None
-    result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding)
+    result = FileResult(path=job.display, original=text, fixed=text, encoding=encoding, libcst_parses=1)
     try:
         tree = parsed = cst.parse_module(text if source is None else source)
     except cst.ParserSyntaxError as exc:

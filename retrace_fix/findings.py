@@ -154,6 +154,10 @@ class FileResult:
     #: ``(file, qualname, firstlineno)`` of the recorded functions matched to a ``def`` of this
     #: file (None: no trace-driven codemod looked at it)
     trace_hits: list | None = None
+    #: how many times LibCST parsed this file's text (a partial parse followed by the whole
+    #: module counts 2; 0: never parsed): the engine's cost statistic, summed by benchmarks
+    #: and by tests that compare runs
+    libcst_parses: int = 0
 
     @property
     def changed(self) -> bool:

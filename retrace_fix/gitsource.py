@@ -8,8 +8,12 @@ at the end of the URL's path names a branch, a tag or a commit, as pip's
 remote's default branch (its ``HEAD``) is used.
 
 :func:`clone` fetches exactly that one commit (``--depth 1``, no tags, no
-hooks, no LFS downloads) into an empty directory; git runs with
-:mod:`retrace_fix.gitcmd`'s protections.
+hooks, no LFS downloads) into an empty directory, and checks out only what a
+run reads (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
+``.retrace/`` traces).  A ``file://`` URL of a repository on this machine
+borrows its objects (git's alternates, as ``git clone --shared`` does) instead
+of packing and copying them: nothing is transferred, and the source is only
+read.  Git runs with :mod:`retrace_fix.gitcmd`'s protections.
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _SCP_LIKE = re.compile(r"^[^\s/@:]+@[^\s/:]+:")
 #: seconds one fetch may take before the clone is given up
 CLONE_TIMEOUT = 900
+#: what a clone checks out (git's sparse checkout, gitignore syntax): every file a run reads
+#: (discovery takes regular ``*.py``/``*.pyi`` files and honours ``.gitignore`` files; a root's
+#: own traces are ``.retrace/traces.json``; ``.gitattributes`` decide how files are checked out)
+CHECKOUT = ("*.py", "*.pyi", ".gitignore", ".gitattributes", "/.retrace/")
 
 
 class CloneError(Exception):
@@ -97,7 +105,16 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
     try:
         dest.mkdir(parents=True)
         run_git(["init", "-q", "--template=", str(dest.absolute())])
-        run_git(["fetch", "-q", "--depth", "1", "--no-tags", "--", source.url, source.rev or "HEAD"],
+        info = dest / ".git" / "info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "sparse-checkout").write_text("".join(line + "\n" for line in CHECKOUT), encoding="utf-8")
+        run_git(["config", "core.sparseCheckout", "true"], cwd=dest)
+        borrowed = _local_objects(source.url)
+        if borrowed is not None:  # every object is already here: fetch transfers nothing
+            (dest / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
+            (dest / ".git" / "objects" / "info" / "alternates").write_text(borrowed + "\n", encoding="utf-8")
+        depth = [] if borrowed is not None else ["--depth", "1"]
+        run_git(["fetch", "-q", *depth, "--no-tags", "--", source.url, source.rev or "HEAD"],
                 cwd=dest, timeout=timeout)
         run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", "FETCH_HEAD"],
                 cwd=dest, timeout=timeout)
@@ -106,6 +123,29 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         raise CloneError(f"cannot clone: {exc}") from None
     except OSError as exc:
         raise CloneError(f"cannot clone into {dest}: {exc.strerror or exc}") from None
+
+
+def _local_objects(url: str) -> str | None:
+    """The object directory of the repository a ``file://`` URL names on this machine, else None.
+
+    Found on the file system (``PATH/.git/objects``, or ``PATH/objects`` of a bare repository): no
+    git command runs in a repository someone else may have written."""
+    if not url.startswith("file://"):
+        return None
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    parsed = urlparse(url)
+    if parsed.netloc not in ("", "localhost"):
+        return None
+    path = Path(url2pathname(parsed.path))
+    git_dir = path / ".git"
+    if not git_dir.is_dir():  # a bare repository (or a .git file: a linked work tree, not borrowed)
+        git_dir = path if (path / "HEAD").is_file() and not git_dir.exists() else None
+    if git_dir is None or (git_dir / "commondir").exists():
+        return None
+    objects = (git_dir / "objects").absolute()
+    return str(objects) if objects.is_dir() and (objects / "pack").is_dir() else None
 
 
 __all__ = ["CLONE_TIMEOUT", "CloneError", "GitSource", "clone", "is_git_url", "parse_git_root"]

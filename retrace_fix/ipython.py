@@ -69,7 +69,8 @@ class Session:
         sources = [str(s) for s in (getattr(self.shell, "user_ns", {}) or {}).get("In", [""])]
         for index in range(1, len(sources)):
             try:
-                read_notebook(history_notebook(["", sources[index]]))
+                if read_notebook(history_notebook(["", sources[index]])).broken:
+                    sources[index] = ""
             except NotebookError:
                 sources[index] = ""
         return history_notebook(sources)

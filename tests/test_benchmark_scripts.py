@@ -120,6 +120,36 @@ def test_speed_script_measures_each_tree(tree: Path, tmp_path: Path):
     assert "target ratio <= 0.4" in proc.stdout
 
 
+def test_speed_script_measures_the_ways_bulk_runs_are_given_roots(tmp_path: Path):
+    pytest.importorskip("distributed")
+    from tests.gitrepos import new_repo
+
+    corpus = tmp_path / "corpus"
+    new_repo(corpus / "first", {"train.py": RELAXED, "util.py": PLAIN})
+    new_repo(corpus / "second", {"step.py": RELAXED})
+    out = tmp_path / "bulk.json"
+    trees = [str(corpus / "first"), str(corpus / "second")]
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "speed.py"), *trees, "--bulk", "--jobs", "2", "--repeat", "1",
+         "--json", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(out.read_text())
+    assert list(figures["rows"]) == ["bare parse", "one folder", "N paths", "each alone, summed",
+                                     "--repos file:// URLs", "--scheduler local"]
+    assert figures["folder"] == str(corpus)  # their parent holds nothing else
+    rows = figures["rows"]
+    assert rows["each alone, summed"]["processes"] == 2 and rows["N paths"]["processes"] == 1
+    # every way finds the two fixes (--diff: exit 1); none fails
+    assert all(rows[label]["exit_codes"] == [1] for label in rows if label != "bare parse")
+    assert all(row["wall_s"] > 0 and row["cpu_s"] > 0 for row in rows.values())
+    assert [r["ratio"] for r in figures["ratios"]] == [
+        "N paths / bare parse", "N paths / each alone, summed", "--scheduler local / N paths"]
+    for label in ("--scheduler local", "N paths / each alone, summed", "CPU"):
+        assert label in proc.stdout
+
+
 def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
     corpus = _load("corpus")
     checkout = tmp_path / "base"

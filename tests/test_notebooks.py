@@ -139,6 +139,7 @@ def test_ipython_lines_are_masked_and_restored_byte_for_byte(line):
         source = "%%time\nimport tensorflow as tf\nx = 1"
     notebook = read_notebook(_notebook(source))
     assert line.strip() not in notebook.python
+    assert all(1 <= error.cell <= len(sources) for error in notebook.broken)
     compile(notebook.python, "<nb>", "exec")  # the engine's text is Python
     # a fix elsewhere in the text brings back every masked line exactly
     fixed = notebook.python.replace("x = 1", "x = 2")
@@ -175,14 +176,18 @@ def test_non_python_cell_magics_are_left_out():
     assert notebook.locate(1) == (4, 1)
 
 
-@pytest.mark.parametrize("source, cell, message", [
-    ("%%mystery\nx = 1", 1, "unknown cell magic %%mystery"),
-    ("def f(:\n    pass", 1, "cannot parse"),
-])
-def test_cells_that_cannot_be_read_name_the_cell(source, cell, message):
+def test_an_unknown_cell_magic_names_the_cell():
     with pytest.raises(NotebookError) as info:
-        read_notebook(_notebook("x = 1", source))
-    assert info.value.cell == cell + 1 and message in info.value.message
+        read_notebook(_notebook("x = 1", "%%mystery\nx = 1"))
+    assert info.value.cell == 2 and "unknown cell magic %%mystery" in info.value.message
+
+
+def test_a_cell_that_does_not_parse_is_left_out_and_named():
+    notebook = read_notebook(_notebook("x = 1", "batch_size =", "y = 2"))
+    assert notebook.python == "x = 1  # __rtf_cell_0__\ny = 2  # __rtf_cell_2__\n"
+    assert notebook.locate(2) == (3, 1)
+    [error] = notebook.broken
+    assert (error.cell, error.line, error.message) == (2, 1, "cannot parse: invalid syntax")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -322,6 +327,7 @@ def test_bad_notebooks_are_errors_naming_the_cell_and_others_are_fixed(tmp_path)
         "json.ipynb": '{"cells": [',
         "v3.ipynb": json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [], "metadata": {}}),
         "syntax.ipynb": _notebook("import tensorflow as tf", RELAX + "\ndef g(:\n    pass"),
+        "exercise.ipynb": _notebook("import tensorflow as tf", "batch_size =", RELAX),
         "magic.ipynb": _notebook("import tensorflow as tf", RELAX, "%%mystery\nx = 1"),
     }
     for name, text in bad.items():
@@ -331,11 +337,16 @@ def test_bad_notebooks_are_errors_naming_the_cell_and_others_are_fixed(tmp_path)
     assert code == 2
     assert "error: json.ipynb:1:12: cannot read the notebook: not valid JSON" in err
     assert "error: v3.ipynb:1: nbformat 3 notebooks are not supported" in err
-    assert "error: syntax.ipynb:cell 2:4:7: cannot parse: invalid syntax; notebook left unchanged" in err
+    assert ("error: syntax.ipynb:cell 2:4:7: cannot parse: invalid syntax; the other cells were checked, "
+            "notebook left unchanged") in err
+    # an unfinished cell does not hide the others' findings; the notebook is still not written
+    assert "error: exercise.ipynb:cell 2:1:13: cannot parse: invalid syntax; the other cells were checked" in err
     assert "error: magic.ipynb:cell 3:1:1: unknown cell magic %%mystery" in err
     for name, text in bad.items():
         assert (tmp_path / name).read_text() == text
     assert "reduce_retracing" in (tmp_path / "good.ipynb").read_text()
+    code, out, err = run_cli("--check", "exercise.ipynb", cwd=tmp_path).outcome
+    assert code == 2 and "exercise.ipynb:cell 3:1:2: RTF004 [*] [safe]" in out
 
 
 # --------------------------------------------------------------------------- --verify on notebooks
@@ -481,7 +492,8 @@ def test_reading_and_writing_back_is_the_identity(cells, final_newline):
     if edited != notebook.python:
         changed = json.loads(notebook.fixed_text(edited, validate=False))
         expected = list(sources)
-        first = next(i for i, lines in enumerate(cells) if "x = 1" in lines)
+        broken = {error.cell for error in notebook.broken}  # left out of the text: never edited
+        first = next(i for i, lines in enumerate(cells) if "x = 1" in lines and i + 1 not in broken)
         lines = list(cells[first])
         lines[lines.index("x = 1")] = "x = 10"
         expected[first] = "\n".join(lines) + ("\n" if final_newline else "")

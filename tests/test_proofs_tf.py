@@ -298,3 +298,53 @@ def test_a_python_function_is_held_only_when_that_keeps_nothing_else_alive():
     gc.collect()
     assert holders[0]() is not None and holders[1]() is None and holders[2]() is None
     assert model() is None  # nothing held the closure's cell
+
+
+CONSTANT_PROGRAM = """
+import tensorflow as tf
+
+
+@tf.function
+def own(x, i):
+    return x + tf.constant(i) + tf.constant(i, tf.int32)
+
+
+@tf.function
+def computed(x, i):
+    return x + tf.constant(i + 1)
+
+
+def run():
+    for step in (1, 2, 3):
+        own(tf.constant(1), step)
+        computed(tf.constant(1), step)
+"""
+
+
+def test_the_body_s_own_tf_constant_is_proven_as_a_conversion_and_restored(tf, tmp_path, monkeypatch):
+    """The probe traces ``tf.constant(i)`` as a conversion of exactly ``i``'s tensor (``tf.constant(i + 1)``
+    still fails), and ``tf.constant`` is the real one again afterwards."""
+    from retrace_fix.traces import recorder
+
+    (tmp_path / "prog_const.py").write_text(textwrap.dedent(CONSTANT_PROGRAM), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("prog_const", None)
+    original = tf.constant
+    rec = recorder.activate(recorder.Recorder(str(tmp_path)))
+    recorder._PROOF_CACHE.clear()
+    try:
+        module = importlib.import_module("prog_const")
+        module.run()
+        rec.prove()
+        functions = by_name(rec.trace_set())
+    finally:
+        recorder.deactivate(rec)
+        sys.modules.pop("prog_const", None)
+    assert tf.constant is original
+    own = results(functions["own"])
+    assert own["scalar i=int32: x=int32[], i=int32[]"][0] == "failed"
+    assert own["scalar i=int32 (tf.constant of i as conversions): x=int32[], i=int32[]"] == ("traced", None)
+    assert own["call_site: i=int32 (tf.constant of i as conversions)"] == ("traced", None)
+    computed = results(functions["computed"])
+    assert computed["scalar i=int32 (tf.constant of i as conversions): x=int32[], i=int32[]"][0] == "failed"
+    assert not any(key.startswith("call_site") and result == "traced" for key, (result, _) in computed.items())

@@ -116,6 +116,10 @@ class Candidate:
     saves: int = 0
     #: traced on a ``tf.function(..., reduce_retracing=True)`` (``reduce_retracing`` candidates)
     relax: bool = False
+    #: parameters whose ``tf.constant(param[, dtype])`` calls in the body are traced as
+    #: ``tf.convert_to_tensor(param)`` / ``tf.cast(param, dtype)`` (the body edit RTF005 pairs with
+    #: the call-site conversion; the prover patches ``tf.constant`` for exactly these tensors)
+    constants: tuple = ()
 
 
 def render_arg(desc: dict) -> str:
@@ -401,17 +405,23 @@ def _trial_args(trace: Trace, skip_self: str | None) -> dict:
     return {name: desc for name, desc in trace.args.items() if name != skip_self}
 
 
-def probe_candidate(function: FunctionTraces, skip_self: str | None, param: str, dtype: str, fix: str) -> Candidate:
+def probe_candidate(function: FunctionTraces, skip_self: str | None, param: str, dtype: str, fix: str,
+                    constants: tuple = ()) -> Candidate:
     """``param`` converted to ``dtype`` (``scalar``: a Python value as a scalar tensor; ``cast``: a
-    tensor's dtype), every other argument as in the first steady trace."""
+    tensor's dtype), every other argument as in the first steady trace; ``constants``: the body's
+    ``tf.constant(param)`` traced as a conversion of the tensor (see :attr:`Candidate.constants`)."""
     traces = _steady(function.traces) or list(function.traces)
     args = dict(_trial_args(traces[0], skip_self))
     if fix == FIX_SCALAR:
         args[param] = _tensor_desc(dtype)
     else:
         args[param] = {**args[param], "dtype": dtype}
-    key = f"{fix} {param}={dtype}: {_render_trial(args)}"
-    return Candidate(fix, key, trials=[args], converts={param: dtype})
+    key = f"{fix} {param}={dtype}{_constants_key(constants)}: {_render_trial(args)}"
+    return Candidate(fix, key, trials=[args], converts={param: dtype}, constants=tuple(constants))
+
+
+def _constants_key(constants: tuple) -> str:
+    return f" (tf.constant of {', '.join(constants)} as conversions)" if constants else ""
 
 
 def _strip_shapes(desc: Any) -> Any:
@@ -516,7 +526,8 @@ def convert_args(args: dict, dtypes: dict, kinds: dict) -> dict:
     return out
 
 
-def call_site_candidate(function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict) -> Candidate:
+def call_site_candidate(function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict,
+                        constants: tuple = ()) -> Candidate:
     """The recorded traces with ``dtypes`` applied (``kinds[param]``: scalar or cast), deduplicated."""
     trials: list[dict] = []
     seen: set[str] = set()
@@ -527,8 +538,8 @@ def call_site_candidate(function: FunctionTraces, skip_self: str | None, dtypes:
             seen.add(ident)
             trials.append(args)
     trials = trials[:MAX_TRIALS]
-    return Candidate(FIX_CALL_SITE, f"{FIX_CALL_SITE}: {_head(dtypes)} #{_digest(trials)}", trials=trials,
-                     converts=dict(dtypes))
+    return Candidate(FIX_CALL_SITE, f"{FIX_CALL_SITE}: {_head(dtypes)}{_constants_key(constants)} #{_digest(trials)}",
+                     trials=trials, converts=dict(dtypes), constants=tuple(constants))
 
 
 def _head(dtypes: dict) -> str:
@@ -536,7 +547,7 @@ def _head(dtypes: dict) -> str:
 
 
 def call_site_relax_candidate(
-    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict
+    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict, constants: tuple = ()
 ) -> Candidate | None:
     """``reduce_retracing=True`` on top of the call-site conversion ``dtypes``: the converted steady traces
     grouped by everything but tensor shapes, each group whose shapes varied relaxed; None when relaxing
@@ -545,8 +556,10 @@ def call_site_relax_candidate(
     trials, saves = _relaxed_trials(converted)
     if not trials or saves <= 0:
         return None
-    key = f"{FIX_RELAX} after {FIX_CALL_SITE} ({_head(dtypes)}): {_shown_relaxed(trials)} #{_digest(trials)}"
-    return Candidate(FIX_RELAX, key, trials=trials, converts=dict(dtypes), saves=saves, relax=True)
+    key = (f"{FIX_RELAX} after {FIX_CALL_SITE} ({_head(dtypes)}{_constants_key(constants)}): "
+           f"{_shown_relaxed(trials)} #{_digest(trials)}")
+    return Candidate(FIX_RELAX, key, trials=trials, converts=dict(dtypes), saves=saves, relax=True,
+                     constants=tuple(constants))
 
 
 def traces_after(
@@ -599,6 +612,11 @@ def _unproven(candidate: Candidate, proof: Proof | None) -> Outcome:
     return Outcome("unproven", candidate, note=note)
 
 
+#: the errors ``tf.constant`` raises for a symbolic tensor (the body converts its own parameter):
+#: without a dtype, and with one (``tf.constant(i, tf.float32)``)
+CONSTANT_REFUSES = ("Expected any non-tensor type", "of type 'SymbolicTensor'")
+
+
 def _known(proof: Proof | None) -> bool:
     return proof is not None and proof.result in ("traced", "failed")
 
@@ -617,6 +635,16 @@ def _first_traced(
             return dtype, first_error, None
         first_error = first_error or proof.error
     return None, first_error, None
+
+
+def _first_patched(function: FunctionTraces, skip_self: str | None, param: str, ladder: tuple, oracle: Oracle) -> str | None:
+    """The first dtype of ``ladder`` whose probe traces with the body's ``tf.constant(param)`` as a
+    conversion (None: none does, or it was not tried -- an older recording: the failure stands)."""
+    for dtype in ladder:
+        proof = oracle(probe_candidate(function, skip_self, param, dtype, FIX_SCALAR, (param,)))
+        if proof is not None and proof.traced:
+            return dtype
+    return None
 
 
 def search_signature(lay: Layout, function: FunctionTraces, skip_self: str | None, oracle: Oracle) -> Outcome:
@@ -685,15 +713,21 @@ def search_call_site(lay: Layout, function: FunctionTraces, skip_self: str | Non
     if not targets:
         return Outcome("none")
     chosen: dict[str, str] = {}
+    constants: list[str] = []
     kinds = {name: kind for name, (kind, _) in targets.items()}
     for name, (kind, ladder) in targets.items():
         dtype, error, unknown = _first_traced(function, skip_self, name, ladder, kind, oracle)
         if unknown is not None:
             return _unproven(call_site_candidate(function, skip_self, {n: l[0] for n, (_, l) in targets.items()}, kinds), unknown)
+        if dtype is None and kind == FIX_SCALAR and error and any(m in error for m in CONSTANT_REFUSES):
+            # the body converts its own parameter (``tf.constant(i)``): try it with those calls as conversions
+            dtype = _first_patched(function, skip_self, name, ladder, oracle)
+            if dtype is not None:
+                constants.append(name)
         if dtype is None:
             return Outcome("failed", None, error=error, param=name, tried=ladder)
         chosen[name] = dtype
-    candidate = call_site_candidate(function, skip_self, chosen, kinds)
+    candidate = call_site_candidate(function, skip_self, chosen, kinds, tuple(constants))
     proof = oracle(candidate)
     if not _known(proof):
         return _unproven(candidate, proof)
@@ -734,15 +768,16 @@ def plan_candidates(
     combined = Outcome("none")
     if call_site.status == "traced" and call_site.candidate is not None:
         kinds = {name: kind for name, (kind, _) in call_site_targets(lay).items()}
-        combined = search_call_site_relax(function, skip_self, call_site.candidate.converts, kinds, oracle)
+        combined = search_call_site_relax(function, skip_self, call_site.candidate.converts, kinds, oracle,
+                                          call_site.candidate.constants)
     return CandidatePlan(lay, signature, relax_outcome, call_site, combined)
 
 
 def search_call_site_relax(
-    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict, oracle: Oracle
+    function: FunctionTraces, skip_self: str | None, dtypes: dict, kinds: dict, oracle: Oracle, constants: tuple = ()
 ) -> Outcome:
     """The proof of ``reduce_retracing=True`` on the traces converted at the call sites (``dtypes``)."""
-    candidate = call_site_relax_candidate(function, skip_self, dtypes, kinds)
+    candidate = call_site_relax_candidate(function, skip_self, dtypes, kinds, constants)
     if candidate is None:
         return Outcome("none")
     proof = oracle(candidate)

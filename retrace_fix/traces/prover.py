@@ -24,6 +24,12 @@ and the time is bounded: ``$RETRACE_FIX_PROOF_SECONDS`` per process (default
 function (default 15).  What could not be tried is stored as ``not_run`` with
 the reason.
 
+A candidate with ``constants`` (RTF005's body edit ``tf.constant(i)`` ->
+``tf.convert_to_tensor(i)``) is traced with ``tf.constant`` patched, for the
+trial only, to convert exactly the tensors those parameters receive (compared
+by identity; any other tensor raises as before): the body traced is the
+rewritten one.
+
 A proof shows that the body *traces* with the candidate; it does not show that
 the results are the same (``str(n)`` traces fine with a tensor).  The fixer
 keeps its static checks for that.
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import inspect
 import io
 import logging
@@ -409,14 +416,58 @@ def trial_trace(live: LiveFunction, candidate: Candidate, lookup: Callable[[int]
     except Exception as exc:  # a descriptor TensorFlow rejects: nothing to prove with
         return Proof(candidate.fix, "not_run", note=f"arguments cannot be rebuilt: {error_line(exc)}")
     options = dict(live.options)
+    if candidate.constants:
+        function = _constants_as_conversions(tf, function, candidate.constants)
     try:
-        with _quiet(tf):
+        with _quiet(tf), _patched_constant(tf, candidate.constants):
             for args, kwargs in calls:
                 fresh = _fresh_function(tf, function, signature, candidate.relax or candidate.fix == FIX_RELAX, options)
                 fresh.get_concrete_function(*args, **kwargs)
     except Exception as exc:
         return Proof(candidate.fix, "failed", error=error_line(exc))
     return Proof(candidate.fix, "traced")
+
+
+#: the tensors of the trial's converted parameters whose ``tf.constant(...)`` the candidate rewrites
+_CONVERTED: list = []
+
+
+def _constants_as_conversions(tf: Any, function: Callable, params: tuple) -> Callable:
+    """``function`` noting, at each call, the tensors its ``params`` receive: the patched
+    ``tf.constant`` converts exactly those (RTF005's body edit ``tf.constant(i)`` ->
+    ``tf.convert_to_tensor(i)`` / ``tf.cast(i, dtype)``), and refuses any other tensor as before."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def noting(*args, **kwargs):
+        bound = signature.bind_partial(*args, **kwargs)
+        _CONVERTED[:] = [bound.arguments[p] for p in params if p in bound.arguments]
+        return function(*args, **kwargs)
+
+    return noting
+
+
+@contextlib.contextmanager
+def _patched_constant(tf: Any, params: tuple):
+    """``tf.constant`` that treats the tensors of :data:`_CONVERTED` as the body edit does (for the
+    trial only; restored after)."""
+    if not params:
+        yield
+        return
+    original = tf.constant
+
+    @tf.autograph.experimental.do_not_convert
+    def constant(value, dtype=None, shape=None, name="Const"):
+        if shape is None and any(value is tensor for tensor in _CONVERTED):
+            return tf.convert_to_tensor(value) if dtype is None else tf.cast(value, dtype)
+        return original(value, dtype=dtype, shape=shape, name=name)
+
+    tf.constant = constant
+    try:
+        yield
+    finally:
+        tf.constant = original
+        _CONVERTED.clear()
 
 
 def _fresh_function(tf: Any, function: Callable, signature: Any, relax: bool, options: dict) -> Any:

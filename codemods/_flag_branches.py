@@ -1,0 +1,173 @@
+"""Can a Python ``if`` on a bool parameter become a ``tf.cond`` without changing what the body does?
+
+RTF005 passing a Python bool flag as ``tf.constant(flag, dtype=tf.bool)`` turns ``if flag:`` (and
+``a if flag else b``) into a ``tf.cond`` under AutoGraph: *both* branches are traced, once, and the
+branch is chosen when the graph runs.  That is equivalent to the two graphs it replaces when
+
+* tracing both branches succeeds and they produce values of one structure and dtype -- AutoGraph's
+  ``tf.cond`` refuses anything else, so the record-time proof (the live function traced with the flag
+  as a bool tensor) checks it; and
+* neither branch has a Python side effect: Python code in a branch runs at trace time, and now it runs
+  for the branch not taken too (``outputs.append(x)`` in both branches appends twice; ``print``
+  prints both; ``self.mode = ...`` is set by both).  That is what this module checks, statically.
+
+A ``while`` on the flag (a ``tf.while_loop``) and a flag that selects training-mode behaviour
+(``training``: dropout, batch statistics -- two graphs on purpose) are never called safe here.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from retrace_fix.tfnames import Scope, local_bindings
+
+#: methods that change a Python container (or object) in place
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard", "popitem"}
+)
+#: parameter names that select training-mode behaviour: two graphs are usually what the author wants
+TRAINING_FLAGS = frozenset({"training", "is_training", "train", "train_mode", "training_mode", "is_train"})
+#: modules whose functions are not Python side effects (TF ops run in the branch taken, at run time)
+_LIBRARIES = ("tensorflow", "keras", "numpy", "math")
+
+
+def flag_branch_risk(node: cst.FunctionDef, param: str, scope: Scope) -> str | None:
+    """Why the Python tests on ``param`` in ``node``'s body are not safe as ``tf.cond`` (None: they are,
+    given a proof that traced the body with ``param`` as a tensor)."""
+    if param in TRAINING_FLAGS:
+        return (
+            f"`{param}` selects training-mode behaviour: two graphs (one per mode) are usually on purpose, "
+            "and as a tensor both modes are traced into one graph"
+        )
+    finder = _Tests(param)
+    node.body.visit(finder)
+    if finder.loops:
+        return f"`{finder.loops[0]}` on `{param}` becomes a tf.while_loop"
+    if not finder.branches:
+        return f"the Python test on `{param}` was not found in the body"
+    outer = _outer_names(node)
+    for text, branches in finder.branches:
+        for branch in branches:
+            effect = _side_effect(branch, scope, outer)
+            if effect is not None:
+                return (
+                    f"Python `{text}` on `{param}` becomes a tf.cond: both branches are traced, and a branch "
+                    f"has a Python side effect (`{effect}`) that then runs for the branch not taken too"
+                )
+    return None
+
+
+def _short(node: cst.CSTNode) -> str:
+    text = cst.Module(body=[]).code_for_node(node).strip().splitlines()[0]
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _mentions(expr: cst.CSTNode, param: str) -> bool:
+    found = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            if name.value == param:
+                found.append(name)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            attr.value.visit(self)
+            return False
+
+    expr.visit(_Names())
+    return bool(found)
+
+
+class _Tests(cst.CSTVisitor):
+    """The ``if``/``while``/``x if c else y`` whose test reads ``param``, nested defs that rebind it
+    excluded."""
+
+    def __init__(self, param: str) -> None:
+        self.param = param
+        self.branches: list[tuple[str, list[cst.CSTNode]]] = []
+        self.loops: list[str] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return self.param not in set(local_bindings(node))
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return self.param not in set(local_bindings(node))
+
+    def visit_If(self, node: cst.If) -> None:
+        if _mentions(node.test, self.param):
+            branches: list[cst.CSTNode] = [node.body]
+            if node.orelse is not None:
+                branches.append(node.orelse)
+            self.branches.append((f"if {_short(node.test)}:", branches))
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if _mentions(node.test, self.param):
+            self.branches.append((f"... if {_short(node.test)} else ...", [node.body, node.orelse]))
+
+    def visit_While(self, node: cst.While) -> None:
+        if _mentions(node.test, self.param):
+            self.loops.append(f"while {_short(node.test)}:")
+
+
+def _outer_names(node: cst.FunctionDef) -> set[str]:
+    names: set[str] = set()
+
+    class _Declared(cst.CSTVisitor):
+        def visit_Global(self, stmt: cst.Global) -> None:
+            names.update(item.name.value for item in stmt.names)
+
+        def visit_Nonlocal(self, stmt: cst.Nonlocal) -> None:
+            names.update(item.name.value for item in stmt.names)
+
+    node.visit(_Declared())
+    return names
+
+
+def _side_effect(branch: cst.CSTNode, scope: Scope, outer: set[str]) -> str | None:
+    """The first Python side effect in ``branch`` (a statement block or an expression), or None."""
+    found: list[str] = []
+
+    class _Effects(cst.CSTVisitor):
+        def _target(self, target: cst.BaseExpression, stmt: cst.CSTNode) -> None:
+            if isinstance(target, (cst.Attribute, cst.Subscript)):
+                found.append(_short(stmt))
+            elif isinstance(target, cst.Name) and target.value in outer:
+                found.append(_short(stmt))
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._target(element.value, stmt)
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                self._target(target.target, node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._target(node.target, node)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._target(node.target, node)
+
+        def visit_Global(self, node: cst.Global) -> None:
+            found.append(_short(node))
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            found.append(_short(node))
+
+        def visit_Del(self, node: cst.Del) -> None:
+            found.append(_short(node))
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            found.append(_short(node))
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            qualified = scope.qualify(func) or ""
+            if qualified.split(".")[0] in _LIBRARIES:
+                return
+            if isinstance(func, cst.Name) and func.value in ("print", "setattr", "delattr", "exec", "open", "input"):
+                found.append(_short(node))
+            elif isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS:
+                found.append(_short(node))
+
+    branch.visit(_Effects())
+    return found[0] if found else None
