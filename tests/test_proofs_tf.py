@@ -145,9 +145,38 @@ def test_a_trial_never_creates_variables(program):
     assert fresh.scale is None
 
 
-def test_instances_and_arguments_the_program_dropped_are_kept_for_the_proofs(program):
+def test_by_default_nothing_the_program_dropped_is_kept_and_the_proofs_say_why(program):
     """A program builds its model and trainer inside main() and returns: they are gone by exit,
-    when proofs run, unless the recorder held the newest ones of each function that retraced."""
+    when proofs run; the recorder holds nothing strongly (it would change their lifetimes)."""
+    import weakref
+
+    module, rec = program
+    refs = []
+
+    def main():
+        lazy, model = module.Lazy(), module.tf.keras.layers.Dense(1)
+        refs.extend([weakref.ref(lazy), weakref.ref(model)])
+        module.run(lazy, model)
+
+    main()
+    gc.collect()
+    assert [ref() for ref in refs] == [None, None]  # as without the recorder
+    rec.prove()
+    functions = by_name(rec.trace_set())
+    assert results(functions["Lazy.__call__"])["input_signature: x=tf.TensorSpec(shape=[None], dtype=tf.float32)"] == (
+        "not_run", "the Lazy instance was no longer alive at the end of the program"
+    )
+    assert results(functions["train_step"])["reduce_retracing: x=float32[None, 3]"] == (
+        "not_run", "an argument (Dense) was no longer alive at the end of the program"
+    )
+    # what needs nothing of the program's objects is still proved
+    assert results(functions["predict"])["input_signature: x=tf.TensorSpec(shape=[None, 2], dtype=tf.float32)"] == ("traced", None)
+
+
+def test_instances_and_arguments_the_program_dropped_are_kept_for_the_proofs_on_request(program, monkeypatch):
+    """$RETRACE_FIX_PROOF_KEEP_ALIVE=1: the recorder holds the newest instance and object arguments
+    of each function that retraced, so the proofs of main()'s objects run (lifetimes change)."""
+    monkeypatch.setenv("RETRACE_FIX_PROOF_KEEP_ALIVE", "1")
     module, rec = program
 
     def main():
@@ -161,9 +190,10 @@ def test_instances_and_arguments_the_program_dropped_are_kept_for_the_proofs(pro
     assert results(functions["train_step"])["reduce_retracing: x=float32[None, 3]"] == ("traced", None)
 
 
-def test_only_the_newest_instance_of_a_function_is_kept(program):
+def test_only_the_newest_instance_of_a_function_is_kept_on_request(program, monkeypatch):
     import weakref
 
+    monkeypatch.setenv("RETRACE_FIX_PROOF_KEEP_ALIVE", "1")
     module, rec = program
     first = module.Lazy()
     for n in (1, 2):
@@ -235,6 +265,39 @@ def test_call_sites_name_the_calling_line_and_nested_traces_have_none(program):
     assert [(c.file, c.line, c.column, c.count) for c in functions["outer"].call_sites] == [("prog.py", outer_line, 8, 3)]
     assert functions["inner"].call_sites == []  # traced while `outer` traced
     assert all(t.nested for t in functions["inner"].traces)
+
+
+def test_a_python_function_is_held_only_when_that_keeps_nothing_else_alive():
+    """A closure-free def with literal defaults (a tf.function re-created per call around a
+    nested def) is held, so its proofs run; a closure or a default object is held weakly."""
+    import weakref
+
+    from retrace_fix.traces.prover import _function_holder
+
+    class Model:
+        pass
+
+    def make():
+        model = Model()
+
+        def plain(x, scale=2.0):
+            return x * scale
+
+        def closure(x):
+            return model
+
+        def default(x, m=Model()):
+            return m
+
+        return plain, closure, default, weakref.ref(model)
+
+    plain, closure, default, model = make()
+    holders = [_function_holder(f) for f in (plain, closure, default)]
+    assert [isinstance(h, weakref.ref) for h in holders] == [False, True, True]
+    del plain, closure, default
+    gc.collect()
+    assert holders[0]() is not None and holders[1]() is None and holders[2]() is None
+    assert model() is None  # nothing held the closure's cell
 
 
 CONSTANT_PROGRAM = """

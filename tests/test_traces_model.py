@@ -116,6 +116,30 @@ def test_retraces_and_total_traces():
     assert function().retraces == 0
 
 
+def test_variable_creation_traces_count_as_tensorflow_counts_them_but_are_no_retrace(tmp_path):
+    """A first call that created variables: TF traced it twice (experimental_get_tracing_count() 2)."""
+    lazy = Trace({"x": tensor(4)}, count=2, variable_creation=2)  # two layer objects, each traced twice
+    f = function(calls=5, traces=[lazy, Trace({"x": tensor(8)})])
+    assert (f.total_traces, f.retraces, f.variable_creation_traces) == (5, 1, 2)
+    path = tmp_path / "t.json"
+    save_trace_file(trace_set(f), path)
+    data = json.loads(path.read_text())
+    assert data["version"] == VERSION == 2  # an optional key: no new format version
+    assert [t.get("variable_creation") for t in data["functions"][0]["traces"]] == [2, None]
+    (loaded,) = load_trace_file(str(path))
+    assert loaded.traces == f.traces and loaded.total_traces == 5
+    merged = next(iter(trace_set(f).merge(trace_set(function(traces=[Trace({"x": tensor(4)}, variable_creation=1)])))))
+    assert (merged.traces[0].count, merged.traces[0].variable_creation, merged.total_traces) == (3, 3, 7)
+    del data["functions"][0]["traces"][0]["variable_creation"]  # a file written before the key: none
+    path.write_text(json.dumps(data))
+    (old,) = load_trace_file(str(path))
+    assert (old.total_traces, old.variable_creation_traces) == (3, 0)
+    text = render_report(build_report([f]), "text")
+    assert "pkg/train.py:10 train_step: 5 calls, 5 traces (2 distinct, 2 variable-creation), 1 retrace" in text
+    assert "  trace 1 (×2, +2 variable-creation): x=float32(4,)" in text
+    assert "because the call created variables" in text
+
+
 # ---------------------------------------------------------------------------
 # merge
 
@@ -253,6 +277,8 @@ def test_invalid_version(tmp_path, version):
         (lambda d: d["functions"][0]["traces"][0].update(seconds=float("nan")), "functions[0].traces[0].seconds: expected a non"),
         (lambda d: d["functions"][0]["traces"][0].update(seconds="0.5"), "functions[0].traces[0].seconds: expected an integer or a number"),
         (lambda d: d["functions"][0]["traces"][0].update(seconds=True), "functions[0].traces[0].seconds: expected an integer or a number"),
+        (lambda d: d["functions"][0]["traces"][0].update(variable_creation=-1), "functions[0].traces[0].variable_creation: expected a non"),
+        (lambda d: d["functions"][0]["traces"][0].update(variable_creation=1.0), "functions[0].traces[0].variable_creation: expected an integer"),
     ],
 )
 def test_invalid_structure_points_into_the_file(tmp_path, edit, message):

@@ -21,6 +21,9 @@ selects the rest (``tensor``, ``ragged``, ``sparse``, ``variable``,
 ``python``, ``object``, ``list``, ``tuple``, ``dict``, ``namedtuple``,
 ``per_replica``, ``other``).  ``seconds`` is optional (files recorded before it
 existed have none): the wall time of the call(s) that made the trace.
+``variable_creation`` is optional too (absent: 0): the further traces TensorFlow
+made of that signature because a first call created variables; a function's
+``total_traces`` (count plus those) is TensorFlow's ``experimental_get_tracing_count()``.
 
 Version 2 added ``call_sites`` (where the traced calls came from) and
 ``proofs`` (each candidate fix trial-traced on the live function at the end of
@@ -97,6 +100,14 @@ class Trace:
     #: ``__call__``/``get_concrete_function`` during which it was traced: tracing, plus that first
     #: execution for a call), summed; None when not recorded (files written before the field existed).
     seconds: float | None = None
+    #: Further traces TensorFlow made of this very signature because the call created variables:
+    #: its first call of a tf.function traces under a variable-creation scope, lifts the
+    #: initializers of the variables it created, then traces again with variable creation
+    #: forbidden, and keeps both concrete functions (``experimental_get_tracing_count()`` counts
+    #: both).  One per Function object whose first call created variables; 0 when none (files
+    #: written before the key existed have none).  Counted in :attr:`FunctionTraces.total_traces`,
+    #: never a retrace of its own (it is not a distinct signature).
+    variable_creation: int = 0
 
     def identity(self) -> str:
         """The deduplication key: arguments, ``nested`` and ``via`` (not ``count`` or ``seconds``)."""
@@ -106,10 +117,18 @@ class Trace:
         data = {"args": self.args, "count": self.count, "nested": self.nested, "via": self.via}
         if self.seconds is not None:
             data["seconds"] = self.seconds
+        if self.variable_creation:
+            data["variable_creation"] = self.variable_creation
         return data
 
+    @property
+    def total(self) -> int:
+        """TensorFlow's traces of this signature: ``count`` plus the variable-creation traces."""
+        return self.count + self.variable_creation
+
     def copy(self) -> Trace:
-        return Trace(args=self.args, count=self.count, nested=self.nested, via=self.via, seconds=self.seconds)
+        return Trace(args=self.args, count=self.count, nested=self.nested, via=self.via, seconds=self.seconds,
+                     variable_creation=self.variable_creation)
 
 
 def add_seconds(a: float | None, b: float | None) -> float | None:
@@ -196,13 +215,19 @@ class FunctionTraces:
 
     @property
     def retraces(self) -> int:
-        """Distinct traces beyond the first (the variable-creation double trace is already folded)."""
+        """Distinct traces beyond the first (variable-creation traces are not retraces: same signature)."""
         return max(0, len(self.traces) - 1)
 
     @property
     def total_traces(self) -> int:
-        """How many traces happened in all, counting repeats of an identical trace."""
-        return sum(t.count for t in self.traces)
+        """How many traces happened in all (TensorFlow's ``experimental_get_tracing_count()``, summed
+        over the Function objects): repeats of an identical trace and variable-creation traces included."""
+        return sum(t.total for t in self.traces)
+
+    @property
+    def variable_creation_traces(self) -> int:
+        """The traces TensorFlow made again because a first call created variables (see :class:`Trace`)."""
+        return sum(t.variable_creation for t in self.traces)
 
     @property
     def trace_seconds(self) -> float | None:
@@ -230,6 +255,7 @@ class FunctionTraces:
         existing = self._index.get(ident)
         if existing is not None:
             existing.count += trace.count
+            existing.variable_creation += trace.variable_creation
             existing.seconds = add_seconds(existing.seconds, trace.seconds)
             return
         copy = trace.copy()
@@ -523,7 +549,11 @@ class _Checker:
                 self.fail(f"{where}.seconds", "expected a non-negative number")
             seconds = float(seconds)
         nested = self.field(item, "nested", bool, where, default=False)
-        return Trace(args=args, count=count, nested=nested, via=via, seconds=seconds)
+        variable_creation = self.field(item, "variable_creation", int, where, default=0)
+        if variable_creation < 0:
+            self.fail(f"{where}.variable_creation", "expected a non-negative integer")
+        return Trace(args=args, count=count, nested=nested, via=via, seconds=seconds,
+                     variable_creation=variable_creation)
 
     def value(self, value: Any, where: str) -> None:
         """Check one value descriptor (recursively).

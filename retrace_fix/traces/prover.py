@@ -1,5 +1,9 @@
 """Proofs: trial-trace each candidate fix on the live function at the end of a recording.
 
+The recorder holds nothing of the program strongly (see :class:`LiveFunction`):
+a proof uses the function, the instance and the object arguments that are still
+alive when it runs; for one that died it is ``not_run`` with the reason.
+
 At the end of the recorded program (the exit hook of ``retrace-fix record``'s
 children, the end of ``record_traces`` and of the pytest plugin's session) the
 recorder calls :func:`prove_function` for every function that traced more
@@ -44,6 +48,7 @@ import io
 import logging
 import math
 import os
+import sys
 import time
 import types
 import warnings
@@ -83,29 +88,78 @@ class _Unavailable(Exception):
 # what the recorder keeps of a live tf.function
 
 
+def _weak(obj: Any) -> Any:
+    """A weak reference to ``obj``, or a callable returning None when it cannot have one."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return _NOTHING
+
+
+def _NOTHING() -> None:
+    return None
+
+
+def _function_holder(function: Callable) -> Callable[[], Any]:
+    """How a :class:`LiveFunction` holds the Python function: strongly when holding it keeps
+    nothing of the program alive but the function object itself (no closure, literal defaults:
+    a ``def`` nested in a function that runs per call, whose tf.function is gone by the end),
+    else weakly (a closure's cells, a default object, would live longer)."""
+    closure = getattr(function, "__closure__", None)
+    defaults = list(getattr(function, "__defaults__", None) or ()) + list(
+        (getattr(function, "__kwdefaults__", None) or {}).values()
+    )
+    module = sys.modules.get(getattr(function, "__module__", None) or "")
+    if (
+        isinstance(function, types.FunctionType)
+        and not closure
+        and all(value is None or type(value) in (bool, int, float, str) for value in defaults)
+        and getattr(module, "__dict__", None) is function.__globals__  # globals that live on anyway
+    ):
+        return lambda: function
+    return _weak(function)
+
+
 @dataclass
 class LiveFunction:
-    """Enough to re-trace a recorded tf.function later: its Python function (kept alive), the
-    instance of a method (weakly: a dead instance means no proof) and the tf.function options."""
+    """Enough to re-trace a recorded tf.function later: its Python function, the instance of a
+    method and the tf.function options.  The instance and any function that would keep an object
+    of the program alive (a closure, a default object) are held *weakly*:
+    recording must not change an object's lifetime (a bound method or a model kept alive is
+    equal to the next one in TensorFlow's cache key, and a ``__del__`` or a weakref-keyed cache of
+    the program would run differently), so a proof needs them alive at the end of the program.
+    ``function_ref`` and ``instance_ref`` are callables (weak references) returning the object or None."""
 
-    python_function: Callable
+    function_ref: Callable[[], Any]
     params: list  # [ParamInfo], ``self`` included
     options: dict = field(default_factory=dict)
-    instance_ref: Any = None  # weakref.ref (or a strong holder when not weak-referenceable)
+    instance_ref: Any = None  # weakref.ref of the instance of a method
     instance_type: str | None = None
 
     @property
     def is_method(self) -> bool:
         return self.instance_type is not None
 
+    @property
+    def python_function(self) -> Callable | None:
+        """The plain Python function, None when it was no longer alive."""
+        return self.function_ref()
+
     def bound(self) -> Callable | None:
         """The callable to wrap: the function, or the method bound to its instance (None if it died)."""
-        if not self.is_method:
-            return self.python_function
-        instance = self.instance_ref() if isinstance(self.instance_ref, weakref.ref) else self.instance_ref
+        function = self.function_ref()
+        if function is None or not self.is_method:
+            return function
+        instance = self.instance_ref() if self.instance_ref is not None else None
         if instance is None:
             return None
-        return self.python_function.__get__(instance)
+        return function.__get__(instance)
+
+    def missing(self) -> str:
+        """Why :meth:`bound` is None."""
+        if self.function_ref() is None:
+            return "the Python function was no longer alive at the end of the program"
+        return f"the {self.instance_type} instance was no longer alive at the end of the program"
 
 
 def _raw_and_instance(python_function: Any) -> tuple[Callable | None, Any]:
@@ -171,17 +225,11 @@ def live_function(function: Any) -> LiveFunction | None:
         value = getattr(function, attribute, None)
         if value is not None and value != {}:
             options[option] = value
-    holder = None
-    if instance is not None:
-        try:
-            holder = weakref.ref(instance)
-        except TypeError:
-            holder = instance
     return LiveFunction(
-        python_function=raw,
+        function_ref=_function_holder(raw),
         params=param_infos_of(raw),
         options=options,
-        instance_ref=holder,
+        instance_ref=_weak(instance) if instance is not None else None,
         instance_type=type(instance).__qualname__ if instance is not None else None,
     )
 
@@ -355,7 +403,7 @@ def trial_trace(live: LiveFunction, candidate: Candidate, lookup: Callable[[int]
 
     function = live.bound()
     if function is None:
-        return Proof(candidate.fix, "not_run", note=f"the {live.instance_type} instance was no longer alive at the end of the program")
+        return Proof(candidate.fix, "not_run", note=live.missing())
     try:
         if candidate.fix == FIX_SIGNATURE:
             calls = [([], {})]

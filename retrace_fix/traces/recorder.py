@@ -11,8 +11,11 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
   after.  Only when the length changed (a trace happened) are the new cache
   entries looked at: each new concrete function's ``function_type`` is turned
   into JSON value descriptors, and the cache key's context tells whether the
-  trace was nested (made while another tf.function traced).  The variable-creation double trace
-  (same type, two scope types) is folded into one.
+  trace was nested (made while another tf.function traced).  Every new entry
+  is one of TensorFlow's traces, so a function's ``total_traces`` is its
+  ``experimental_get_tracing_count()``: the variable-creation double trace
+  (same type, two scope types: the first call created variables) is one
+  trace with ``variable_creation`` counting the second.
 * Each call also reads ``time.perf_counter()`` on entry; a call that traced
   stores its wall time (entry to return: tracing plus that first execution)
   as the new trace's ``seconds``.  A tf.function traced inside another one's
@@ -29,11 +32,16 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
   tf.function's trace have no call site of their own.
 * For each recorded origin the recorder keeps what it needs to re-trace the
   function later (:class:`~retrace_fix.traces.prover.LiveFunction`: the
-  Python function, the method's instance weakly, the tf.function options).
-  ``Recorder.prove()``, called at the end of the recording, trial-traces the
-  candidate fixes of every function that retraced (see
+  Python function and the method's instance, both weakly, the tf.function
+  options).  ``Recorder.prove()``, called at the end of the recording,
+  trial-traces the candidate fixes of every function that retraced (see
   :mod:`retrace_fix.traces.prover`); while it runs, the hooks ignore every
-  call and trace.
+  call and trace, and take out again the nested entries a trial adds to the
+  caches of the tf.functions its body calls.
+* The recorder observes without touching: it holds no object of the program
+  strongly (argument objects, instances and Python functions only weakly),
+  so recording changes no object's lifetime, no identity- or weakref-keyed
+  cache (TensorFlow's own included) and no function's tracing count.
 
 This module does not import TensorFlow.  ``install()`` patches at once when
 TensorFlow's module is already imported, and otherwise installs a
@@ -209,14 +217,14 @@ class _ObjectIds:
 
     def __init__(self):
         self._ids: dict[int, tuple[Any, int]] = {}
-        self._by_number: dict[int, Any] = {}  # number -> weakref (or the object itself)
+        self._by_number: dict[int, Any] = {}  # number -> weakref (objects are never held)
         self._next = 1
         self._lock = threading.Lock()
 
     def get(self, obj: Any) -> int:
         with self._lock:
             entry = self._ids.get(id(obj))
-            if entry is not None and (entry[0]() if isinstance(entry[0], weakref.ref) else entry[0]) is obj:
+            if entry is not None and entry[0]() is obj:
                 return entry[1]
             number = self._next
             self._next += 1
@@ -224,7 +232,9 @@ class _ObjectIds:
                 key = id(obj)
                 holder: Any = weakref.ref(obj, lambda _r, key=key, number=number: self._forget(key, number))
             except TypeError:
-                holder = obj  # not weak-referenceable: keep it (its id must not be reused)
+                # not weak-referenceable: never held (holding it would change its lifetime, and the
+                # reuse of its id after its death), so never known again; a proof cannot use it
+                return number
             self._ids[id(obj)] = (holder, number)
             self._by_number[number] = holder
             return number
@@ -236,7 +246,7 @@ class _ObjectIds:
     def lookup(self, number: int) -> Any:
         """The live object that got ``number``, or None (dead, or never seen)."""
         holder = self._by_number.get(number)
-        return holder() if isinstance(holder, weakref.ref) else holder
+        return holder() if holder is not None else None
 
     def reset(self) -> None:
         with self._lock:
@@ -261,6 +271,7 @@ def _object_numbers(value: Any) -> list[int]:
         elif isinstance(item, list):
             stack.extend(item)
     return found
+
 
 _MAX_REPR = 300
 
@@ -407,8 +418,8 @@ class Recorder:
         self._functions: dict[tuple, FunctionTraces] = {}
         self._origins: dict[tuple, tuple] = {}  # recorded key -> raw origin
         self._live: dict[tuple, list] = {}  # recorded key -> [LiveFunction], newest last
-        #: recorded key -> the instance and object arguments of its newest trace, held strongly
-        #: once it retraced (see :meth:`_keep_alive_for_proofs`)
+        #: recorded key -> the instance and object arguments of its newest trace, held strongly once
+        #: it retraced, only when $RETRACE_FIX_PROOF_KEEP_ALIVE asks for it (see _keep_alive_for_proofs)
         self._kept_alive: dict[tuple, tuple] = {}
         self._proved: dict[tuple, int] = {}  # recorded key -> number of traces when it was proved
         self._rel_cache: dict[str, str | None] = {}
@@ -491,21 +502,20 @@ class Recorder:
                     lives.remove(stats.live)
                 lives.append(stats.live)
                 del lives[: -self.MAX_LIVE]
-            if len(function.traces) > 1:
+            if len(function.traces) > 1 and _keep_alive_enabled():
                 self._keep_alive_for_proofs(key, stats.live, trace)
 
     def _keep_alive_for_proofs(self, key: tuple, live: Any, trace: Trace) -> None:
-        """Hold the instance (for a method) and the object arguments (a model, an optimizer) of the
-        newest trace of a function that retraced, until the recording ends: proofs run at exit,
-        when a program that built them inside ``main()`` has dropped them, and a proof needs
-        them alive.  One set per function (a newer trace replaces it), none when proofs are
-        off (``$RETRACE_FIX_PROOF_SECONDS=0``); only their lifetime changes, never their state."""
-        from retrace_fix.traces.prover import Budget
+        """Opt-in (``$RETRACE_FIX_PROOF_KEEP_ALIVE=1``): hold the instance (for a method) and the
+        object arguments of the newest trace of a function that retraced until the recording ends,
+        so that proofs at exit can use objects a program built inside ``main()`` and dropped.
 
-        if not Budget.from_environment().enabled:
-            return
+        Off by default because it changes what it observes: an object kept alive is still equal
+        to a new one in TensorFlow's cache key (a bound method ``agent.update`` traced 8 times
+        alone and 2 times recorded), its ``__del__`` runs later, a weakref-keyed cache of the
+        program keeps its entry and its id is not reused."""
         held = []
-        instance = live.instance_ref() if live is not None and isinstance(live.instance_ref, weakref.ref) else None
+        instance = live.instance_ref() if live is not None and live.instance_ref is not None else None
         if instance is not None:
             held.append(instance)
         for number in _object_numbers(trace.args):
@@ -603,6 +613,17 @@ def _tensorflow_version() -> str | None:
 
 
 _RECORDERS: list[Recorder] = []
+#: $RETRACE_FIX_PROOF_KEEP_ALIVE=1: hold the newest objects of a function that retraced for its proofs
+ENV_KEEP_ALIVE = "RETRACE_FIX_PROOF_KEEP_ALIVE"
+
+
+def _keep_alive_enabled() -> bool:
+    """$RETRACE_FIX_PROOF_KEEP_ALIVE is set (not ``0``) and proofs are on (read at each trace)."""
+    if os.environ.get(ENV_KEEP_ALIVE, "").strip() in ("", "0"):
+        return False
+    from retrace_fix.traces.prover import Budget
+
+    return Budget.from_environment().enabled
 _ERROR_REPORTED = False
 #: the thread running proofs: the hooks ignore its calls and traces (None: no proof running)
 _PROVING_THREAD: int | None = None
@@ -647,6 +668,7 @@ def _on_trace(
         # default graph still being a FuncGraph after the call returned.
         inside = _inside_function()
         new: dict[str, Trace] = {}
+        first_context: dict[str, Any] = {}
         for (context, function_type), concrete in entries:
             if id(concrete) in stats.seen:
                 continue
@@ -658,7 +680,14 @@ def _on_trace(
                 args[name] = encode_trace_type(parameter.annotation)
             nested = inside or getattr(getattr(context, "context", None), "parent_graph", None) is not None
             trace = Trace(args=args, nested=nested, via=via)
-            new.setdefault(trace.identity(), trace)  # folds the variable-creation double trace
+            same = new.get(trace.identity())
+            if same is None:
+                new[trace.identity()] = trace
+            elif _scope_name(context) != _scope_name(first_context.get(trace.identity())):
+                same.variable_creation += 1  # the first call created variables: TF traced it again
+            else:  # pragma: no cover - one call, one signature, one scope: not seen in TF 2.15-2.21
+                same.count += 1
+            first_context.setdefault(trace.identity(), context)
         if not new:
             return
         if seconds is not None:
@@ -674,6 +703,13 @@ def _on_trace(
                 callers = None  # one call, one call site (even when it made several traces)
     except Exception as exc:  # never break the user's program
         _report_error(exc)
+
+
+def _scope_name(context: Any) -> str | None:
+    """The ``ScopeType`` of a function-cache key's context (``VARIABLE_CREATION`` for the first
+    trace of a Function, ``NO_VARIABLE_CREATION`` once its first call created variables)."""
+    scope = getattr(context, "scope_type", None)
+    return getattr(scope, "name", None) if scope is not None else None
 
 
 _MAX_CALLER_FRAMES = 40
@@ -738,11 +774,33 @@ def _make_call(original: Callable) -> Callable:
                 stats.calls += 1
                 if len(self._function_cache) != before:
                     _on_trace(self, stats, "call", before, _clock() - start, sys._getframe(1))
+            elif len(self._function_cache) != before:
+                _forget_trial_traces(self, before)
 
     __call__.__wrapped__ = original  # type: ignore[attr-defined]
     __call__.__doc__ = original.__doc__
     __call__._retrace_fix = True  # type: ignore[attr-defined]
     return __call__
+
+
+def _forget_trial_traces(function: Any, before: int) -> None:
+    """Take the entries a proof's trial added to ``function``'s cache out again.
+
+    A trial traces a *fresh* tf.function around the recorded Python function, but
+    another tf.function its body calls is traced inside the trial like inside any
+    caller, and its cache gains a nested entry.  Left there, it would change that
+    function's ``experimental_get_tracing_count()`` (and its dispatch) after the
+    proofs; the outer trial graph keeps its own reference to the concrete function.
+    """
+    try:
+        cache = function._function_cache
+        primary = getattr(cache, "_primary", None)
+        if primary is None:
+            return
+        for context, function_type in list(primary)[before:]:
+            cache.delete(function_type, context)
+    except Exception as exc:  # never break the user's program
+        _report_error(exc)
 
 
 def _make_gcf(original: Callable, name: str) -> Callable:

@@ -73,6 +73,8 @@ class TraceEntry:
     arguments: str  # compact summary of every argument
     changes: list[str] = field(default_factory=list)  # empty for the first trace
     seconds: float | None = None  # wall time of the call(s) that made it; None when not recorded
+    #: further traces TF made of this signature because a first call created variables
+    variable_creation: int = 0
 
 
 @dataclass
@@ -84,7 +86,7 @@ class FunctionReport:
     firstlineno: int
     calls: int
     traces: int  # distinct traces
-    total_traces: int  # traces including repeats of an identical one
+    total_traces: int  # TensorFlow's count: repeats of an identical trace and variable-creation traces included
     retraces: int
     reduce_retracing: bool
     has_input_signature: bool
@@ -98,6 +100,8 @@ class FunctionReport:
     #: each candidate fix trial-traced on the live function at the end of the recording, with its
     #: outcome: ``input_signature x=float32[None, 4]: traced`` (format version 2)
     proofs: list[str] = field(default_factory=list)
+    #: the traces TF made again because a first call created variables (in ``total_traces``)
+    variable_creation: int = 0
 
 
 # ---------------------------------------------------------------------------
@@ -257,6 +261,7 @@ def function_report(function: FunctionTraces) -> FunctionReport:
         has_input_signature=function.has_input_signature,
         trace_seconds=function.trace_seconds,
         retrace_seconds=function.retrace_seconds,
+        variable_creation=function.variable_creation_traces,
     )
     if report.trace_seconds is not None:
         nested = 0.0
@@ -275,6 +280,7 @@ def function_report(function: FunctionTraces) -> FunctionReport:
                 arguments=_arguments(trace),
                 changes=trace_changes(previous, trace) if previous is not None else [],
                 seconds=trace.seconds,
+                variable_creation=trace.variable_creation,
             )
         )
         previous = trace
@@ -287,6 +293,12 @@ def function_report(function: FunctionTraces) -> FunctionReport:
         report.notes.append(
             "every retrace happened while a calling tf.function was being traced (nested): once the caller's "
             "graph is built they cost nothing; fix the caller's retracing instead"
+        )
+    if report.variable_creation:
+        report.notes.append(
+            f"{_plural(report.variable_creation, 'trace')} of the same signature again because the call created "
+            "variables: TensorFlow traces a tf.function's first call with variable creation allowed, lifts the "
+            "variables' initializers, then traces it once more without (not a retrace; once per tf.function object)"
         )
     repeated = [t for t in function.traces if t.count > 1]
     if repeated:
@@ -363,7 +375,10 @@ def render_text(reports: list[FunctionReport]) -> str:
             flags.append("input_signature")
         traces = _plural(report.total_traces, "trace")
         if report.total_traces != report.traces:
-            traces += f" ({report.traces} distinct)"
+            detail = [f"{report.traces} distinct"]
+            if report.variable_creation:
+                detail.append(f"{report.variable_creation} variable-creation")
+            traces += f" ({', '.join(detail)})"
         header = f"{location(report.file, report.firstlineno)} {report.qualname}: {_plural(report.calls, 'call')}, {traces}"
         if report.retraces:
             header += f", {_plural(report.retraces, 'retrace')}"
@@ -374,6 +389,8 @@ def render_text(reports: list[FunctionReport]) -> str:
             tags = []
             if entry.count > 1:
                 tags.append(f"×{entry.count}")
+            if entry.variable_creation:
+                tags.append(f"+{entry.variable_creation} variable-creation")
             if entry.nested:
                 tags.append("nested")
             if entry.via != "call":
