@@ -272,15 +272,16 @@ HAND_FIXES = {
 
 #: programs whose retracing no safe fix of RTF003/RTF004 can remove: left alone, with a diagnostic
 DIAGNOSED = {
-    # a Python int passed to `tf.constant(k)`, which refuses a tensor ("Expected any non-tensor
-    # type"): every dtype fails the proof
+    # a Python int passed to `tf.constant(k + 1)`, which refuses a tensor ("Expected any non-tensor
+    # type"): every dtype fails the proof (`tf.constant(k)` itself RTF005 now rewrites with its call
+    # sites: golden/call-site-tensor/own-constant-step)
     "s_constant": """
         import tensorflow as tf
 
 
         @tf.function
         def shifted(x, k):
-            return x + tf.constant(k)
+            return x + tf.constant(k + 1)
 
 
         RESULTS = [shifted(tf.constant([1, 2]), k) for k in (1, 2, 3)]
@@ -464,7 +465,7 @@ def test_the_proofs_decide_the_tier(check_of_the_originals):
     assert "s_pow.py:4:1: RTF003 [*] [safe] `power` traced 3 times (`k`: Python int varies (1, 2, 3) → float32 tensor)" in out
     # tf.constant(k) refuses a tensor: the static check says so, and the proof failed for every dtype
     assert ("s_constant.py:4:1: RTF003 [diagnostic] `shifted` traced 3 times: `k` (Python int 1, 2, 3) cannot become "
-            "a tensor: `tf.constant(x)` needs a Python value\n").replace("(x)", "(k)") in out
+            "a tensor: `tf.constant(k + 1)` needs a Python value\n") in out
     # rank drift: an unknown-rank spec, proven
     assert "s_rank.py:4:1: RTF003 [*] [safe] `total` traced 3 times (`x` rank varies)" in out
     # the never-varying blocker is named, and reduce_retracing is offered for the shapes
