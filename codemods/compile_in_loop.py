@@ -3,7 +3,9 @@
 What it does
     Reports ``model.compile(...)`` inside a ``for``/``while`` loop that also
     trains the same model (``model.fit``, ``train_on_batch``, ``evaluate``);
-    a compile under an ``if`` inside the loop (some iterations only) is left alone.
+    a compile under an ``if`` inside the loop (some iterations only), and the
+    compile of a model the loop builds anew (``model = keras.Sequential(...)``
+    in the loop: cross-validation folds, restarts), are left alone.
     Where the compile call only changes the learning rate - its optimizer is a
     constructor call such as ``tf.keras.optimizers.SGD(learning_rate=lr)``
     whose other arguments, like the other compile arguments, stay the same in
@@ -157,6 +159,8 @@ class CompileInLoopCommand(RetraceCodemod):
         trains = _trains(loop, receiver)
         if trains is None:
             return updated_node
+        if receiver in _bound_in(loop):
+            return updated_node  # a new model each iteration (cross-validation, restarts): it must compile
         head = (f"`{receiver}.compile(...)` in the loop at line {self.analysis.line_of(loop)} that also trains "
                 f"`{receiver}` (`{receiver}.{trains.func.attr.value}`, line {self.analysis.line_of(trains)}): each "
                 "compile drops the train function, which is traced again on the next call")
