@@ -349,8 +349,9 @@ def _decide(
         return None
     skip_self = source.skip_self
     summaries = lay.summaries
-    if _only_flags(function, targets, summaries, skip_self):
-        return None  # a bool flag alone: at most two graphs, usually on purpose
+    #: only Python bools varied: at most two graphs, often on purpose; converted only when that is
+    #: proven harmless (the proof traced the flag as a tensor, no branch has a Python side effect)
+    lone_flag = _only_flags(function, targets, summaries, skip_self)
     name = node.name.value
     qualname = function.qualname
     chosen = dict(outcomes.call_site.candidate.converts) if outcomes.call_site.candidate is not None else {}
@@ -411,6 +412,8 @@ def _decide(
 
     if all(t.python_type == "bool" and t.conversion.param in TRAINING_FLAGS for t in accepted):
         return None  # only a training-mode flag would change: two graphs on purpose, as for a flag alone
+    if lone_flag and (subset_of(accepted, targets) or any(t.notes for t in accepted)):
+        return None  # a flag alone whose tf.cond is not proven harmless: say nothing, as before
     conversions = tuple(t.conversion for t in accepted)
     dtypes = {c.param: c.dtype for c in conversions}
     subset = len(accepted) != len(targets)
@@ -424,6 +427,8 @@ def _decide(
             f"not proven: the recording trial-traced {_params(conversions)} converted together with "
             f"{_listed(f'`{p}`' for p in targets if p not in dtypes)}, which must stay as they are"
         ))
+    if lone_flag and not proof.traced:
+        return None  # a flag alone: only a proven conversion is worth a finding
     proof_text, proof_status = _proof_text(name, proof, conversions)
     after = traces_after(function, skip_self, dtypes, kinds)
     # -- the call sites
@@ -581,6 +586,11 @@ def _proof_text(name: str, proof, conversions) -> tuple[str, str]:
         return f"trial-traced on the live function with {what}, it fails: {proof.error}", "failed"
     note = proof.note if proof is not None and proof.note else "not proven on the live function"
     return note, "unproven"
+
+
+def subset_of(accepted: list, targets: dict) -> bool:
+    """Do the accepted conversions leave some varying target as it is?"""
+    return len(accepted) != len(targets)
 
 
 def _only_flags(function: FunctionTraces, targets: dict, summaries: dict, skip_self: str | None) -> bool:

@@ -103,7 +103,8 @@ Fix safety
     structure or dtype, so a proof that traced shows they agree) and no branch
     has a Python side effect (``print``, ``list.append``, an assignment to an
     attribute, an item or a global: it would now run for the branch not taken
-    too).
+    too).  A bool flag that is the only thing that varied (at most two
+    graphs, often on purpose) gets a finding only when its fix is safe so.
     unsafe (``--unsafe-fixes``) without a proof (an old trace file, a proof that
     could not run), where the body branches on the value in Python and the
     branch is not proven (no proof, a ``while`` on the value, a branch with a
