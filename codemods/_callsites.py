@@ -192,8 +192,10 @@ class ModuleCalls:
         if literal is not None:
             return [Evidence("literal", literal[0], literal[1], expr)]
         if isinstance(expr, cst.BinaryOperation):
-            inner = self.scalar_evidence(site, expr.left) + self.scalar_evidence(site, expr.right)
-            return [Evidence(e.kind, e.type, None, expr) for e in inner if e.kind != "literal"]
+            left, right = self.scalar_evidence(site, expr.left), self.scalar_evidence(site, expr.right)
+            if not left or not right:
+                return []  # an operand not known to be a Python scalar (`tf.ones([4]) * epoch`): maybe a tensor
+            return [Evidence(e.kind, e.type, None, expr) for e in left + right if e.kind != "literal"]
         if not isinstance(expr, cst.Name):
             return []
         found: list[Evidence] = []
