@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.tfnames import Scope, local_bindings
+from retrace_fix.node_text import first_line as _short
+from retrace_fix.tfnames import Scope, local_bindings, mentions as _mentions
 
 #: methods that change a Python container (or object) in place
 _MUTATORS = frozenset(
@@ -55,27 +56,6 @@ def flag_branch_risk(node: cst.FunctionDef, param: str, scope: Scope) -> str | N
                     f"has a Python side effect (`{effect}`) that then runs for the branch not taken too"
                 )
     return None
-
-
-def _short(node: cst.CSTNode) -> str:
-    text = cst.Module(body=[]).code_for_node(node).strip().splitlines()[0]
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _mentions(expr: cst.CSTNode, param: str) -> bool:
-    found = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            if name.value == param:
-                found.append(name)
-
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            attr.value.visit(self)
-            return False
-
-    expr.visit(_Names())
-    return bool(found)
 
 
 class _Tests(cst.CSTVisitor):

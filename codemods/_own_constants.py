@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from retrace_fix.tfnames import Scope, local_bindings
+from retrace_fix.node_text import first_line as _short
+from retrace_fix.tfnames import Scope, local_bindings, mentions as _mentions
 
 _CONSTANT = "tensorflow.constant"
 
@@ -58,27 +59,6 @@ def rewritten(found: OwnConstant, tf_name: str) -> cst.Call:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return cst.Call(func=cst.Attribute(value=cst.Name(tf_name), attr=cst.Name("cast")),
                     args=[cst.Arg(value=value, comma=comma), cst.Arg(value=found.dtype)])
-
-
-def _short(node: cst.CSTNode) -> str:
-    text = cst.Module(body=[]).code_for_node(node).strip().splitlines()[0]
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _mentions(expr: cst.CSTNode, param: str) -> bool:
-    found: list = []
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            if name.value == param:
-                found.append(name)
-
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            attr.value.visit(self)
-            return False
-
-    expr.visit(_Names())
-    return bool(found)
 
 
 class _Finder(cst.CSTVisitor):

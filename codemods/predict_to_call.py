@@ -403,16 +403,7 @@ class PredictToCallCommand(RetraceCodemod):
                   if any(_is_self_attribute(t) and t.attr.value == attr for t in targets)]  # type: ignore[attr-defined]
         if not values:
             return None
-        for value in values:
-            if not isinstance(value, cst.Call):
-                return None
-            qualified = self.scope.qualify(value.func)
-            if qualified in ("keras.Sequential", "keras.models.Sequential"):
-                continue
-            if qualified in ("keras.Model", "keras.models.Model") and _one_output(value, self.keras):
-                continue
-            return None
-        return "model"
+        return "model" if self._single_output_builds(values) else None
 
     def _single_output_model(self, name: str) -> str | None:
         """"model" when every binding of ``name`` visible here builds a single-output Keras model."""
@@ -429,16 +420,20 @@ class PredictToCallCommand(RetraceCodemod):
             values = rebound
         if not values or name not in self.keras.model_names.get(owner, set()):
             return None
+        return "model" if self._single_output_builds(values) else None
+
+    def _single_output_builds(self, values: list[cst.BaseExpression]) -> bool:
+        """Does every value build a single-output Keras model (``Sequential(...)``, ``Model(inputs, output)``)?"""
         for value in values:
             if not isinstance(value, cst.Call):
-                return None
+                return False
             qualified = self.scope.qualify(value.func)
             if qualified in ("keras.Sequential", "keras.models.Sequential"):
                 continue
             if qualified in ("keras.Model", "keras.models.Model") and _one_output(value, self.keras):
                 continue
-            return None
-        return "model"
+            return False
+        return True
 
     def _blocker(self, node: cst.Call, method: str) -> str | None:
         positional = [a for a in node.args if a.keyword is None and not a.star]

@@ -27,3 +27,9 @@ def short_code(node: cst.CSTNode, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[: limit - 3].rstrip() + "..."
     return text
+
+
+def first_line(node: cst.CSTNode, limit: int = 60) -> str:
+    """The first line of ``node``'s code, shortened to ``limit`` characters (a statement as a message names it)."""
+    text = code_of(node).strip().splitlines()[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."

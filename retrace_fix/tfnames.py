@@ -272,6 +272,23 @@ def _cached_local_bindings(node: cst.FunctionDef | cst.Lambda) -> dict[str, str 
     return frame
 
 
+def mentions(expr: cst.CSTNode, name: str) -> bool:
+    """Does ``expr`` read the name ``name`` (not as an attribute: ``x.name`` reads only ``x``)?"""
+    found = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+    expr.visit(_Names())
+    return bool(found)
+
+
 def named_params(params: cst.Parameters, keyword_only: bool = True) -> list[cst.Param]:
     """The parameters a call binds by name or position, in order: positional-only, ordinary, then
     (unless ``keyword_only`` is False) keyword-only; never ``*args`` or ``**kwargs``."""
