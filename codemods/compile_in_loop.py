@@ -57,7 +57,7 @@ import ast
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._callsites import CachedScope, ModuleCalls, literal_value
+from retrace_fix.codemods._callsites import ModuleCalls, literal_value
 from retrace_fix.codemods.range_to_tf_range import _global_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
