@@ -66,6 +66,7 @@ from retrace_fix.traces.generalize import (
     classify_scalar,
 )
 from retrace_fix.traces.model import FunctionTraces, Proof, TraceSet
+from retrace_fix.wording import a_or_an
 
 CODE = "RTF005"
 #: a site's status in a decision
@@ -538,9 +539,6 @@ def _what_varied(accepted: list[_Target]) -> str:
     return short_list(parts)
 
 
-def _a(word: str) -> str:
-    return "an" if word[:1] in "aeiou" else "a"
-
 
 def _params(conversions) -> str:
     return _listed(f"`{c.param}`" for c in conversions)
@@ -576,7 +574,7 @@ def _spelled(conversion: Conversion, value: str) -> str:
 
 
 def _proof_text(name: str, proof, conversions) -> tuple[str, str]:
-    what = ", ".join(f"`{c.param}` as {_a(c.dtype)} {c.dtype} tensor" for c in conversions)
+    what = ", ".join(f"`{c.param}` as {a_or_an(c.dtype)} {c.dtype} tensor" for c in conversions)
     if proof is not None and proof.result == "traced":
         return (
             f"proven on the live function: a fresh tf.function around `{name}` traced with {what} and the other "

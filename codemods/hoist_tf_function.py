@@ -130,6 +130,7 @@ from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._creations import Creation, creation_subject, find_creations, is_factory, repeated_evidence
 from retrace_fix.codemods._loop_safety import is_tf_op
 from retrace_fix.codemods.range_to_tf_range import _global_names
+from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
@@ -502,7 +503,7 @@ class _Planner:
         if creation.is_def or not isinstance(node, cst.Call) or not self.scope.is_tf_function(node.func):
             return None
         target = node.args[0].value
-        parents = _parents(creation.owner)
+        parents = parent_map(creation.owner)
         if isinstance(target, cst.Lambda):
             lambda_call = _lambda_target_call(target, parents.get(id(node)), node)
             target = lambda_call.func if lambda_call is not None else target
@@ -565,7 +566,7 @@ class _Planner:
             problems.append(f"`{name}` is bound more than once in `{owner.name.value}`")
         def_line = self.line(inner)
         uses = [a for b in bindings if b.node is inner for a in b.references]
-        parents = _parents(owner)
+        parents = parent_map(owner)
         inside = _node_ids(inner.body)
         for access in uses:
             use = access.node
@@ -640,7 +641,7 @@ class _Planner:
                     plan.tier, plan.verifiable = Tier.DIAGNOSTIC, True
                     plan.message, plan.reason = self.diagnostic(creation, head, message).message, ""
                     plan.extra = [n for n in captured if kind == "module-def" or n != self_name]
-                    plan.calls = {id(_parents(owner)[id(a.node)]) for a in uses}
+                    plan.calls = {id(parent_map(owner)[id(a.node)]) for a in uses}
                     return plan
             return self.diagnostic(creation, head, message)
         if problems:
@@ -703,7 +704,7 @@ class _Planner:
 
     def _calls_only(self, uses, owner: cst.FunctionDef) -> bool:
         """Every use of the def is a plain call (where extra keyword arguments can be passed)."""
-        parents = _parents(owner)
+        parents = parent_map(owner)
         for access in uses:
             parent = parents.get(id(access.node))
             if not (isinstance(parent, cst.Call) and parent.func is access.node):
@@ -724,7 +725,7 @@ class _Planner:
             return self.diagnostic(creation, head, _OTHER_FORMS)
         target = wrap.args[0].value
         owner = creation.owner
-        parents = _parents(owner)
+        parents = parent_map(owner)
         parent = parents.get(id(call))
         lambda_call = None
         if isinstance(target, cst.Lambda):
@@ -1115,26 +1116,6 @@ def _header_ids(inner: cst.FunctionDef) -> set[int]:
     return ids
 
 
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-
-    class _V(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.stack: list[cst.CSTNode] = []
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if self.stack:
-                parents[id(node)] = self.stack[-1]
-            self.stack.append(node)
-            return True
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            self.stack.pop()
-
-    root.visit(_V())
-    return parents
-
-
 def _escapes(node: cst.CSTNode, parents: dict, scope, created: bool = False) -> str | None:
     """How a use of the function lets it out of its function, or None when it is only called.
 
@@ -1208,15 +1189,15 @@ def _binds(statement: cst.CSTNode, name: str) -> bool:
     class _V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             nonlocal found
-            found = found or name in _target_names(node.target)
+            found = found or name in target_names(node.target)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             nonlocal found
-            found = found or name in _target_names(node.target)
+            found = found or name in target_names(node.target)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             nonlocal found
-            found = found or name in _target_names(node.target)
+            found = found or name in target_names(node.target)
 
         def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
             nonlocal found
@@ -1228,16 +1209,6 @@ def _binds(statement: cst.CSTNode, name: str) -> bool:
 
     statement.visit(_V())
     return found
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _attribute_stores(module: cst.Module, attr: str) -> list[cst.CSTNode]:
@@ -1376,7 +1347,7 @@ def _body_hazards(function: cst.FunctionDef, scope, module: cst.Module) -> tuple
 
     class _Locals(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            local_names.update(_target_names(node.target))
+            local_names.update(target_names(node.target))
 
     function.body.visit(_Locals())
 
@@ -1439,7 +1410,7 @@ def _fresh_objects(owner: cst.FunctionDef, names: set[str], scope) -> list[str]:
             if not (last[:1].isupper() or q == "tensorflow.Variable"):
                 return
             for target in node.targets:
-                found.extend(n for n in _target_names(target.target) if n in names)
+                found.extend(n for n in target_names(target.target) if n in names)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return node is owner

@@ -111,6 +111,7 @@ from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_cal
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
 from retrace_fix.codemods.diagnostics_calls import dtype_of
+from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
@@ -571,7 +572,7 @@ class _Planner:
         use = others[0]
         if id(use) in loop_ids:
             return None, None, f"`{name}` is read inside the loop"
-        parents = _parents(function)
+        parents = parent_map(function)
         arg = parents.get(id(use))
         call = parents.get(id(arg))
         if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and arg.keyword is None
@@ -692,19 +693,19 @@ def _bindings(function: cst.FunctionDef, name: str) -> int:
     class _V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             nonlocal count
-            count += _target_names(node.target).count(name)
+            count += target_names(node.target).count(name)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             nonlocal count
-            count += 2 * _target_names(node.target).count(name)
+            count += 2 * target_names(node.target).count(name)
 
         def visit_For(self, node: cst.For) -> None:
             nonlocal count
-            count += 2 * _target_names(node.target).count(name)
+            count += 2 * target_names(node.target).count(name)
 
         def visit_AsName(self, node: cst.AsName) -> None:
             nonlocal count
-            count += _target_names(node.name).count(name)
+            count += target_names(node.name).count(name)
 
         def visit_Param(self, node: cst.Param) -> None:
             nonlocal count
@@ -715,16 +716,6 @@ def _bindings(function: cst.FunctionDef, name: str) -> int:
 
     function.visit(_V())
     return count
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
@@ -769,26 +760,6 @@ def _node_ids(node: cst.CSTNode) -> set[int]:
 
     node.visit(_V())
     return found
-
-
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-
-    class _V(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.stack: list[cst.CSTNode] = []
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if self.stack:
-                parents[id(node)] = self.stack[-1]
-            self.stack.append(node)
-            return True
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            self.stack.pop()
-
-    root.visit(_V())
-    return parents
 
 
 def _int_value(expr: cst.BaseExpression) -> int | None:

@@ -114,6 +114,7 @@ from retrace_fix.codemods._loop_safety import (
     tf_valued_names,
 )
 from retrace_fix.analysis import TfFunctionSite
+from retrace_fix.cst_tree import target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
@@ -247,16 +248,6 @@ def qualname_of(functions: list[cst.FunctionDef], classes_at: dict[cst.FunctionD
     return ".".join(parts)
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
 def _module_level_bindings(module: cst.Module) -> dict[str, list]:
     """Every module-level binding of every name: the assigned value, or None for any other form."""
     values: dict[str, list] = {}
@@ -278,11 +269,11 @@ def _module_level_bindings(module: cst.Module) -> dict[str, list]:
                 if isinstance(target.target, cst.Name):
                     values.setdefault(target.target.value, []).append(node.value)
                 else:
-                    for name in _target_names(target.target):
+                    for name in target_names(target.target):
                         values.setdefault(name, []).append(None)
 
         def _other(self, target) -> None:
-            for name in _target_names(target):
+            for name in target_names(target):
                 values.setdefault(name, []).append(None)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:

@@ -81,6 +81,7 @@ from retrace_fix.codemods._callsites import CachedScope
 from retrace_fix.codemods._loop_safety import loop_blockers, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_functions
+from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
@@ -297,7 +298,7 @@ class _Planner:
 
     def _scan(self, function: cst.FunctionDef, varying: dict, qualname: str, owners: tuple, loops: bool,
               via: tuple | None = None) -> None:
-        parents = _parents(function)
+        parents = parent_map(function)
         scope = self.scope
         scope.push_function(function)
         try:
@@ -445,13 +446,13 @@ def local_bindings_of_statement(statement: cst.CSTNode) -> set[str]:
 
     class _V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
             bound = node.asname.name if node.asname is not None else node.name
@@ -461,7 +462,7 @@ def local_bindings_of_statement(statement: cst.CSTNode) -> set[str]:
                 names.add(bound.value)
 
         def visit_For(self, node: cst.For) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             names.add(node.name.value)
@@ -475,38 +476,28 @@ def local_bindings_of_statement(statement: cst.CSTNode) -> set[str]:
     return names
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
 def _rebound_names(function: cst.FunctionDef) -> set[str]:
     """Names the function's body binds (its parameters rebound included)."""
     names: set[str] = set()
 
     class _V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_For(self, node: cst.For) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_AsName(self, node: cst.AsName) -> None:
-            names.update(_target_names(node.name))
+            names.update(target_names(node.name))
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_Global(self, node: cst.Global) -> None:
             names.update(item.name.value for item in node.names)
@@ -524,29 +515,29 @@ def _bindings_count(function: cst.FunctionDef, name: str) -> int:
     class _V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             nonlocal count
-            count += _target_names(node.target).count(name)
+            count += target_names(node.target).count(name)
 
         def _twice(self, target: cst.BaseExpression) -> None:
             nonlocal count
-            count += 2 * _target_names(target).count(name)  # rebound on every pass: never "bound once"
+            count += 2 * target_names(target).count(name)  # rebound on every pass: never "bound once"
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             self._twice(node.target)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             nonlocal count
-            count += _target_names(node.target).count(name)
+            count += target_names(node.target).count(name)
 
         def visit_For(self, node: cst.For) -> None:
             self._twice(node.target)
 
         def visit_AsName(self, node: cst.AsName) -> None:
             nonlocal count
-            count += _target_names(node.name).count(name)
+            count += target_names(node.name).count(name)
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
             nonlocal count
-            count += _target_names(node.target).count(name)
+            count += target_names(node.target).count(name)
 
         def visit_Param(self, node: cst.Param) -> None:
             nonlocal count
@@ -698,26 +689,6 @@ def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
 
     function.body.visit(_V())
     return found
-
-
-def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-
-    class _V(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.stack: list[cst.CSTNode] = []
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if self.stack:
-                parents[id(node)] = self.stack[-1]
-            self.stack.append(node)
-            return True
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            self.stack.pop()
-
-    root.visit(_V())
-    return parents
 
 
 def _int_like(expr: cst.BaseExpression) -> bool:

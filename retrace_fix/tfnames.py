@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from retrace_fix.cst_tree import target_names
 from retrace_fix.fastvisit import push_children
 
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -188,19 +189,6 @@ def _bind_import(node: cst.Import | cst.ImportFrom, out: dict[str, str | None]) 
             out[bound.value] = f"{module}.{name}"
 
 
-def _target_names(node: cst.BaseExpression) -> list[str]:
-    if isinstance(node, cst.Name):
-        return [node.value]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        names: list[str] = []
-        for element in node.elements:
-            names.extend(_target_names(element.value))
-        return names
-    if isinstance(node, cst.StarredElement):
-        return _target_names(node.value)
-    return []
-
-
 def _scope_bindings(roots: list, imports: dict[str, str | None], values: set[str]) -> None:
     """Names bound directly in one scope, starting from ``roots`` (nested defs, classes and
     lambdas are not entered; their names are bindings of this scope)."""
@@ -216,9 +204,9 @@ def _scope_bindings(roots: list, imports: dict[str, str | None], values: set[str
         if kind is cst.Import or kind is cst.ImportFrom:
             _bind_import(node, imports)
         elif kind in _TARGET_KINDS:
-            values.update(_target_names(node.target))
+            values.update(target_names(node.target))
         elif kind is cst.AsName:  # with ... as x / except E as x / import aliases
-            values.update(_target_names(node.name))
+            values.update(target_names(node.name))
         elif kind is cst.Param:
             values.add(node.name.value)
         elif kind is cst.Global:

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, list[str]]] = [
     ("core types and text", [
         "retrace_fix", "retrace_fix.findings", "retrace_fix.rules", "retrace_fix.linemap", "retrace_fix.wording",
-        "retrace_fix.node_text", "retrace_fix.docstring_markdown", "retrace_fix.diffs", "retrace_fix.writes",
+        "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown", "retrace_fix.diffs", "retrace_fix.writes",
         "retrace_fix.hunk_search", "retrace_fix.bounded_read",
         "retrace_fix.gitcmd", "retrace_fix.notebook",
     ]),

@@ -56,6 +56,7 @@ from retrace_fix.traces.summaries import (  # noqa: F401  (re-exported: the fixe
     render_spec,
     summarize,
 )
+from retrace_fix.wording import a_or_an
 
 # ---------------------------------------------------------------------------
 # what the source says
@@ -517,13 +518,13 @@ def classify_scalar(
                 if other is not None and isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor":
                     other_dtype = other.spec.dtype
                 if other_dtype != dtype and not proven:
-                    unsafe.append(f"`{use.text}`: `{name}` becomes {_a(dtype)} {dtype} tensor; the other operand must be {dtype} too")
+                    unsafe.append(f"`{use.text}`: `{name}` becomes {a_or_an(dtype)} {dtype} tensor; the other operand must be {dtype} too")
         elif use.kind == "compare":
             other = summaries.get(use.other) if use.other else None
             if other is None or not (isinstance(other.spec, TensorSpecInfo) and other.spec.kind == "tensor"):
                 blocked.append(f"`{use.text}` compares it with a Python value (a Python bool, not a tensor)")
             elif other.spec.dtype != dtype and not proven:
-                unsafe.append(f"`{use.text}`: `{name}` becomes {_a(dtype)} {dtype} tensor; `{use.other}` is {other.spec.dtype}")
+                unsafe.append(f"`{use.text}`: `{name}` becomes {a_or_an(dtype)} {dtype} tensor; `{use.other}` is {other.spec.dtype}")
         elif use.kind == "random_kw":
             if (dtype != "float32" or (use.dtype not in (None, "float32"))) and not proven:
                 unsafe.append(f"`{use.text}` receives a {dtype} tensor")
@@ -539,12 +540,12 @@ def classify_scalar(
                 unsafe.append(f"`{use.text}`: a static size computed from `{name}` is read in the body")
             elif not proven and dtype != "bool":
                 unsafe.append(
-                    f"`{use.text}` gets {_a(dtype)} {dtype} tensor where TensorFlow converted a Python number "
+                    f"`{use.text}` gets {a_or_an(dtype)} {dtype} tensor where TensorFlow converted a Python number "
                     "to the dtype it needed"
                 )
         elif use.kind == "project_call":
             unseen.append(f"`{use.text}` passes it to `{use.other}`, code of this project that retrace-fix does not "
-                          f"see into: whether it takes {_a(dtype)} {dtype} tensor is for a run of the program to "
+                          f"see into: whether it takes {a_or_an(dtype)} {dtype} tensor is for a run of the program to "
                           "prove (--verify)")
         else:
             blocked.append(f"`{use.text}` uses it as a Python value")
@@ -556,9 +557,6 @@ def classify_scalar(
         return "unsafe", _unique(unsafe)
     return "safe", []
 
-
-def _a(word: str) -> str:
-    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _static_read_blocker(read: ShapeRead, summary: ValueSummary) -> str | None:

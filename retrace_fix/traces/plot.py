@@ -35,6 +35,7 @@ except ImportError as exc:  # pragma: no cover - exercised by the missing-matplo
     raise ImportError("matplotlib is not installed; pip install matplotlib") from exc
 
 from retrace_fix.traces.report import format_seconds
+from retrace_fix.wording import plural
 
 MAX_FUNCTIONS = 30
 FIRST_COLOR = "#9e9e9e"
@@ -95,9 +96,6 @@ def plot_rows(reports: Sequence[Any], limit: int = MAX_FUNCTIONS) -> tuple[list[
     return rows, max(0, len(reports) - limit)
 
 
-def _plural(number: int, word: str) -> str:
-    return f"{number} {word}{'' if number == 1 else 's'}"
-
 
 def build_figure(reports: Sequence[Any]) -> Figure:
     """The chart as a matplotlib Figure (not yet saved)."""
@@ -134,7 +132,7 @@ def build_figure(reports: Sequence[Any]) -> Figure:
         axes.text(
             row.total + longest * 0.01 + 0.05,
             position,
-            f"{_plural(row.total, 'trace')}, {_plural(row.calls, 'call')}",
+            f"{plural(row.total, 'trace')}, {plural(row.calls, 'call')}",
             va="center",
             fontsize=9,
         )
@@ -150,7 +148,7 @@ def build_figure(reports: Sequence[Any]) -> Figure:
     figure.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
     total = sum(r.total for r in rows)
     beyond = sum(r.retraces + r.repeats for r in rows)
-    title = f"tf.function traces per function: {_plural(total, 'trace')}, {beyond} beyond the first"
+    title = f"tf.function traces per function: {plural(total, 'trace')}, {beyond} beyond the first"
     if left_out:
         title += f" (top {len(rows)} shown, {left_out} more)"
     figure.suptitle(title, x=0.01, ha="left", fontsize=11)

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable
 
 from retrace_fix.traces.model import FunctionTraces, Proof, Trace, TraceSet, add_seconds
+from retrace_fix.wording import plural
 
 #: notebooks read to name the cells of recorded lines (path -> notebook, None: cannot be read)
 _NOTEBOOKS: dict = {}
@@ -296,7 +297,7 @@ def function_report(function: FunctionTraces) -> FunctionReport:
         )
     if report.variable_creation:
         report.notes.append(
-            f"{_plural(report.variable_creation, 'trace')} of the same signature again because the call created "
+            f"{plural(report.variable_creation, 'trace')} of the same signature again because the call created "
             "variables: TensorFlow traces a tf.function's first call with variable creation allowed, lifts the "
             "variables' initializers, then traces it once more without (not a retrace; once per tf.function object)"
         )
@@ -336,14 +337,11 @@ def build_report(trace_set: TraceSet | Iterable[FunctionTraces]) -> list[Functio
     return reports
 
 
-def _plural(number: int, word: str) -> str:
-    return f"{number} {word}{'' if number == 1 else 's'}"
-
 
 def recorded_line(trace_set: TraceSet) -> str:
     """``recorded 4 traces of 1 function``: the same totals as the report's last line."""
     traces = sum(f.total_traces for f in trace_set)
-    return f"recorded {_plural(traces, 'trace')} of {_plural(len(trace_set), 'function')}"
+    return f"recorded {plural(traces, 'trace')} of {plural(len(trace_set), 'function')}"
 
 
 def format_seconds(seconds: float) -> str:
@@ -373,15 +371,15 @@ def render_text(reports: list[FunctionReport]) -> str:
             flags.append("reduce_retracing")
         if report.has_input_signature:
             flags.append("input_signature")
-        traces = _plural(report.total_traces, "trace")
+        traces = plural(report.total_traces, "trace")
         if report.total_traces != report.traces:
             detail = [f"{report.traces} distinct"]
             if report.variable_creation:
                 detail.append(f"{report.variable_creation} variable-creation")
             traces += f" ({', '.join(detail)})"
-        header = f"{location(report.file, report.firstlineno)} {report.qualname}: {_plural(report.calls, 'call')}, {traces}"
+        header = f"{location(report.file, report.firstlineno)} {report.qualname}: {plural(report.calls, 'call')}, {traces}"
         if report.retraces:
-            header += f", {_plural(report.retraces, 'retrace')}"
+            header += f", {plural(report.retraces, 'retrace')}"
         if flags:
             header += f" [{', '.join(flags)}]"
         lines.append(header)
@@ -411,7 +409,7 @@ def render_text(reports: list[FunctionReport]) -> str:
         lines.append("")
     total = sum(r.total_traces for r in reports)
     retraces = sum(r.retraces for r in reports)
-    lines.append(f"{_plural(len(reports), 'function')}, {_plural(total, 'trace')}, {_plural(retraces, 'retrace')}")
+    lines.append(f"{plural(len(reports), 'function')}, {plural(total, 'trace')}, {plural(retraces, 'retrace')}")
     timed = [r for r in reports if r.trace_seconds is not None]
     if timed:
         seconds = sum(r.trace_seconds or 0.0 for r in timed)
@@ -425,7 +423,7 @@ def render_text(reports: list[FunctionReport]) -> str:
                 "which their callers' traced calls also include"
             )
         if len(timed) < len(reports):
-            line += f" ({len(reports) - len(timed)} of {_plural(len(reports), 'function')} without recorded time)"
+            line += f" ({len(reports) - len(timed)} of {plural(len(reports), 'function')} without recorded time)"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
