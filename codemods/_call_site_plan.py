@@ -49,7 +49,7 @@ from retrace_fix.codemods._trace_plan import (
 from retrace_fix.findings import Tier
 from retrace_fix.linemap import source_lines
 from retrace_fix.tfnames import Scope, local_bindings
-from retrace_fix.traces.candidates import (
+from retrace_fix.traces.signature_candidates import (
     FIX_CAST,
     FIX_SCALAR,
     call_site_candidate,

@@ -139,7 +139,7 @@ from retrace_fix.codemods._trace_plan import add_keyword, tf_spelling, traced_fu
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope
 from retrace_fix.rules import Rule
-from retrace_fix.traces.candidates import FIX_SCALAR
+from retrace_fix.traces.signature_candidates import FIX_SCALAR
 
 RULE = Rule(
     code="RTF005",

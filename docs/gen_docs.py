@@ -262,7 +262,7 @@ def _sample_trace_set():
 def write_report_plot() -> Path:
     """(Re)draw docs/img/report-plot.png (needs matplotlib; not part of --check)."""
     from retrace_fix.traces.plot import write_plot
-    from retrace_fix.traces.report import build_report
+    from retrace_fix.traces.retrace_report import build_report
 
     path = DOCS / "img" / "report-plot.png"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -105,7 +105,7 @@ class Session:
         return trace_set
 
     def report(self) -> str:
-        from retrace_fix.traces.report import render_report
+        from retrace_fix.traces.retrace_report import render_report
 
         trace_set = self.traces()
         if trace_set is None:

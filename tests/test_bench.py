@@ -21,7 +21,7 @@ import pytest
 
 from retrace_fix.bench.outputs import TextOutput, compare_text, compare_values, load_output, stdout_matches
 from retrace_fix.bench.render import render
-from retrace_fix.bench.report import BenchReport, FixSummary, function_rows, judge
+from retrace_fix.bench.verdict import BenchReport, FixSummary, function_rows, judge
 from retrace_fix.bench.runs import RunRecord, map_command
 from retrace_fix.commands.bench import BenchRequest, run_bench
 from tests.cli_runner import run_cli

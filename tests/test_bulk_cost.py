@@ -139,7 +139,7 @@ def test_branch_runs_parse_what_the_single_runs_parse(roots, tmp_path, monkeypat
 
 def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
     """--verify's engine (one trace set for the project, every candidate edited) pays for traces where they are."""
-    from retrace_fix.verify.candidates import Fixer
+    from retrace_fix.verify.fix_units import Fixer
 
     traces = TraceSet.from_json(traces_of(None))
     results = Fixer(roots / "beta", ["train.py", "other.py", "pkg/pool.py"], RunOptions()).run(traces)

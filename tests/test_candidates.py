@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retrace_fix.traces.candidates import (
+from retrace_fix.traces.signature_candidates import (
     FIX_CALL_SITE,
     FIX_CAST,
     FIX_RELAX,
@@ -13,7 +13,7 @@ from retrace_fix.traces.candidates import (
     call_site_relax_candidate,
     error_line,
     layout,
-    plan_candidates,
+    search_candidates,
     relax_candidate,
     signature_candidate,
     stored_oracle,
@@ -45,7 +45,7 @@ def asked(fn, params, answer=lambda candidate: Proof(candidate.fix, "traced"), s
         keys.append(candidate.key)
         return answer(candidate)
 
-    return keys, plan_candidates(fn, params, skip_self, oracle)
+    return keys, search_candidates(fn, params, skip_self, oracle)
 
 
 def test_the_signature_key_is_the_fix_as_written():
@@ -74,12 +74,12 @@ def test_the_fixer_replays_the_same_search_from_the_stored_proofs():
     params = [ParamInfo("x"), ParamInfo("k")]
     assert stored_oracle(fn)(signature_candidate(layout(fn, params, None), {"k": "float32"})).note == UNPROVEN_NOTE
     keys, recorded = asked(fn, params, lambda c: fn.proofs.setdefault(c.key, Proof(c.fix, "traced")))
-    replayed = plan_candidates(fn, params, None, stored_oracle(fn))
+    replayed = search_candidates(fn, params, None, stored_oracle(fn))
     assert replayed.signature.status == "traced"
     assert replayed.signature.candidate.key == recorded.signature.candidate.key == keys[0]
     # a candidate the recording did not prove (the code changed): unproven, and the note says so
     changed = [ParamInfo("x"), ParamInfo("k"), ParamInfo("training", has_default=True, default=False)]
-    outcome = plan_candidates(fn, changed, None, stored_oracle(fn)).signature
+    outcome = search_candidates(fn, changed, None, stored_oracle(fn)).signature
     assert (outcome.status, outcome.note) == ("unproven", UNMATCHED_NOTE)
     assert outcome.candidate.key.endswith("; pinned: training")
 
@@ -106,7 +106,7 @@ def test_traces_made_by_get_concrete_function_are_not_retraces():
     keys, plan = asked(fn, [ParamInfo("x")])
     assert not plan.layout.retraced and not plan.layout.nested_only and keys == []
     fn.traces.append(Trace(args={"x": tensor([3])}))
-    assert plan_candidates(fn, [ParamInfo("x")], None, lambda c: Proof(c.fix, "traced")).layout.retraced
+    assert search_candidates(fn, [ParamInfo("x")], None, lambda c: Proof(c.fix, "traced")).layout.retraced
 
 
 def test_reduce_retracing_relaxes_each_group_of_same_values_and_counts_what_it_saves():

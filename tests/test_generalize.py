@@ -21,7 +21,7 @@ from retrace_fix.traces.generalize import (
     render_spec,
     summarize,
 )
-from retrace_fix.traces.candidates import plan_candidates
+from retrace_fix.traces.signature_candidates import search_candidates
 from retrace_fix.traces.model import FunctionTraces, Proof, Trace
 
 
@@ -58,7 +58,7 @@ def proved(fn, src, result="traced"):
         fn.add_proof(candidate.key, proof)
         return proof
 
-    plan_candidates(fn, src.params, src.skip_self, oracle)
+    search_candidates(fn, src.params, src.skip_self, oracle)
     return fn
 
 
@@ -236,7 +236,7 @@ def test_the_first_dtype_of_the_ladder_that_traces_is_proposed():
         fn.add_proof(candidate.key, proof)
         return proof
 
-    plan_candidates(fn, src.params, None, oracle)
+    search_candidates(fn, src.params, None, oracle)
     plan = plan_signature(fn, src)
     assert plan.possible and plan.tier == "safe" and plan.conversions == {"k": "float32"}
     assert plan.specs == [("x", TensorSpecInfo("tensor", (2,), "float32")), ("k", TensorSpecInfo("tensor", (), "float32"))]

@@ -450,14 +450,14 @@ def test_branch_commits_the_fixed_notebook_and_leaves_the_worktree(project):
 
 
 def test_report_names_a_notebooks_cells(project, monkeypatch):
-    from retrace_fix.traces import report
+    from retrace_fix.traces import retrace_report
 
     monkeypatch.chdir(project)
-    monkeypatch.setattr(report, "_NOTEBOOKS", {})
+    monkeypatch.setattr(retrace_report, "_NOTEBOOKS", {})
     # line 3 of the notebook's code: cell 3's first line (cell 1 holds lines 1-2, cell 2 is markdown)
-    assert report.location("nb.ipynb", 3) == "nb.ipynb:cell 3:1"
-    assert report.location("missing.ipynb", 3) == "missing.ipynb:3"
-    assert report.location("train.py", 3) == "train.py:3"
+    assert retrace_report.location("nb.ipynb", 3) == "nb.ipynb:cell 3:1"
+    assert retrace_report.location("missing.ipynb", 3) == "missing.ipynb:3"
+    assert retrace_report.location("train.py", 3) == "train.py:3"
 
 
 def test_notebooks_of_other_languages_are_not_python_sources(tmp_path):

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from retrace_fix.traces.model import TraceSet
-from retrace_fix.traces.report import build_report
+from retrace_fix.traces.retrace_report import build_report
 from tests.cli_runner import run_cli
 
 

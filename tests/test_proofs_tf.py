@@ -135,7 +135,7 @@ def test_a_trial_never_creates_variables(program):
     fresh(module.tf.ones([1]))
     fresh.scale = None  # as if it had never run: the trial would have to create it
     from retrace_fix.traces import prover
-    from retrace_fix.traces.candidates import Candidate
+    from retrace_fix.traces.signature_candidates import Candidate
     from retrace_fix.traces.summaries import TensorSpecInfo
 
     live = prover.live_function(fresh.__call__)
@@ -231,10 +231,10 @@ def test_dead_instances_and_arguments_are_not_proven_and_say_why(program, monkey
         "not_run", "an argument (Dense) was no longer alive at the end of the program"
     )
     # a fix without a proof is unsafe at most, with the reason
-    from retrace_fix.traces.candidates import plan_candidates, stored_oracle
+    from retrace_fix.traces.signature_candidates import search_candidates, stored_oracle
     from retrace_fix.traces.summaries import ParamInfo
 
-    plan = plan_candidates(functions["train_step"], [ParamInfo("x"), ParamInfo("model")], None,
+    plan = search_candidates(functions["train_step"], [ParamInfo("x"), ParamInfo("model")], None,
                            stored_oracle(functions["train_step"]))
     assert plan.relax.status == "unproven" and "no longer alive" in plan.relax.note
 

@@ -25,7 +25,7 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 from retrace_fix.traces.model import load_trace_file
 from retrace_fix.commands.record import run_record
-from retrace_fix.traces.report import build_report, render_report
+from retrace_fix.traces.retrace_report import build_report, render_report
 from tests.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf

@@ -28,8 +28,8 @@ from retrace_fix.traces.model import (
     save_trace_file,
 )
 from retrace_fix.commands.record import run_record
-from retrace_fix.traces.shards import SITECUSTOMIZE_DIR
-from retrace_fix.traces.report import build_report, render_report, trace_changes, value_changes
+from retrace_fix.traces.per_process import SITECUSTOMIZE_DIR
+from retrace_fix.traces.retrace_report import build_report, render_report, trace_changes, value_changes
 from tests.cli_runner import run_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -554,8 +554,8 @@ def run_python(code, **kwargs):
 def test_importing_traces_modules_does_not_import_tensorflow():
     result = run_python(
         "import sys\n"
-        "import retrace_fix.traces, retrace_fix.traces.model, retrace_fix.traces.report\n"
-        "import retrace_fix.traces.recorder, retrace_fix.traces.shards, retrace_fix.commands.record, retrace_fix.traces.context\n"
+        "import retrace_fix.traces, retrace_fix.traces.model, retrace_fix.traces.retrace_report\n"
+        "import retrace_fix.traces.recorder, retrace_fix.traces.per_process, retrace_fix.commands.record, retrace_fix.traces.context\n"
         "import retrace_fix.traces.pytest_plugin\n"
         "assert callable(retrace_fix.traces.record_traces)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras', 'numpy')))\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from retrace_fix.traces.candidates import plan_candidates
+from retrace_fix.traces.signature_candidates import search_candidates
 from retrace_fix.traces.summaries import ParamInfo
 from retrace_fix.traces.model import Proof, TraceSet
 
@@ -31,7 +31,7 @@ def with_proofs(data: dict, result: str = "traced", params: Iterable[ParamInfo] 
             function.add_proof(candidate.key, proof)
             return proof
 
-        plan_candidates(function, infos, skip_self, oracle)
+        search_candidates(function, infos, skip_self, oracle)
     out = trace_set.to_json()
     out["tensorflow"] = data.get("tensorflow")
     return out

@@ -4,7 +4,7 @@
 * :mod:`~retrace_fix.bench.runs` - one run of CMD under the recorder and the timing probe;
 * :mod:`~retrace_fix.bench.probe` - the timing probe loaded into every Python process of a run;
 * :mod:`~retrace_fix.bench.outputs` - loading and comparing what the runs wrote;
-* :mod:`~retrace_fix.bench.report` - the report, its verdict and exit code;
+* :mod:`~retrace_fix.bench.verdict` - the report, its verdict and exit code;
 * :mod:`~retrace_fix.bench.render` - the report as text, Markdown, a rich table or JSON.
 
 The command itself (arguments, the fix step, the order of the runs) is

@@ -19,7 +19,7 @@ from typing import Any
 
 from retrace_fix.bench.outputs import OutputError, load_output
 from retrace_fix.bench.probe import ENV_BENCH_DIR
-from retrace_fix.traces.shards import SITECUSTOMIZE_DIR, merge_shards, recording_env
+from retrace_fix.traces.per_process import SITECUSTOMIZE_DIR, merge_shards, recording_env
 
 #: How much of a failing run's stderr to show.
 STDERR_TAIL_LINES = 12
@@ -122,7 +122,7 @@ _retrace_fix_bench_chain()
 
 def write_shim(directory: Path) -> Path:
     """Write the timing probe's ``sitecustomize.py`` shim into ``directory``."""
-    from retrace_fix.traces.shards import SITECUSTOMIZE_DIR
+    from retrace_fix.traces.per_process import SITECUSTOMIZE_DIR
 
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "sitecustomize.py").write_text(_SHIM.format(skip=[SITECUSTOMIZE_DIR]), encoding="utf-8")

@@ -51,7 +51,7 @@ from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matc
 from retrace_fix.bench.outputs import (LineMask, OutputError, TextOutput, compare_values, line_difference, line_mask,
                                       mask_summary, relative_compare_path, stdout_matches)
 from retrace_fix.bench.render import FORMATS, render
-from retrace_fix.bench.report import (
+from retrace_fix.bench.verdict import (
     EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text, why_failed,
 )
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim

@@ -23,7 +23,7 @@ from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
 from retrace_fix.writes import WriteRefused, replace_file
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.verify.report import VerifyReport
+    from retrace_fix.verify.summary import VerifyReport
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 50

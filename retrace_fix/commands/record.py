@@ -3,7 +3,7 @@
 Every Python process CMD starts (CMD itself, and its Python children, since the
 environment is inherited) imports the recorder's ``sitecustomize``, which
 installs the recorder lazily and writes one shard per process into a temporary
-directory (:mod:`retrace_fix.traces.shards`).  When CMD ends, the shards are
+directory (:mod:`retrace_fix.traces.per_process`).  When CMD ends, the shards are
 merged into FILE (default ``.retrace/traces.json``).
 
 How CMD is run, waited for and cleaned up after (its own process group, the
@@ -25,7 +25,7 @@ from retrace_fix.discovery import find_project_root
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.traces.project import project_of
 from retrace_fix.traces.cells import ENV_NOTEBOOKS, notebooks_in_command
-from retrace_fix.traces.shards import merge_shards, recording_env
+from retrace_fix.traces.per_process import merge_shards, recording_env
 from retrace_fix.traces.supervise import Supervised
 from retrace_fix.writes import RETRACE_DIR, WriteRefused, is_special_target, make_parent_dirs, resolve_target
 
@@ -181,7 +181,7 @@ def _record_locked(cmd: list[str], output: str, lock: OutputLock) -> int:
     except OSError as exc:
         print(f"retrace-fix record: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
         return exit_code or 2
-    from retrace_fix.traces.report import recorded_line
+    from retrace_fix.traces.retrace_report import recorded_line
 
     print(f"retrace-fix: {recorded_line(trace_set)} to {output}", file=sys.stderr)
     return exit_code

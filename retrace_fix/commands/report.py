@@ -1,5 +1,5 @@
 """``retrace-fix report [TRACES...] [--format text|json] [--plot FILE.png]``: per function, traces,
-calls and which argument caused each retrace (:mod:`retrace_fix.traces.report`).
+calls and which argument caused each retrace (:mod:`retrace_fix.traces.retrace_report`).
 
 Without TRACES it reads ``.retrace/traces.json``, the file ``retrace-fix record`` writes by default
 (and says so when it is missing)."""
@@ -15,7 +15,7 @@ from retrace_fix.traces.model import TraceFileError, load_trace_files
 
 #: what ``retrace-fix record`` writes without ``-o``
 DEFAULT_TRACES = ".retrace/traces.json"
-from retrace_fix.traces.report import build_report, render_report
+from retrace_fix.traces.retrace_report import build_report, render_report
 
 EXIT_OK, EXIT_ERROR = 0, 2
 

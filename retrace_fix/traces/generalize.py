@@ -4,7 +4,7 @@ Pure Python: no TensorFlow, no LibCST.  The codemods (RTF003 input-signature,
 RTF004 reduce-retracing) collect what the function's *source* says
 (:class:`ParamInfo`, :class:`BodyFacts`) and call :func:`plan_signature`, which
 combines it with the *traces* -- through the candidate search of
-:mod:`retrace_fix.traces.candidates`, answered by the proofs the recorder stored
+:mod:`retrace_fix.traces.signature_candidates`, answered by the proofs the recorder stored
 (a fresh tf.function traced with the exact candidate on the live function, or
 the error) -- and decides, with reasons:
 
@@ -36,8 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrace_fix.traces.candidates import distinct_by_instance as _distinct_by_instance
-from retrace_fix.traces.candidates import plan_candidates, stored_oracle
+from retrace_fix.traces.signature_candidates import distinct_by_instance as _distinct_by_instance
+from retrace_fix.traces.signature_candidates import search_candidates, stored_oracle
 from retrace_fix.traces.model import FunctionTraces, Trace
 from retrace_fix.traces.summaries import (  # noqa: F401  (re-exported: the fixer's vocabulary)
     INT32_MAX,
@@ -192,7 +192,7 @@ class SignaturePlan:
     #: (no proof in the trace file), "failed" (the trial raised: see ``refusals``), "" (no signature)
     proof: str = ""
     proof_note: str = ""  # unproven: why
-    #: the candidate searches (:mod:`retrace_fix.traces.candidates`): signature, reduce_retracing, call site
+    #: the candidate searches (:mod:`retrace_fix.traces.signature_candidates`): signature, reduce_retracing, call site
     outcomes: Any = None
     #: more explanation for the finding's reason (what a failed proof tried, what to do)
     notes: list = field(default_factory=list)
@@ -231,7 +231,7 @@ def distinct_by_instance(function: FunctionTraces, skip_self: str | None) -> tup
 def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePlan:
     """Decide the signature (or why there is none) for ``function`` defined as ``source`` says.
 
-    The traces decide the candidate (:func:`retrace_fix.traces.candidates.plan_candidates`,
+    The traces decide the candidate (:func:`retrace_fix.traces.signature_candidates.search_candidates`,
     the same search the recorder proved at record time, answered here from the stored
     proofs); the source adds what only it knows: the body's uses of each parameter, static
     shape reads, calls in the module that pass values a pinned default would reject.
@@ -241,7 +241,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
         p.name for p in source.params
         if any(not _same_literal(v, p.default) for v in source.call_site_values.get(p.name, ()))
     ]
-    outcomes = plan_candidates(function, source.params, source.skip_self, stored_oracle(function), unpinnable)
+    outcomes = search_candidates(function, source.params, source.skip_self, stored_oracle(function), unpinnable)
     plan.outcomes = outcomes
     lay = outcomes.layout
     plan.distinct_traces, plan.retraced, plan.nested_only = lay.distinct, lay.retraced, lay.nested_only

@@ -27,7 +27,7 @@ made of that signature because a first call created variables; a function's
 
 Version 2 added ``call_sites`` (where the traced calls came from) and
 ``proofs`` (each candidate fix trial-traced on the live function at the end of
-the recording, see :mod:`retrace_fix.traces.candidates`); version-1 files load
+the recording, see :mod:`retrace_fix.traces.signature_candidates`); version-1 files load
 with neither.
 """
 
@@ -70,7 +70,7 @@ VALUE_KINDS = (
     "other",
 )
 
-#: The ``fix`` values of a proof (see :mod:`retrace_fix.traces.candidates`).
+#: The ``fix`` values of a proof (see :mod:`retrace_fix.traces.signature_candidates`).
 PROOF_FIXES = ("input_signature", "reduce_retracing", "call_site", "scalar", "cast")
 #: The ``result`` values of a proof, strongest first: when merged files disagree about
 #: one candidate, a failure wins over a success, and any run outcome over ``not_run``.

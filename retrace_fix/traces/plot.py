@@ -10,7 +10,7 @@ One horizontal bar per tf.function, most costly on top (the report's order):
 
 with the number of calls written after each bar.  When the reports carry the
 time of the traced calls (``trace_seconds`` and ``retrace_seconds`` of
-:class:`retrace_fix.traces.report.FunctionReport`, from the trace file's
+:class:`retrace_fix.traces.retrace_report.FunctionReport`, from the trace file's
 ``seconds``), a second panel shows it per function: blue for the first trace's
 call(s), red for the retraces', the total written after the bar.
 
@@ -34,7 +34,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised by the missing-matplotlib test
     raise ImportError("matplotlib is not installed; pip install matplotlib") from exc
 
-from retrace_fix.traces.report import format_seconds
+from retrace_fix.traces.retrace_report import format_seconds
 from retrace_fix.wording import plural
 
 MAX_FUNCTIONS = 30
@@ -179,7 +179,7 @@ def build_figure(reports: Sequence[Any]) -> Figure:
 
 
 def write_plot(reports: Sequence[Any], path: str | os.PathLike) -> None:
-    """Write the chart of ``reports`` (from :func:`retrace_fix.traces.report.build_report`) to ``path``.
+    """Write the chart of ``reports`` (from :func:`retrace_fix.traces.retrace_report.build_report`) to ``path``.
 
     The format follows the file's extension (``.png``, ``.svg``, ``.pdf``; PNG
     when there is none matplotlib knows).

@@ -8,7 +8,7 @@ At the end of the recorded program (the exit hook of ``retrace-fix record``'s
 children, the end of ``record_traces`` and of the pytest plugin's session) the
 recorder calls :func:`prove_function` for every function that traced more
 than once.  It builds the candidates the fixer would propose
-(:func:`retrace_fix.traces.candidates.plan_candidates`, the same code the
+(:func:`retrace_fix.traces.signature_candidates.search_candidates`, the same code the
 fixer runs) and answers each with a *trial trace*: a **fresh**
 ``tf.function`` around the same Python function (a method bound to the
 instance the recorder last saw) with the function's own options, asked for
@@ -56,12 +56,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from retrace_fix.traces.candidates import (
+from retrace_fix.traces.signature_candidates import (
     FIX_RELAX,
     FIX_SIGNATURE,
     Candidate,
     error_line,
-    plan_candidates,
+    search_candidates,
 )
 from retrace_fix.traces.summaries import NO_LITERAL, ContainerSpec, ParamInfo, TensorSpecInfo
 from retrace_fix.traces.model import FunctionTraces, Proof
@@ -516,7 +516,7 @@ def prove_function(
         function.add_proof(candidate.key, proof)
         return proof
 
-    plan_candidates(function, params or _params_from_names(function), skip_self, oracle)
+    search_candidates(function, params or _params_from_names(function), skip_self, oracle)
 
 
 def _params_from_names(function: FunctionTraces) -> list[ParamInfo]:

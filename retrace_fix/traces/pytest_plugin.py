@@ -46,7 +46,7 @@ def _write(state: dict) -> None:
 
     if state["message"] is not None:
         return
-    from retrace_fix.traces.report import recorded_line
+    from retrace_fix.traces.retrace_report import recorded_line
 
     trace_set = state["recorder"].trace_set(prove=True)
     from retrace_fix.traces.project import project_of

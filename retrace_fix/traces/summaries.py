@@ -1,7 +1,7 @@
 """Recorded values across traces: specs, per-parameter summaries, parameters as written.
 
 Pure Python: no TensorFlow, no LibCST.  The base of the trace-driven fixes:
-:mod:`retrace_fix.traces.candidates` (the candidate fixes the recorder proves and
+:mod:`retrace_fix.traces.signature_candidates` (the candidate fixes the recorder proves and
 the fixer looks up) and :mod:`retrace_fix.traces.generalize` (the fixer's
 decision) both build on it.
 

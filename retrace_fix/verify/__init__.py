@@ -22,12 +22,12 @@ tree is only read until the verified fixes are written):
    then RTF003 from the new traces), until a round has nothing new or
    ``--rounds`` is reached.
 
-Modules: :mod:`~retrace_fix.verify.candidates` (the engine on the copy: the
+Modules: :mod:`~retrace_fix.verify.fix_units` (the engine on the copy: the
 candidate fixes, grouped into units, and the text of any subset),
 :mod:`~retrace_fix.verify.judge` (one run against the baseline),
 :mod:`~retrace_fix.verify.search` (which units pass together),
 :mod:`~retrace_fix.verify.session` (copies, runs and rounds) and
-:mod:`~retrace_fix.verify.report` (what happened: per fix, per run, the bench
+:mod:`~retrace_fix.verify.summary` (what happened: per fix, per run, the bench
 table, JSON and the ``--branch`` commit message).  Runs reuse
 :mod:`retrace_fix.bench`'s machinery.  Nothing here imports TensorFlow.
 """

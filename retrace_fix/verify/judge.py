@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from retrace_fix.bench.outputs import (OutputError, TextOutput, compare_values, line_difference, line_mask, mask_summary,
                                        stdout_matches)
-from retrace_fix.bench.report import function_rows, why_failed
+from retrace_fix.bench.verdict import function_rows, why_failed
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.wording import plural
 

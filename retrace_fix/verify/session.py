@@ -8,7 +8,7 @@ behind.  Runs go through :func:`retrace_fix.bench.runs.run_once` (the recorder
 and the timing probe).  The result is an ordinary
 :class:`~retrace_fix.engine.RunResult` of the user's files, holding only the
 verified fixes, with every candidate's :class:`~retrace_fix.findings.Verification`,
-and a :class:`~retrace_fix.verify.report.VerifyReport`.
+and a :class:`~retrace_fix.verify.summary.VerifyReport`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import IO, Any, Callable
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
 from retrace_fix.bench.outputs import OutputError, relative_compare_path, stdout_matches
-from retrace_fix.bench.report import seconds_text
+from retrace_fix.bench.verdict import seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
 from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.engine import RunResult
@@ -33,10 +33,10 @@ from retrace_fix.findings import FileResult, Finding, Verification
 from retrace_fix.fix_request import FixRequest, VerifyOptions, prepare
 from retrace_fix.linemap import LineMap
 from retrace_fix.verify import VerifyError
-from retrace_fix.verify.candidates import Fixer, Unit, group_units
-from retrace_fix.bench.report import why_failed
+from retrace_fix.verify.fix_units import Fixer, Unit, group_units
+from retrace_fix.bench.verdict import why_failed
 from retrace_fix.verify.judge import Comparison, Reference, Verdict, judge_group
-from retrace_fix.verify.report import RoundReport, UnitOutcome, VerifyReport
+from retrace_fix.verify.summary import RoundReport, UnitOutcome, VerifyReport
 from retrace_fix.verify.search import SearchResult, search
 from retrace_fix.wording import plural
 

@@ -1,7 +1,7 @@
 """Candidate fixes of one recorded tf.function, built from its traces alone, and the search that picks one.
 
 Pure Python: no TensorFlow, no LibCST.  Both sides of a trace-driven fix call
-:func:`plan_candidates` with the same inputs (the recorded traces, the
+:func:`search_candidates` with the same inputs (the recorded traces, the
 parameters, which one is ``self``):
 
 * the recorder, at the end of the recorded program, with an *oracle* that
@@ -735,7 +735,7 @@ def search_call_site(lay: Layout, function: FunctionTraces, skip_self: str | Non
 
 
 @dataclass
-class CandidatePlan:
+class CandidateOutcomes:
     """Every kind of fix for one function, searched in order: a signature, ``reduce_retracing``
     for the shape part, a call-site conversion for the Python values and dtypes that vary."""
 
@@ -748,13 +748,13 @@ class CandidatePlan:
     call_site_relax: Outcome = field(default_factory=lambda: Outcome("none"))
 
 
-def plan_candidates(
+def search_candidates(
     function: FunctionTraces,
     params: list[ParamInfo],
     skip_self: str | None,
     oracle: Oracle,
     unpinnable: Iterable[str] = (),
-) -> CandidatePlan:
+) -> CandidateOutcomes:
     """Search every kind of candidate for ``function``; ``oracle`` proves (recorder) or looks up (fixer)."""
     lay = layout(function, params, skip_self, unpinnable)
     signature = search_signature(lay, function, skip_self, oracle)
@@ -770,7 +770,7 @@ def plan_candidates(
         kinds = {name: kind for name, (kind, _) in call_site_targets(lay).items()}
         combined = search_call_site_relax(function, skip_self, call_site.candidate.converts, kinds, oracle,
                                           call_site.candidate.constants)
-    return CandidatePlan(lay, signature, relax_outcome, call_site, combined)
+    return CandidateOutcomes(lay, signature, relax_outcome, call_site, combined)
 
 
 def search_call_site_relax(

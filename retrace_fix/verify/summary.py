@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrace_fix.bench.render import plain_table, table_rows
-from retrace_fix.bench.report import BenchReport, FixSummary, failure_text, function_rows, seconds_text, why_failed
+from retrace_fix.bench.verdict import BenchReport, FixSummary, failure_text, function_rows, seconds_text, why_failed
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.findings import FileResult
 from retrace_fix.linemap import LineMap
-from retrace_fix.verify.candidates import Unit
+from retrace_fix.verify.fix_units import Unit
 from retrace_fix.verify.judge import Comparison, Reference, Verdict
 from retrace_fix.wording import plural
 
