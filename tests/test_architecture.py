@@ -31,6 +31,8 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown", "retrace_fix.diffs", "retrace_fix.writes",
         "retrace_fix.hunk_search", "retrace_fix.bounded_read",
         "retrace_fix.gitcmd", "retrace_fix.notebook",
+        # imports nothing of the project: the fidelity benchmark's probe loads it by its path
+        "retrace_fix.traces.import_hook",
     ]),
     ("source analyses", [
         "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",

@@ -50,11 +50,11 @@ def in_a_thread():
 
 
 def fork_while_the_recorder_lock_is_held():
-    recorder = sys.modules["retrace_fix.traces.recorder"]
+    function_stats = sys.modules["retrace_fix.traces.function_stats"]
     held, release = threading.Event(), threading.Event()
 
     def hold():
-        with recorder._STATS_LOCK:
+        with function_stats._STATS_LOCK:
             held.set()
             release.wait()
 

@@ -8,13 +8,13 @@ from pathlib import Path
 from retrace_fix import discovery
 from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
 from retrace_fix.engine import make_jobs
-from retrace_fix.traces import recorder
-from retrace_fix.traces.recorder import relative_source_path
+from retrace_fix.traces import process_recorder, recorder
+from retrace_fix.traces.frames import relative_source_path
 
 
 def test_the_recorder_asks_the_same_function():
     assert recorder.find_project_root is discovery.find_project_root
-    assert recorder.ENV_PROJECT_ROOT == ENV_PROJECT_ROOT == "RETRACE_FIX_PROJECT_ROOT"
+    assert process_recorder.ENV_PROJECT_ROOT == ENV_PROJECT_ROOT == "RETRACE_FIX_PROJECT_ROOT"
 
 
 def test_nearest_git_ancestor_of_a_file_or_directory(tmp_path, monkeypatch):

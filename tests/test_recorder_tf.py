@@ -406,7 +406,7 @@ def tf():
 
 def test_context_manager_records_every_value_kind(tf, tmp_path):
     from retrace_fix.traces import record_traces
-    from retrace_fix.traces import recorder as recorder_module
+    from retrace_fix.traces import tf_patching
 
     Point = collections.namedtuple("Point", "x y")
 
@@ -437,7 +437,7 @@ def test_context_manager_records_every_value_kind(tf, tmp_path):
             ds=tf.data.Dataset.range(3),
         )
         assert len(active.trace_set()) == 2
-    assert not recorder_module._RECORDERS or os.environ.get("RETRACE_FIX_SHARD_DIR")
+    assert not tf_patching.RECORDERS or os.environ.get("RETRACE_FIX_SHARD_DIR")
     earlier, f = sorted(load_trace_file(str(path)), key=lambda f: f.qualname)
     assert (earlier.qualname.rsplit(".", 1)[-1], earlier.calls) == ("before", 2)
     assert [t.args["x"]["shape"] for t in earlier.traces] == [[5]]

@@ -555,7 +555,7 @@ def test_importing_traces_modules_does_not_import_tensorflow():
     result = run_python(
         "import sys\n"
         "import retrace_fix.traces, retrace_fix.traces.model, retrace_fix.traces.retrace_report\n"
-        "import retrace_fix.traces.recorder, retrace_fix.traces.per_process, retrace_fix.commands.record, retrace_fix.traces.context\n"
+        "import retrace_fix.traces.recorder, retrace_fix.traces.process_recorder, retrace_fix.traces.per_process, retrace_fix.commands.record, retrace_fix.traces.context\n"
         "import retrace_fix.traces.pytest_plugin\n"
         "assert callable(retrace_fix.traces.record_traces)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras', 'numpy')))\n"
@@ -764,9 +764,9 @@ def test_a_sigterm_that_arrives_while_the_shard_is_written_waits_for_the_write(t
     re-enter the recorder, whose lock the interrupted write held, and the worker hung for good."""
     import signal
 
-    from retrace_fix.traces.recorder import _ProcessRecorder
+    from retrace_fix.traces.process_recorder import ProcessRecorder
 
-    recorder = _ProcessRecorder(str(tmp_path), None)
+    recorder = ProcessRecorder(str(tmp_path), None)
     events: list[str] = []
 
     def writing() -> None:

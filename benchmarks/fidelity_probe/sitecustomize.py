@@ -7,7 +7,8 @@ directory is on ``PYTHONPATH``; under ``retrace-fix record`` the recorder's
 holds no reference to any object of the program:
 
 * ``Function.__init__`` of TensorFlow's tf.function class is wrapped (when TF's
-  module is imported; nothing is imported here) to note each new Function:
+  module is imported, by retrace_fix's import hook, ``retrace_fix/traces/import_hook.py``
+  of this checkout; nothing is imported here) to note each new Function:
   its origin (file, qualname, first line of the Python function's code) and
   a weak reference to it;
 * ``FunctionCache.add`` is wrapped to keep each Function's
@@ -29,7 +30,6 @@ def _install():
     out_dir = os.environ.get("FIDELITY_PROBE_DIR")
     if not out_dir:
         return
-    import importlib.abc
     import json
     import threading
     import weakref
@@ -95,43 +95,25 @@ def _install():
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(counts, handle, sort_keys=True)
 
-    class Loader(importlib.abc.Loader):
-        def __init__(self, loader):
-            self._loader = loader
+    def execute_then_patch(module, execute):
+        execute(module)
+        patch(module)
 
-        def create_module(self, spec):
-            return self._loader.create_module(spec)
-
-        def exec_module(self, module):
-            self._loader.exec_module(module)
-            patch(module)
-
-    class Finder(importlib.abc.MetaPathFinder):
-        busy = False  # the recorder's finder asks the other finders too: not this one again
-
-        def find_spec(self, fullname, path, target=None):
-            if fullname != module_name or self.busy:
-                return None
-            self.busy = True
-            try:
-                return self._find(fullname, path, target)
-            finally:
-                self.busy = False
-
-        def _find(self, fullname, path, target):
-            for finder in list(sys.meta_path):
-                if finder is self or not hasattr(finder, "find_spec"):
-                    continue
-                spec = finder.find_spec(fullname, path, target)
-                if spec is not None:
-                    if spec.loader is not None:
-                        spec.loader = Loader(spec.loader)
-                    sys.meta_path.remove(self)
-                    return spec
-            return None
-
-    sys.meta_path.insert(0, Finder())
+    _module_hook().ModuleHook([module_name], execute_then_patch, once=True).install()
     threading._register_atexit(dump)
+
+
+def _module_hook():
+    """``retrace_fix/traces/import_hook.py`` of this checkout, loaded by its path: the probe must not
+    depend on the ``retrace_fix`` it measures (``--repo`` records with another checkout's)."""
+    import importlib.util
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(repo, "retrace_fix", "traces", "import_hook.py")
+    spec = importlib.util.spec_from_file_location("_fidelity_probe_import_hook", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _chain_to_next_sitecustomize():

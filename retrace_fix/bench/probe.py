@@ -7,7 +7,8 @@ directory and puts it on the child's ``PYTHONPATH`` right after the recorder's
 
 * notes the time the process started running Python code,
 * times the framework imports (``tensorflow``, ``keras``, ``tf_keras``: an
-  import hook on those top-level packages; nested imports are counted once),
+  import hook on those top-level packages, :mod:`retrace_fix.traces.import_hook`;
+  nested imports are counted once),
 * notes when the program ended (before the recorder's proofs, which are not the program's),
 * and at exit writes ``timing-<pid>.json`` into ``$RETRACE_FIX_BENCH_DIR``::
 
@@ -22,19 +23,20 @@ less than wall time; ``tracing_s`` is TensorFlow's own graph-building time, the
 monitoring counter ``/tensorflow/core/tf_function/graph_building_time_usecs``
 (outermost traces only), or null where this TensorFlow does not have it.
 
-Pure standard library, and it never imports TensorFlow itself.
+Standard library and two small modules of this package (the import hook, the atomic
+write); it never imports TensorFlow itself.
 """
 
 from __future__ import annotations
 
 import atexit
-import importlib.abc
 import json
 import os
 import sys
 import threading
 import time
 
+from retrace_fix.traces.import_hook import ModuleHook
 from retrace_fix.writes import write_file
 
 ENV_BENCH_DIR = "RETRACE_FIX_BENCH_DIR"
@@ -70,49 +72,17 @@ def graph_building_seconds() -> float | None:
     return None
 
 
-class _TimedLoader(importlib.abc.Loader):
-    def __init__(self, loader):
-        self._loader = loader
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        _STATE["depth"] += 1
-        try:
-            self._loader.exec_module(module)
-        finally:
-            _STATE["depth"] -= 1
-            if _STATE["depth"] == 0:  # keras imported by tensorflow is already counted
-                _STATE["tf_import_s"] += time.perf_counter() - started
-                _STATE["tf_import_cpu_s"] += time.process_time() - started_cpu
-
-    def __getattr__(self, name):
-        return getattr(self._loader, name)
-
-
-class _FrameworkImportTimer(importlib.abc.MetaPathFinder):
-    """Times the execution of the top-level framework packages (their submodules included)."""
-
-    def __init__(self):
-        self.pending = set(FRAMEWORK_PACKAGES)
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in self.pending:
-            return None
-        self.pending.discard(fullname)
-        if not self.pending and self in sys.meta_path:
-            sys.meta_path.remove(self)
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _TimedLoader(spec.loader)
-                return spec
-        return None
+def _timed(module, execute) -> None:
+    """Execute a framework package, adding its time to ``tf_import_s`` (outermost imports only)."""
+    started, started_cpu = time.perf_counter(), time.process_time()
+    _STATE["depth"] += 1
+    try:
+        execute(module)
+    finally:
+        _STATE["depth"] -= 1
+        if _STATE["depth"] == 0:  # keras imported by tensorflow is already counted
+            _STATE["tf_import_s"] += time.perf_counter() - started
+            _STATE["tf_import_cpu_s"] += time.process_time() - started_cpu
 
 
 def _end_of_program() -> None:
@@ -148,10 +118,8 @@ def install() -> bool:
     if _STATE["installed"] or not os.environ.get(ENV_BENCH_DIR):
         return False
     _STATE.update(installed=True, start=time.perf_counter(), start_cpu=time.process_time(), pid=os.getpid())
-    timer = _FrameworkImportTimer()
-    timer.pending -= set(sys.modules)
-    if timer.pending:
-        sys.meta_path.insert(0, timer)
+    # times the execution of the top-level framework packages (their submodules included)
+    ModuleHook(FRAMEWORK_PACKAGES - set(sys.modules), _timed, once=True).install()
     atexit.register(_write)
     # threading's exit hooks run before atexit, the latest registered first: this one before the
     # recorder's proofs (registered by its sitecustomize, which the shim follows)

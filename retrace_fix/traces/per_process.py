@@ -13,8 +13,9 @@ import os
 import sys
 
 import retrace_fix
+from retrace_fix.discovery import ENV_PROJECT_ROOT
 from retrace_fix.traces.model import TraceFileError, TraceSet, load_trace_file
-from retrace_fix.traces.recorder import ENV_PACKAGE_PATH, ENV_PROJECT_ROOT, ENV_SHARD_DIR
+from retrace_fix.traces.process_recorder import ENV_PACKAGE_PATH, ENV_SHARD_DIR
 
 #: The directory put first on the child's PYTHONPATH.
 SITECUSTOMIZE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sitecustomize")

@@ -23,9 +23,9 @@ def _install_recorder():
     if added:
         sys.path.insert(0, package_path)
     try:
-        from retrace_fix.traces import recorder
+        from retrace_fix.traces import process_recorder
 
-        recorder.install_process_recorder()
+        process_recorder.install_process_recorder()
     except Exception as exc:  # never stop the program from starting
         print(f"retrace-fix: recorder not installed: {exc!r}", file=sys.stderr)
     finally:

@@ -1,0 +1,137 @@
+"""Per-Function statistics of the recorder: calls, origin, parameters, and the dead ones' calls.
+
+One :class:`FunctionStats` per tf.function object the patched methods saw
+(:mod:`retrace_fix.traces.tf_patching`), found by the object's id and checked
+by a weak reference: the recorder never holds a Function.  When a Function
+dies its calls are folded into its origin's total (:func:`calls_by_origin`),
+so a function recreated per step is still counted.  Pure standard library.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import types
+import weakref
+from typing import Any
+
+def code_params(code: types.CodeType) -> list[str]:
+    """Parameter names of a code object in signature order (``self``, ``*args`` and ``**kw`` included)."""
+    names = code.co_varnames
+    positional = list(names[: code.co_argcount])
+    keyword_only = list(names[code.co_argcount : code.co_argcount + code.co_kwonlyargcount])
+    index = code.co_argcount + code.co_kwonlyargcount
+    star = []
+    if code.co_flags & 0x04:  # CO_VARARGS
+        star = [names[index]]
+        index += 1
+    double_star = [names[index]] if code.co_flags & 0x08 else []  # CO_VARKEYWORDS
+    return positional + star + keyword_only + double_star
+
+
+def bound_instance(python_function: Any) -> Any:
+    """The instance a tf.function of a bound method is bound to, or None.
+
+    Per-instance Functions (``obj.method`` for ``@tf.function`` methods) wrap a
+    ``MethodType`` whose ``__self__`` is a ``TfMethodTarget`` holding a weak
+    reference to the instance; ``tf.function(obj.method)`` wraps the bound
+    method directly.  In both cases the traced FunctionType has no ``self``.
+    """
+    candidate = python_function
+    for _ in range(16):
+        if candidate is None:
+            return None
+        if isinstance(candidate, types.MethodType):
+            owner = candidate.__self__
+            if type(owner).__name__ == "TfMethodTarget":
+                owner = getattr(owner, "target", None)
+            return owner
+        candidate = getattr(candidate, "__original_wrapped__", None) or getattr(candidate, "__wrapped__", None)
+    return None
+
+
+class FunctionStats:
+    """Per-Function bookkeeping; created on the first call/trace the recorder sees."""
+
+    __slots__ = ("ref", "calls", "origin", "params", "name", "is_method", "seen", "function_id", "live")
+
+    def __init__(self, function: Any):
+        self.calls = 0
+        self.seen: set[int] = set()  # ids of the concrete functions already recorded (see _on_trace)
+        self.origin: tuple[str, str, int] | None = None
+        self.params: list[str] = []
+        self.name = ""
+        code = getattr(function, "_key_for_call_stats", None)
+        if not isinstance(code, types.CodeType):
+            code = getattr(getattr(function, "python_function", None), "__code__", None)
+        if isinstance(code, types.CodeType):
+            qualname = getattr(code, "co_qualname", code.co_name)
+            self.origin = (code.co_filename, qualname, code.co_firstlineno)
+            self.params = code_params(code)
+            self.name = code.co_name
+        self.is_method = bound_instance(getattr(function, "_python_function", None)) is not None
+        self.function_id = id(function)
+        self.ref = weakref.ref(function, _DEAD_REFS.append)
+        self.live: Any = None  # prover.LiveFunction, made on the first trace
+
+
+# id(Function) -> stats of the live Function with that id (checked with stats.ref)
+STATS: dict[int, FunctionStats] = {}
+# id(stats.ref) -> stats, for every Function not yet known to be dead
+_LIVE: dict[int, FunctionStats] = {}
+# weakrefs of dead Functions; weakref callbacks only append here (they may run inside
+# any allocation, so they must not touch the dicts), _collect_dead() folds them
+_DEAD_REFS: list[weakref.ref] = []
+# calls of dead Functions, summed per origin
+_DEAD_CALLS: dict[tuple, int] = {}
+_STATS_LOCK = threading.Lock()
+
+
+def _collect_dead() -> None:
+    """Fold the calls of dead Functions into ``_DEAD_CALLS`` (call with ``_STATS_LOCK`` held)."""
+    while _DEAD_REFS:
+        stats = _LIVE.pop(id(_DEAD_REFS.pop()), None)
+        if stats is None:
+            continue
+        if STATS.get(stats.function_id) is stats:
+            del STATS[stats.function_id]
+        if stats.origin is not None and stats.calls:
+            _DEAD_CALLS[stats.origin] = _DEAD_CALLS.get(stats.origin, 0) + stats.calls
+
+
+def new_stats(function: Any) -> FunctionStats:
+    stats = FunctionStats(function)
+    with _STATS_LOCK:
+        _collect_dead()
+        STATS[id(function)] = stats
+        _LIVE[id(stats.ref)] = stats
+    return stats
+
+
+def calls_by_origin() -> dict[tuple, int]:
+    """Calls seen so far, per raw origin (dead Functions included)."""
+    with _STATS_LOCK:
+        _collect_dead()
+        totals = dict(_DEAD_CALLS)
+        for stats in list(_LIVE.values()):
+            if stats.origin is not None:
+                totals[stats.origin] = totals.get(stats.origin, 0) + stats.calls
+    return totals
+
+
+def stats_for(function: Any) -> FunctionStats:
+    stats = STATS.get(id(function))
+    if stats is None or stats.ref() is not function:
+        stats = new_stats(function)
+    return stats
+
+
+def _after_fork_in_child() -> None:
+    """A new lock in a forked child: another thread of the parent may have held it at the fork,
+    and that thread does not exist in the child, so the copy would stay locked for ever."""
+    global _STATS_LOCK
+    _STATS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
