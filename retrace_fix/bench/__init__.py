@@ -1,6 +1,7 @@
 """``retrace-fix bench``'s machinery: copy the project, run CMD before and after, compare, report.
 
 * :mod:`~retrace_fix.bench.copying` - the two copies of the project (excludes, size limit);
+* :mod:`~retrace_fix.bench.options` - the options bench and ``--verify`` share: checks, error texts, the project;
 * :mod:`~retrace_fix.bench.runs` - one run of CMD under the recorder and the timing probe;
 * :mod:`~retrace_fix.bench.probe` - the timing probe loaded into every Python process of a run;
 * :mod:`~retrace_fix.bench.outputs` - loading and comparing what the runs wrote;

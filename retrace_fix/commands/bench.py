@@ -37,7 +37,6 @@ This module never imports TensorFlow.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import shutil
 import sys
@@ -47,7 +46,8 @@ from pathlib import Path
 from typing import IO, Any, Callable, List, Optional
 
 from retrace_fix.bench import BenchError
-from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
+from retrace_fix.bench.copying import copy_project, exclude_matcher
+from retrace_fix.bench.options import check_comparison, check_copy_size, command_after_dashes, progress_log, project_of_cwd
 from retrace_fix.bench.outputs import (LineMask, OutputError, TextOutput, compare_values, line_difference, line_mask,
                                       mask_summary, relative_compare_path, stdout_matches)
 from retrace_fix.bench.render import FORMATS, render
@@ -87,25 +87,12 @@ Fixer = Callable[[Path, Path, Path, Any], FixSummary]
 
 def validate(request: BenchRequest) -> list[str]:
     """Check the arguments; return the command (leading ``--`` removed); raises BenchError."""
-    command = list(request.command or [])
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise BenchError("no command given (usage: retrace-fix bench [OPTIONS] -- CMD [ARGS...])")
+    command = command_after_dashes(request.command, "no command given (usage: retrace-fix bench [OPTIONS] -- CMD [ARGS...])")
     if request.runs < 1:
         raise BenchError(f"--runs must be at least 1, got {request.runs}")
-    for name, value in (("--rtol", request.rtol), ("--atol", request.atol)):
-        if not (value >= 0) or math.isinf(value):
-            raise BenchError(f"{name} must be a finite number >= 0, got {value}")
     if request.output_format not in FORMATS:
         raise BenchError(f"--format must be one of {', '.join(FORMATS)}, got {request.output_format!r}")
-    if request.timeout is not None and not request.timeout > 0:
-        raise BenchError(f"--timeout must be positive, got {request.timeout}")
-    if request.compare_stdout is not None:
-        try:
-            re.compile(request.compare_stdout)
-        except re.error as exc:
-            raise BenchError(f"--compare-stdout: invalid regular expression: {exc}") from None
+    check_comparison(request.rtol, request.atol, request.timeout, request.compare_stdout)
     return command
 
 
@@ -307,26 +294,16 @@ def bench(
     err: IO[str] | None = None,
 ) -> BenchReport:
     """Copy, fix, run and compare; raises BenchError for bad arguments."""
-    from retrace_fix.discovery import find_project_root
-
     err = err or sys.stderr
     command = validate(request)
-    cwd = Path.cwd().resolve()
-    project_root = Path(find_project_root(cwd))
-    if cwd != project_root and project_root not in cwd.parents:  # pragma: no cover - find_project_root contract
-        project_root = cwd
+    cwd, project_root = project_of_cwd()
     compare_paths = [relative_compare_path(spec, project_root, cwd) for spec in request.compare]
     pattern = re.compile(request.compare_stdout) if request.compare_stdout is not None else None
     excluded = exclude_matcher(project_root, cwd, request.exclude)
-    size = project_size(project_root, excluded)
-    if size > MAX_COPY_BYTES:
-        raise BenchError(
-            f"{project_root} holds more than {MAX_COPY_BYTES // 1024**3} GiB; "
-            "leave data directories out with --exclude"
-        )
+    check_copy_size(project_root, excluded)
     fixer = fixer or engine_fixer(request, project_root)
     auto_record = request.record and not request.traces
-    log = (lambda message: None) if request.quiet else (lambda message: (err.write(message + "\n"), err.flush()))
+    log = progress_log(err, request.quiet)
     work = Path(tempfile.mkdtemp(prefix="retrace-fix-bench-"))
     try:
         name = project_root.name or "project"

@@ -14,7 +14,6 @@ and a :class:`~retrace_fix.verify.summary.VerifyReport`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
 import shutil
@@ -23,11 +22,12 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from retrace_fix.bench import BenchError
-from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matcher, project_size
+from retrace_fix.bench.copying import copy_project, exclude_matcher
+from retrace_fix.bench.options import check_comparison, check_copy_size, command_after_dashes, progress_log, project_of_cwd
 from retrace_fix.bench.outputs import OutputError, relative_compare_path, stdout_matches
 from retrace_fix.bench.verdict import seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
-from retrace_fix.discovery import display_path, find_project_root
+from retrace_fix.discovery import display_path
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Verification
 from retrace_fix.fix_request import FixRequest, VerifyOptions, prepare
@@ -48,25 +48,17 @@ DEFERRED = "the program did not run yet: proposed again from the traces of the f
 
 def check_options(verify: VerifyOptions) -> list[str]:
     """The command (leading ``--`` removed); raises VerifyError on a bad option."""
-    command = list(verify.command or [])
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise VerifyError("--verify needs the command to run after `--` (retrace-fix --verify PATH... -- CMD [ARGS...])")
-    if not 1 <= verify.rounds <= MAX_ROUNDS:
-        raise VerifyError(f"--rounds must be between 1 and {MAX_ROUNDS}, got {verify.rounds}")
-    if verify.max_runs < 2:
-        raise VerifyError(f"--max-runs must be at least 2 (the original and one trial), got {verify.max_runs}")
-    for name, value in (("--rtol", verify.rtol), ("--atol", verify.atol)):
-        if not (value >= 0) or math.isinf(value):
-            raise VerifyError(f"{name} must be a finite number >= 0, got {value}")
-    if verify.timeout is not None and not verify.timeout > 0:
-        raise VerifyError(f"--timeout must be positive, got {verify.timeout}")
-    if verify.compare_stdout is not None:
-        try:
-            re.compile(verify.compare_stdout)
-        except re.error as exc:
-            raise VerifyError(f"--compare-stdout: invalid regular expression: {exc}") from None
+    try:
+        command = command_after_dashes(
+            verify.command, "--verify needs the command to run after `--` (retrace-fix --verify PATH... -- CMD [ARGS...])"
+        )
+        if not 1 <= verify.rounds <= MAX_ROUNDS:
+            raise BenchError(f"--rounds must be between 1 and {MAX_ROUNDS}, got {verify.rounds}")
+        if verify.max_runs < 2:
+            raise BenchError(f"--max-runs must be at least 2 (the original and one trial), got {verify.max_runs}")
+        check_comparison(verify.rtol, verify.atol, verify.timeout, verify.compare_stdout)
+    except BenchError as exc:
+        raise VerifyError(str(exc)) from None
     return command
 
 
@@ -147,13 +139,9 @@ def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyRepo
     assert request.verify is not None
     command = check_options(request.verify)
     verify = request.verify
-    log: Callable[[str], None] = (lambda message: None) if request.quiet else (
-        lambda message: (err.write(message + "\n"), err.flush()))
+    log = progress_log(err, request.quiet)
     options, files, problems = prepare(request)
-    cwd = Path.cwd().resolve()
-    project_root = Path(find_project_root(cwd))
-    if cwd != project_root and project_root not in cwd.parents:  # pragma: no cover - find_project_root contract
-        project_root = cwd
+    cwd, project_root = project_of_cwd()
     rels: dict[str, Path] = {}
     for path in files:
         real = Path(os.path.realpath(path))
@@ -171,9 +159,10 @@ def run_verify(request: FixRequest, err: IO[str]) -> tuple[RunResult, VerifyRepo
     except BenchError as exc:
         raise VerifyError(str(exc)) from None
     excluded = exclude_matcher(project_root, cwd, request.exclude)
-    if project_size(project_root, excluded) > MAX_COPY_BYTES:
-        raise VerifyError(f"{project_root} holds more than {MAX_COPY_BYTES // 1024**3} GiB; "
-                          "leave data directories out with --exclude")
+    try:
+        check_copy_size(project_root, excluded)
+    except BenchError as exc:
+        raise VerifyError(str(exc)) from None
     comparison = Comparison(
         pattern=re.compile(verify.compare_stdout) if verify.compare_stdout is not None else None,
         compare_paths=tuple(compare_paths), rtol=verify.rtol, atol=verify.atol,
