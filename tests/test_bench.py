@@ -508,7 +508,7 @@ def test_run_all_checks_results_against_expectations():
 
 def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_path: Path):
     """The recorder proves candidate fixes in threading's exit hook (registered by its sitecustomize,
-    before the probe's shim): that second is not the program's time."""
+    before the probe): that second is not the program's time."""
     script = textwrap.dedent(
         f"""\
         import sys, threading, time
@@ -529,7 +529,7 @@ def test_only_the_recording_run_proves(tmp_path: Path, monkeypatch):
     from retrace_fix.traces.prover import ENV_PROOF_SECONDS
 
     monkeypatch.delenv(ENV_PROOF_SECONDS, raising=False)
-    assert child_env(tmp_path, tmp_path, tmp_path, tmp_path)[ENV_PROOF_SECONDS] == "0"
-    assert ENV_PROOF_SECONDS not in child_env(tmp_path, tmp_path, tmp_path, tmp_path, prove=True)
+    assert child_env(tmp_path, tmp_path, tmp_path)[ENV_PROOF_SECONDS] == "0"
+    assert ENV_PROOF_SECONDS not in child_env(tmp_path, tmp_path, tmp_path, prove=True)
     monkeypatch.setenv(ENV_PROOF_SECONDS, "5")  # the user's budget reaches the recording run
-    assert child_env(tmp_path, tmp_path, tmp_path, tmp_path, prove=True)[ENV_PROOF_SECONDS] == "5"
+    assert child_env(tmp_path, tmp_path, tmp_path, prove=True)[ENV_PROOF_SECONDS] == "5"

@@ -1,9 +1,8 @@
 """Timing probe loaded into every Python process that ``retrace-fix bench`` runs.
 
-``retrace-fix bench`` writes a tiny ``sitecustomize`` shim into its temporary
-directory and puts it on the child's ``PYTHONPATH`` right after the recorder's
-(see :mod:`retrace_fix.bench.runs`).  The shim imports this module and calls
-:func:`install`, which
+``retrace-fix bench`` names this module in ``$RETRACE_FIX_SITE_MODULES``, so the
+recorder's ``sitecustomize`` imports it right after installing the recorder
+(see :mod:`retrace_fix.bench.runs`) and calls :func:`install`, which
 
 * notes the time the process started running Python code,
 * times the framework imports (``tensorflow``, ``keras``, ``tf_keras``: an
@@ -122,7 +121,7 @@ def install() -> bool:
     ModuleHook(FRAMEWORK_PACKAGES - set(sys.modules), _timed, once=True).install()
     atexit.register(_write)
     # threading's exit hooks run before atexit, the latest registered first: this one before the
-    # recorder's proofs (registered by its sitecustomize, which the shim follows)
+    # recorder's proofs (registered by the sitecustomize before it installs this probe)
     register = getattr(threading, "_register_atexit", None)
     if register is not None:
         try:

@@ -54,7 +54,7 @@ from retrace_fix.bench.render import FORMATS, render
 from retrace_fix.bench.verdict import (
     EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text, why_failed,
 )
-from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
+from retrace_fix.bench.runs import RunRecord, Tree, run_once
 from retrace_fix.diffs import unified_diff
 from retrace_fix.wording import plural
 
@@ -312,11 +312,10 @@ def bench(
             root = work / side / name
             copy_project(project_root, root, excluded)
             trees[side] = Tree(side=side, root=root, cwd=root / cwd.relative_to(project_root))
-        shim_dir = write_shim(work / "site")
 
         def run(side: str, index: int, prove: bool = False) -> RunRecord:
             record = run_once(
-                trees[side], index, command, work, shim_dir, project_root, compare_paths, request.timeout, prove
+                trees[side], index, command, work, project_root, compare_paths, request.timeout, prove
             )
             state = "ok" if record.ok else failure_text(record)
             traces = record.total_traces
@@ -339,7 +338,7 @@ def bench(
             log("retrace-fix bench: the original fails, so its run recorded nothing to fix from; "
                 "recording the fixed tree once for the fixes its traces call for")
             chain_tree = dataclasses.replace(trees["after"], side="chain")
-            chain = run_once(chain_tree, 0, command, work, shim_dir, project_root, compare_paths, request.timeout)
+            chain = run_once(chain_tree, 0, command, work, project_root, compare_paths, request.timeout)
             chain_note = _chain_fixes(fixer, trees, project_root, summary, chain)
         report = BenchReport(
             command=command,

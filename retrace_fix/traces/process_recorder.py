@@ -23,13 +23,9 @@ from typing import Any, Callable, Iterator
 
 from retrace_fix.discovery import ENV_PROJECT_ROOT
 from retrace_fix.traces.model import save_trace_file
+from retrace_fix.traces.per_process import ENV_SHARD_DIR
 from retrace_fix.traces.recorder import Recorder, activate
 from retrace_fix.traces.tf_patching import ON_PATCH, is_patched, report_error
-
-#: Environment variable naming the directory where each process writes its traces.
-ENV_SHARD_DIR = "RETRACE_FIX_SHARD_DIR"
-#: Environment variable naming the directory holding the ``retrace_fix`` package (for sitecustomize).
-ENV_PACKAGE_PATH = "RETRACE_FIX_PACKAGE_PATH"
 
 
 class ProcessRecorder:

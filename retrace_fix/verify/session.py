@@ -26,7 +26,7 @@ from retrace_fix.bench.copying import copy_project, exclude_matcher
 from retrace_fix.bench.options import check_comparison, check_copy_size, command_after_dashes, progress_log, project_of_cwd
 from retrace_fix.bench.outputs import OutputError, relative_compare_path, stdout_matches
 from retrace_fix.bench.verdict import seconds_text
-from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
+from retrace_fix.bench.runs import RunRecord, Tree, run_once
 from retrace_fix.discovery import display_path
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Verification
@@ -77,7 +77,6 @@ class Runner:
         self.budget = budget
         self.log = log
         self.count = 0
-        self.shim_dir = write_shim(work / "site")
         self._copy_excluded = exclude_matcher(original, original, [])
 
     @property
@@ -93,7 +92,7 @@ class Runner:
         try:
             # every run may drive the next round: the recorder trial-traces the candidate fixes at its end
             record = run_once(Tree(side=side, root=root, cwd=root / self.cwd_rel), self.count, self.command,
-                              self.work, self.shim_dir, self.project_root, self.compare_paths, self.timeout,
+                              self.work, self.project_root, self.compare_paths, self.timeout,
                               prove=True)
         finally:
             shutil.rmtree(root.parent, ignore_errors=True)

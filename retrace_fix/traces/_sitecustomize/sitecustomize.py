@@ -4,11 +4,14 @@
 * A no-op unless ``RETRACE_FIX_SHARD_DIR`` is set.
 * Cheap: it does not import TensorFlow.  It installs an import hook that patches
   tf.function's class once TensorFlow imports it, and an atexit handler that
-  writes this process's shard.
+  writes this process's shard; then the modules ``RETRACE_FIX_SITE_MODULES``
+  names (comma-separated: ``retrace-fix bench``'s timing probe), calling
+  their ``install()``.
 * Chains to the ``sitecustomize`` module that would have been imported without
   this directory on the path (a virtualenv's or the distribution's).
 """
 
+import importlib
 import os
 import sys
 
@@ -23,17 +26,23 @@ def _install_recorder():
     if added:
         sys.path.insert(0, package_path)
     try:
-        from retrace_fix.traces import process_recorder
-
-        process_recorder.install_process_recorder()
-    except Exception as exc:  # never stop the program from starting
-        print(f"retrace-fix: recorder not installed: {exc!r}", file=sys.stderr)
+        _install("retrace_fix.traces.process_recorder", "install_process_recorder", "recorder")
+        for name in os.environ.get("RETRACE_FIX_SITE_MODULES", "").split(","):
+            if name.strip():
+                _install(name.strip(), "install", name.strip())
     finally:
         if added:
             try:
                 sys.path.remove(package_path)
             except ValueError:
                 pass
+
+
+def _install(module_name, function, what):
+    try:
+        getattr(importlib.import_module(module_name), function)()
+    except Exception as exc:  # never stop the program from starting
+        print(f"retrace-fix: {what} not installed: {exc!r}", file=sys.stderr)
 
 
 def _chain_to_next_sitecustomize():
