@@ -123,7 +123,7 @@ def _proof_share(tf, recorder, options) -> None:
 
 def _wrapper_cost_ns(number: int = 200_000) -> float:
     """Cost of the patched ``__call__`` around a no-op, i.e. what the recorder adds per call."""
-    from retrace_fix.traces.tf_patching import _make_call
+    from retrace_fix.traces.tf_patching import _make_hook
 
     class FakeFunction:
         _function_cache: list = []
@@ -131,7 +131,7 @@ def _wrapper_cost_ns(number: int = 200_000) -> float:
     def original(self, *args, **kwds):
         return None
 
-    wrapped = _make_call(original)
+    wrapped = _make_hook(original, "__call__")
     fake = FakeFunction()
     wrapped(fake)
     start = time.perf_counter()

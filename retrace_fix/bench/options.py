@@ -1,7 +1,7 @@
 """The options ``retrace-fix bench`` and ``--verify`` share: their checks, error texts and project.
 
 Both run CMD (after ``--``) on copies of the project and compare its outputs
-with ``--rtol``/``--atol``, ``--timeout`` and ``--compare-stdout``; the checks
+(``--compare``, ``--compare-stdout``) with ``--rtol``/``--atol`` and ``--timeout``; the checks
 here raise :class:`~retrace_fix.bench.BenchError` with the one wording both
 commands print (``--verify`` reports it as its own error).
 """
@@ -15,6 +15,8 @@ from typing import IO, Callable, Sequence
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import MAX_COPY_BYTES, project_size
+from retrace_fix.bench.outputs import OutputError, stdout_matches
+from retrace_fix.bench.runs import RunRecord
 
 
 def command_after_dashes(command: Sequence[str] | None, missing: str) -> list[str]:
@@ -39,6 +41,19 @@ def check_comparison(rtol: float, atol: float, timeout: float | None, compare_st
             re.compile(compare_stdout)
         except re.error as exc:
             raise BenchError(f"--compare-stdout: invalid regular expression: {exc}") from None
+
+
+def check_compare_sources(original: RunRecord, pattern: re.Pattern | None, compare_paths: Sequence[str]) -> None:
+    """A comparison that compares nothing is a usage error (BenchError, exit 2): a ``--compare``
+    file the original's successful run did not write, a ``--compare-stdout`` that matches none
+    of its lines."""
+    for rel in compare_paths:
+        if rel in original.missing_outputs:
+            error = original.outputs.get(rel)
+            why = str(error) if isinstance(error, OutputError) else "the original run did not write this file"
+            raise BenchError(f"--compare {rel}: {why}")
+    if pattern is not None and not stdout_matches(original.outputs.get("stdout", ""), pattern):
+        raise BenchError(f"--compare-stdout {pattern.pattern!r} matched no line of the original's output")
 
 
 def project_of_cwd() -> tuple[Path, Path]:

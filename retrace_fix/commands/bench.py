@@ -47,8 +47,9 @@ from typing import IO, Any, Callable, List, Optional
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import copy_project, exclude_matcher
-from retrace_fix.bench.options import check_comparison, check_copy_size, command_after_dashes, progress_log, project_of_cwd
-from retrace_fix.bench.outputs import (LineMask, OutputError, TextOutput, compare_values, line_difference, line_mask,
+from retrace_fix.bench.options import (check_compare_sources, check_comparison, check_copy_size, command_after_dashes,
+                                      progress_log, project_of_cwd)
+from retrace_fix.bench.outputs import (LineMask, TextOutput, compare_values, line_difference, line_mask,
                                       mask_summary, relative_compare_path, stdout_matches)
 from retrace_fix.bench.render import FORMATS, render
 from retrace_fix.bench.verdict import (
@@ -254,22 +255,6 @@ def _stable_lines(lines: list[str], masks: dict[int, LineMask]) -> bool:
                for index, line in enumerate(lines))
 
 
-def _check_compare_sources(report: BenchReport, pattern: re.Pattern | None, compare_paths: list[str]) -> None:
-    """An argument that compares nothing is a usage error (exit 2)."""
-    ok_before = report.ok_runs("before")
-    if not ok_before:
-        return
-    first = ok_before[0]
-    for rel in compare_paths:
-        if rel in first.missing_outputs:
-            error = first.outputs.get(rel)
-            if isinstance(error, OutputError):
-                raise BenchError(f"--compare {rel}: {error}")
-            raise BenchError(f"--compare {rel}: the original run did not write this file")
-    if pattern is not None and not stdout_matches(first.outputs.get("stdout", ""), pattern):
-        raise BenchError(f"--compare-stdout {pattern.pattern!r} matched no line of the original's output")
-
-
 def run_bench(
     request: BenchRequest,
     fixer: Fixer | None = None,
@@ -375,7 +360,9 @@ def bench(
                     continue  # the recording run is the original's first run
                 report.records.append(run(side, index))
         report.records.sort(key=lambda r: (SIDES.index(r.side), r.index))
-        _check_compare_sources(report, pattern, compare_paths)
+        ok_before = report.ok_runs("before")
+        if ok_before:
+            check_compare_sources(ok_before[0], pattern, compare_paths)
         report.functions = function_rows(report.side("before"), report.side("after"))
         compare_runs(report, pattern, compare_paths)
         if report.all_ok("before") and report.all_ok("after") and not any(r.traces for r in report.records):

@@ -57,7 +57,7 @@ class FunctionStats:
 
     def __init__(self, function: Any):
         self.calls = 0
-        self.seen: set[int] = set()  # ids of the concrete functions already recorded (see _on_trace)
+        self.seen: set[int] = set()  # ids of the concrete functions already recorded (see tf_patching._on_trace)
         self.origin: tuple[str, str, int] | None = None
         self.params: list[str] = []
         self.name = ""
@@ -100,6 +100,7 @@ def _collect_dead() -> None:
 
 
 def new_stats(function: Any) -> FunctionStats:
+    """Start the statistics of ``function`` (a Function not seen before, or a new one with a dead one's id)."""
     stats = FunctionStats(function)
     with _STATS_LOCK:
         _collect_dead()
@@ -117,13 +118,6 @@ def calls_by_origin() -> dict[tuple, int]:
             if stats.origin is not None:
                 totals[stats.origin] = totals.get(stats.origin, 0) + stats.calls
     return totals
-
-
-def stats_for(function: Any) -> FunctionStats:
-    stats = STATS.get(id(function))
-    if stats is None or stats.ref() is not function:
-        stats = new_stats(function)
-    return stats
 
 
 def _after_fork_in_child() -> None:

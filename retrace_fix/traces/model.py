@@ -39,6 +39,7 @@ import math
 import os
 import posixpath
 import re
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
@@ -275,6 +276,13 @@ class FunctionTraces:
         existing = self.proofs.get(key)
         self.proofs[key] = proof if existing is None else stronger_proof(existing, proof)
 
+    def copy(self, **changes: Any) -> FunctionTraces:
+        """A copy with its own traces, call sites and proofs; ``changes`` sets fields anew."""
+        copied = dict(params=list(self.params), traces=[t.copy() for t in self.traces],
+                      call_sites=[CallSite(c.file, c.line, c.column, c.count) for c in self.call_sites],
+                      proofs=dict(self.proofs))
+        return dataclasses.replace(self, **{**copied, **changes})
+
     def merged(self, other: FunctionTraces) -> FunctionTraces:
         """A new FunctionTraces with ``other`` (same key) folded into a copy of this one."""
         result = FunctionTraces(
@@ -454,12 +462,17 @@ class _Checker:
             self.fail(f"{where}.{key}", f"control character in {value!r}")
         return value
 
-    def function(self, item: Any, where: str) -> FunctionTraces:
+    def located(self, item: Any, where: str) -> str:
+        """The normalised ``file`` of an object naming one (a path relative to the project root)."""
         if not isinstance(item, dict):
             self.fail(where, "expected an object")
         file = self.name(item, "file", where)
         if not file or _is_absolute(file) or normalize_path(file).split("/")[0] in ("..", "."):
             self.fail(f"{where}.file", f"expected a path relative to the project root, got {file!r}")
+        return normalize_path(file)
+
+    def function(self, item: Any, where: str) -> FunctionTraces:
+        file = self.located(item, where)
         params = self.field(item, "params", list, where, default=[])
         if not all(isinstance(p, str) and not _CONTROL.search(p) for p in params):
             self.fail(f"{where}.params", "expected a list of strings")
@@ -470,7 +483,7 @@ class _Checker:
         if firstlineno < 0:
             self.fail(f"{where}.firstlineno", "expected a non-negative integer")
         function = FunctionTraces(
-            file=normalize_path(file),
+            file=file,
             qualname=self.name(item, "qualname", where),
             firstlineno=firstlineno,
             name=self.name(item, "name", where, default=""),
@@ -503,17 +516,13 @@ class _Checker:
         return {"name": name, "remote": remote, "commit": commit}
 
     def call_site(self, item: Any, where: str) -> CallSite:
-        if not isinstance(item, dict):
-            self.fail(where, "expected an object")
-        file = self.name(item, "file", where)
-        if not file or _is_absolute(file) or normalize_path(file).split("/")[0] in ("..", "."):
-            self.fail(f"{where}.file", f"expected a path relative to the project root, got {file!r}")
+        file = self.located(item, where)
         line = self.field(item, "line", int, where)
         column = self.field(item, "column", (int, type(None)), where, default=None)
         count = self.field(item, "count", int, where, default=1)
         if line < 1 or count < 1 or (column is not None and column < 0):
             self.fail(where, "expected a positive line and count and a non-negative column")
-        return CallSite(normalize_path(file), line, column, count)
+        return CallSite(file, line, column, count)
 
     def proof(self, item: Any, where: str) -> tuple[str, Proof]:
         if not isinstance(item, dict):

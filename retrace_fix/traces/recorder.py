@@ -225,11 +225,7 @@ class Recorder:
             return
         with hooks_ignore_this_thread():
             for key, function, count in todo:
-                work = FunctionTraces(
-                    file=function.file, qualname=function.qualname, firstlineno=function.firstlineno,
-                    name=function.name, params=list(function.params), calls=function.calls,
-                    traces=[t.copy() for t in function.traces],
-                )
+                work = function.copy(proofs={})
                 try:
                     prover.prove_function(
                         work, self._live_function(key), budget, OBJECT_IDS.lookup, _PROOF_CACHE.setdefault(key, {})
@@ -251,22 +247,11 @@ class Recorder:
         with self._lock:
             for key, function in self._functions.items():
                 origin = self._origins[key]
-                snapshot = FunctionTraces(
-                    file=function.file,
-                    qualname=function.qualname,
-                    firstlineno=function.firstlineno,
-                    name=function.name,
-                    params=list(function.params),
+                result.add(function.copy(
                     calls=max(0, calls.get(origin, 0) - self._calls_baseline.get(origin, 0)),
-                    traces=[t.copy() for t in function.traces],
-                    reduce_retracing=function.reduce_retracing,
-                    has_input_signature=function.has_input_signature,
-                    call_sites=[CallSite(c.file, c.line, c.column, c.count) for c in function.call_sites],
-                    proofs=dict(function.proofs),
                     # one process: an identical trace again is a new tf.function object at this origin
                     recreated=sum(t.count - 1 for t in function.traces if not t.nested),
-                )
-                result.add(snapshot)
+                ))
         return result
 
 

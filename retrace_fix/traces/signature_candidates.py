@@ -647,6 +647,14 @@ def _first_patched(function: FunctionTraces, skip_self: str | None, param: str, 
     return None
 
 
+def _outcome(candidate: Candidate, oracle: Oracle) -> Outcome:
+    """What the proof of ``candidate`` says: traced, failed (with its error) or unproven."""
+    proof = oracle(candidate)
+    if not _known(proof):
+        return _unproven(candidate, proof)
+    return Outcome("traced", candidate) if proof.traced else Outcome("failed", candidate, error=proof.error)
+
+
 def search_signature(lay: Layout, function: FunctionTraces, skip_self: str | None, oracle: Oracle) -> Outcome:
     """Walk the signature candidates of ``lay`` (dtype ladders) until one traces."""
     if not lay.retraced:
@@ -689,23 +697,14 @@ def search_signature(lay: Layout, function: FunctionTraces, skip_self: str | Non
         chosen[slot.param] = dtype
     if chosen == dtypes:
         return Outcome("failed", first, error=proof.error)
-    candidate = signature_candidate(lay, chosen)
-    final = oracle(candidate)
-    if not _known(final):
-        return _unproven(candidate, final)
-    if final.traced:
-        return Outcome("traced", candidate)
-    return Outcome("failed", candidate, error=final.error)
+    return _outcome(signature_candidate(lay, chosen), oracle)
 
 
 def search_relax(function: FunctionTraces, skip_self: str | None, oracle: Oracle) -> Outcome:
     candidate = relax_candidate(function, skip_self)
     if candidate is None:
         return Outcome("none")
-    proof = oracle(candidate)
-    if not _known(proof):
-        return _unproven(candidate, proof)
-    return Outcome("traced", candidate) if proof.traced else Outcome("failed", candidate, error=proof.error)
+    return _outcome(candidate, oracle)
 
 
 def search_call_site(lay: Layout, function: FunctionTraces, skip_self: str | None, oracle: Oracle) -> Outcome:
@@ -728,10 +727,7 @@ def search_call_site(lay: Layout, function: FunctionTraces, skip_self: str | Non
             return Outcome("failed", None, error=error, param=name, tried=ladder)
         chosen[name] = dtype
     candidate = call_site_candidate(function, skip_self, chosen, kinds, tuple(constants))
-    proof = oracle(candidate)
-    if not _known(proof):
-        return _unproven(candidate, proof)
-    return Outcome("traced", candidate) if proof.traced else Outcome("failed", candidate, error=proof.error)
+    return _outcome(candidate, oracle)
 
 
 @dataclass
@@ -780,10 +776,7 @@ def search_call_site_relax(
     candidate = call_site_relax_candidate(function, skip_self, dtypes, kinds, constants)
     if candidate is None:
         return Outcome("none")
-    proof = oracle(candidate)
-    if not _known(proof):
-        return _unproven(candidate, proof)
-    return Outcome("traced", candidate) if proof.traced else Outcome("failed", candidate, error=proof.error)
+    return _outcome(candidate, oracle)
 
 
 def stored_oracle(function: FunctionTraces) -> Oracle:

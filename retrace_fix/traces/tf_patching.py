@@ -26,7 +26,7 @@ import types
 from typing import Any, Callable, Iterator
 
 from retrace_fix.traces.frames import callers
-from retrace_fix.traces.function_stats import STATS, FunctionStats, bound_instance, new_stats, stats_for
+from retrace_fix.traces.function_stats import STATS, FunctionStats, bound_instance, new_stats
 from retrace_fix.traces.import_hook import ModuleHook
 from retrace_fix.traces.model import Trace
 from retrace_fix.traces.trace_encoding import describe_object, encode_trace_type
@@ -147,8 +147,13 @@ def _inside_function() -> bool:
         return False
 
 
-def _make_call(original: Callable) -> Callable:
-    def __call__(self, *args, **kwds):
+def _make_hook(original: Callable, name: str) -> Callable:
+    """``name`` of TF's Function class wrapped: ``__call__`` counts the call and notes its caller's frame
+    (the call site); ``get_concrete_function`` and its variant only record the traces they make."""
+    via = "call" if name == "__call__" else "get_concrete_function"
+    counts_calls = name == "__call__"
+
+    def hook(self, *args, **kwds):
         before = len(self._function_cache)
         start = _clock()
         try:
@@ -158,16 +163,19 @@ def _make_call(original: Callable) -> Callable:
                 stats = STATS.get(id(self))
                 if stats is None or stats.ref() is not self:
                     stats = new_stats(self)
-                stats.calls += 1
+                if counts_calls:
+                    stats.calls += 1
                 if len(self._function_cache) != before:
-                    _on_trace(self, stats, "call", before, _clock() - start, sys._getframe(1))
-            elif len(self._function_cache) != before:
+                    _on_trace(self, stats, via, before, _clock() - start, sys._getframe(1) if counts_calls else None)
+            elif counts_calls and len(self._function_cache) != before:
                 _forget_trial_traces(self, before)
 
-    __call__.__wrapped__ = original  # type: ignore[attr-defined]
-    __call__.__doc__ = original.__doc__
-    __call__._retrace_fix = True  # type: ignore[attr-defined]
-    return __call__
+    hook.__name__ = name
+    hook.__qualname__ = f"Function.{name}"
+    hook.__wrapped__ = original  # type: ignore[attr-defined]
+    hook.__doc__ = original.__doc__
+    hook._retrace_fix = True  # type: ignore[attr-defined]
+    return hook
 
 
 def _forget_trial_traces(function: Any, before: int) -> None:
@@ -190,27 +198,7 @@ def _forget_trial_traces(function: Any, before: int) -> None:
         report_error(exc)
 
 
-def _make_gcf(original: Callable, name: str) -> Callable:
-    def get_concrete_function(self, *args, **kwargs):
-        before = len(self._function_cache)
-        start = _clock()
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            if len(self._function_cache) != before and (
-                _PROVING_THREAD is None or _PROVING_THREAD != threading.get_ident()
-            ):
-                _on_trace(self, stats_for(self), "get_concrete_function", before, _clock() - start)
-
-    get_concrete_function.__name__ = name
-    get_concrete_function.__qualname__ = f"Function.{name}"
-    get_concrete_function.__wrapped__ = original  # type: ignore[attr-defined]
-    get_concrete_function.__doc__ = original.__doc__
-    get_concrete_function._retrace_fix = True  # type: ignore[attr-defined]
-    return get_concrete_function
-
-
-_GCF_NAMES = ("get_concrete_function", "_get_concrete_function_garbage_collected")
+_HOOKED_NAMES = ("__call__", "get_concrete_function", "_get_concrete_function_garbage_collected")
 
 
 def patch_function_class(function_class: Any) -> None:
@@ -218,13 +206,11 @@ def patch_function_class(function_class: Any) -> None:
     global _PATCHED_CLASS
     if _PATCHED_CLASS is function_class:
         return
-    _ORIGINALS["__call__"] = function_class.__call__
-    function_class.__call__ = _make_call(function_class.__call__)
-    for name in _GCF_NAMES:
-        original = function_class.__dict__.get(name)
+    for name in _HOOKED_NAMES:
+        original = function_class.__call__ if name == "__call__" else function_class.__dict__.get(name)
         if original is not None:
             _ORIGINALS[name] = original
-            setattr(function_class, name, _make_gcf(original, name))
+            setattr(function_class, name, _make_hook(original, name))
     _PATCHED_CLASS = function_class
 
 

@@ -23,8 +23,9 @@ from typing import IO, Any, Callable
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import copy_project, exclude_matcher
-from retrace_fix.bench.options import check_comparison, check_copy_size, command_after_dashes, progress_log, project_of_cwd
-from retrace_fix.bench.outputs import OutputError, relative_compare_path, stdout_matches
+from retrace_fix.bench.options import (check_compare_sources, check_comparison, check_copy_size, command_after_dashes,
+                                      progress_log, project_of_cwd)
+from retrace_fix.bench.outputs import relative_compare_path
 from retrace_fix.bench.verdict import seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once
 from retrace_fix.discovery import display_path
@@ -346,16 +347,11 @@ class _Session:
 
     def _check_compare_sources(self, baseline: RunRecord) -> None:
         """A comparison that compares nothing is a usage error (exit 2), as in bench."""
-        if not baseline.ok:
-            return
-        for rel in self.comparison.compare_paths:
-            if rel in baseline.missing_outputs:
-                error = baseline.outputs.get(rel)
-                why = str(error) if isinstance(error, OutputError) else "the original run did not write this file"
-                raise VerifyError(f"--compare {rel}: {why}")
-        pattern = self.comparison.pattern
-        if pattern is not None and not stdout_matches(baseline.outputs.get("stdout", ""), pattern):
-            raise VerifyError(f"--compare-stdout {pattern.pattern!r} matched no line of the original's output")
+        if baseline.ok:
+            try:
+                check_compare_sources(baseline, self.comparison.pattern, self.comparison.compare_paths)
+            except BenchError as exc:
+                raise VerifyError(str(exc)) from None
 
     # ---------------------------------------------------------------- the user's files
 
