@@ -63,22 +63,23 @@ def check_options(verify: VerifyOptions) -> list[str]:
     return command
 
 
+@dataclasses.dataclass
 class Runner:
     """Runs CMD on fresh copies of the original with some files replaced; counts the runs."""
 
-    def __init__(self, work: Path, original: Path, project_root: Path, cwd_rel: Path, command: list[str],
-                 compare_paths: list[str], timeout: float | None, budget: int, log: Callable[[str], None]) -> None:
-        self.work = work
-        self.original = original
-        self.project_root = project_root
-        self.cwd_rel = cwd_rel
-        self.command = command
-        self.compare_paths = compare_paths
-        self.timeout = timeout
-        self.budget = budget
-        self.log = log
-        self.count = 0
-        self._copy_excluded = exclude_matcher(original, original, [])
+    work: Path
+    original: Path
+    project_root: Path
+    cwd_rel: Path
+    command: list[str]
+    compare_paths: list[str]
+    timeout: float | None
+    budget: int
+    log: Callable[[str], None]
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        self._copy_excluded = exclude_matcher(self.original, self.original, [])
 
     @property
     def remaining(self) -> int:
