@@ -40,13 +40,10 @@ from retrace_fix.traces.signature_candidates import distinct_by_instance as _dis
 from retrace_fix.traces.signature_candidates import search_candidates, stored_oracle
 from retrace_fix.traces.model import FunctionTraces, Trace
 from retrace_fix.traces.summaries import (  # noqa: F401  (re-exported: the fixer's vocabulary)
-    INT32_MAX,
-    INT32_MIN,
     NO_LITERAL,
     TENSOR_KINDS,
     ContainerSpec,
     ParamInfo,
-    Spec,
     TensorSpecInfo,
     ValueSummary,
     _listed,
