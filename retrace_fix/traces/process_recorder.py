@@ -209,7 +209,6 @@ def install_process_recorder() -> bool:
     return True
 
 
-
 def _after_fork_in_child() -> None:
     """A forked child writes its own traces (registered after the recorder's own fork handler)."""
     if _PROCESS is not None:
