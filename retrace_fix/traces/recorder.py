@@ -443,14 +443,15 @@ class Recorder:
             rel = self._rel_cache[filename] = relative_source_path(filename, self.project_root)
         return rel
 
-    def _located(self, filename: str, line: int) -> tuple[str | None, int]:
+    def _located(self, filename: str, line: int, qualname: str | None = None) -> tuple[str | None, int]:
         """(file relative to the project root, line) of project code; a notebook cell a kernel ran
-        is named by its notebook and the line of the notebook's text (:mod:`retrace_fix.traces.cells`)."""
+        is named by its notebook and the line of the notebook's text (:mod:`retrace_fix.traces.cells`;
+        ``qualname``: the function defined there, which places a timed cell's body)."""
         rel = self._relative(filename)
         if rel is None and is_cell_file(filename):
             if self._cells is None:
                 self._cells = CellLocator(self.project_root)
-            located = self._cells.locate(filename, line)
+            located = self._cells.locate(filename, line, qualname)
             if located is not None:
                 return located
         return rel, line
@@ -479,7 +480,7 @@ class Recorder:
         if stats.origin is None:
             return
         filename, qualname, line = stats.origin
-        rel, line = self._located(filename, line)
+        rel, line = self._located(filename, line, qualname)
         if rel is None:
             return
         key = (rel, qualname, line)
