@@ -448,6 +448,7 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -
                                reason=_cell_lines(finding.reason, notebook)))
     result.findings = sorted(located, key=Finding.sort_key)
     if notebook.broken:  # the other cells were read and reported; nothing is written to it
+        result.findings = [replace(f, applied=False) for f in result.findings]  # no fix of it is applied
         first = notebook.broken[0]
         more = f" (and {plural(len(notebook.broken) - 1, 'more cell')})" if len(notebook.broken) > 1 else ""
         result.error = (f"{first.location(job.display)}: {first.message}{more}; the other cells were "

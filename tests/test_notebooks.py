@@ -355,12 +355,17 @@ def test_bad_notebooks_are_errors_naming_the_cell_and_others_are_fixed(tmp_path)
     code, out, err = run_cli("--check", "exercise.ipynb", "magic.ipynb", "syntax.ipynb", cwd=tmp_path).outcome
     assert code == 2
     assert out.splitlines() == [
-        "exercise.ipynb:cell 3:1:2: RTF004 [*] [safe] `experimental_relax_shapes` is the deprecated name of "
+        "exercise.ipynb:cell 3:1:2: RTF004 [safe] `experimental_relax_shapes` is the deprecated name of "
         "`reduce_retracing`",
-        "magic.ipynb:cell 2:1:2: RTF004 [*] [safe] `experimental_relax_shapes` is the deprecated name of "
+        "magic.ipynb:cell 2:1:2: RTF004 [safe] `experimental_relax_shapes` is the deprecated name of "
         "`reduce_retracing`",
     ]  # syntax.ipynb's decorated cell is the one left out: nothing of it is reported
-    assert "3 errors" in err
+    assert err.count("error: ") == 3 and "0 fixes available, 0 diagnostics, 3 errors\n" in err
+    # in a fix run the fix is shown as left to do (no [*]: nothing is written), not as held back by its tier
+    code, out, err = run_cli("exercise.ipynb", cwd=tmp_path).outcome
+    assert code == 2 and out.startswith("exercise.ipynb:cell 3:1:2: RTF004 [safe]")
+    assert "0 files changed, 0 fixes applied, 0 diagnostics, 1 error\n" in err
+    assert (tmp_path / "exercise.ipynb").read_text() == bad["exercise.ipynb"]
 
 
 # --------------------------------------------------------------------------- --verify on notebooks
