@@ -303,7 +303,7 @@ def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None)
     problems = []
     old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
     try:
-        read_notebook(new_text)
+        read_notebook(new_text).require_every_cell()
     except NotebookError as exc:
         problems.append(f"{path}: the fixed notebook does not read: {exc.location(path)}: {exc.message}")
     invalid = validation_problem(new_text)

@@ -151,6 +151,14 @@ class Notebook:
     #: run and is never written
     broken: list = field(default_factory=list)
 
+    def require_every_cell(self, cell: int | None = None) -> "Notebook":
+        """This notebook, after raising the NotebookError of its first cell left out (of ``cell`` only,
+        when given): where every cell must be Python, as in a notebook about to be written."""
+        for error in self.broken:
+            if cell is None or error.cell == cell:
+                raise error
+        return self
+
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line in the cell) of a 1-based line of :attr:`python`."""
         owner = None

@@ -294,6 +294,19 @@ def test_interactive_no_leaves_the_notebook_alone(project):
     assert (project / "nb.ipynb").read_bytes() == before
 
 
+def test_interactive_refuses_an_edit_that_leaves_the_cell_unparseable(project, monkeypatch, tmp_path):
+    script = tmp_path / "editor.py"
+    script.write_text("import pathlib, sys\npath = pathlib.Path(sys.argv[1])\n"
+                      "path.write_text(path.read_text().replace('reduce_retracing=True)', 'reduce_retracing=True'))\n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    before = (project / "nb.ipynb").read_bytes()
+    code, out, _ = run_cli("-i", "nb.ipynb", cwd=project, stdin="e\nn\nn\n").outcome
+    assert code == 0
+    assert "Your edited hunk does not apply: the cell would not parse: cannot parse: '(' was never closed" in out
+    assert (project / "nb.ipynb").read_bytes() == before
+
+
 def test_stdin_filename_reads_a_notebook(project):
     data = (project / "nb.ipynb").read_bytes()
     result = run_cli("-", "--stdin-filename", "nb.ipynb", cwd=project, stdin=data)
