@@ -456,14 +456,15 @@ def test_the_bodies_of_timed_and_captured_cells_map_back_to_their_cell(tmp_path,
     from retrace_fix.traces.cells import CellLocator
 
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "nb.ipynb").write_text(_notebook(
+    cells_source = [
         "import tensorflow as tf",  # text line 1
         "\n" + TIMED,  # cell 2: blank line, %%time, then the body: `@tf.function` is cell line 3, text line 4
         "%%timeit -n 1\ndef twice(x):\n    return x\ntwice(1)",  # cell 3: text lines 10-13
         "%%capture out\ndef quiet(x):\n    return x",  # cell 4: text lines 14-16
         "%%time\ndef same(x):\n    return x",  # cells 5 and 6 both define `same` on body line 1
         "%%time\ndef same(x):\n    return 2 * x",
-    ))
+    ]
+    (tmp_path / "nb.ipynb").write_text(_notebook(*cells_source))
     cells = CellLocator(str(tmp_path), [str(tmp_path / "nb.ipynb")], search=False)
     assert cells.locate("<timed exec>", 1, "triple") == ("nb.ipynb", 4)  # its decorator's line
     assert cells.locate("<timed exec>", 2, "triple") == ("nb.ipynb", 4 + 1)
@@ -475,10 +476,18 @@ def test_the_bodies_of_timed_and_captured_cells_map_back_to_their_cell(tmp_path,
     assert cells.locate("<timed exec>", 2) is None  # a call site: no name to place it by
     kernel_file = str(tmp_path / "ipykernel_1" / "123.py")
     linecache.cache[kernel_file] = (0, None, ["def quiet(x):\n", "    return x\n"], kernel_file)
+    # a call on a line of a timed body: placed by the frame of the cell that ran the magic (cell 3)
+    timeit_file = str(tmp_path / "ipykernel_1" / "456.py")
+    linecache.cache[timeit_file] = (0, None, [cells_source[2]], timeit_file)  # no IPython here: as is
     try:
         assert cells.locate(kernel_file, 1) == ("nb.ipynb", 15)
+        assert cells.locate(timeit_file, 1) == ("nb.ipynb", 10)  # the cell as a whole
+        assert cells.locate_in_magic(timeit_file, "<magic-timeit>", 3) == ("nb.ipynb", 13)  # twice(1)
+        assert cells.locate_in_magic(timeit_file, "<timed exec>", 3) is None  # not a %%time cell
+        assert cells.locate_in_magic(kernel_file, "<magic-timeit>", 1) is None  # not a magic's cell
     finally:
         linecache.cache.pop(kernel_file, None)
+        linecache.cache.pop(timeit_file, None)
 
 
 def test_the_session_notebook_is_the_one_the_front_end_names(tmp_path, monkeypatch):

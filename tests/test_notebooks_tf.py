@@ -101,6 +101,7 @@ def test_the_kernels_traces_are_named_by_notebook_and_line(recorded):
     assert [(s.file, s.line) for s in function.call_sites] == [("nb.ipynb", 9)]  # cell 4 (text lines 6-10), its line 4
     # the body of the %%time cell (text lines 12-17), compiled as <timed exec>: its decorator's line
     assert (timed.file, timed.qualname, timed.firstlineno, len(timed.traces)) == ("nb.ipynb", "triple", 13, 3)
+    assert [(s.file, s.line) for s in timed.call_sites] == [("nb.ipynb", 17)]  # the call in the body, not `%%time`
 
 
 FIXED_CELL = (

@@ -24,8 +24,8 @@ compiles it under ``<timed exec>`` (``<timed eval>`` for one expression) and
 ``%%timeit`` under ``<magic-timeit>``, names every such cell shares, with no text
 kept; there a function is matched by its qualified name and first line among the
 ``def``s of those cells' bodies (transformed as the kernel does), and mapped only
-where exactly one place matches.  A call site on such a line is not mapped (the
-frame of the cell that ran the magic names the call).
+where exactly one place matches.  A call made on a line of such a body is placed
+by the frame of the cell that ran the magic (:meth:`CellLocator.locate_in_magic`).
 
 Never imports TensorFlow; IPython only where the kernel has it loaded already.
 """
@@ -138,7 +138,7 @@ class CellLocator:
         self.search = search  # also the notebooks of $RETRACE_FIX_NOTEBOOKS and the working directory
         self.history = history
         self._notebooks: list[tuple[str, Notebook]] | None = None
-        self._cells: dict[str, tuple[str, int, LineMap] | None] = {}
+        self._cells: dict[str, tuple[str, int, LineMap, str] | None] = {}
         self._timed: dict[tuple, tuple[str, int] | None] = {}
 
     def locate(self, filename: str, line: int, qualname: str | None = None) -> tuple[str, int] | None:
@@ -155,8 +155,22 @@ class CellLocator:
         found = self._cells[filename]
         if found is None:
             return None
-        rel, start, line_map = found
+        rel, start, line_map, _source = found
         return rel, start + line_map.original_line(line) - 1
+
+    def locate_in_magic(self, cell_file: str, timed_file: str, line: int) -> tuple[str, int] | None:
+        """Line ``line`` of the body a ``%%time``/``%%timeit`` cell compiled under ``timed_file``, the
+        cell being the one the kernel compiled under ``cell_file`` (the frame that ran the magic)."""
+        if cell_file not in self._cells:
+            self._cells[cell_file] = self._find(cell_file)
+        found = self._cells[cell_file]
+        body = _magic_body(found[3]) if found is not None else None
+        if body is None or body[0] != TIMED_FILES.get(timed_file):
+            return None
+        rel, start, _line_map, _source = found
+        _magic, source, before = body
+        transformed = _transformer()(source)
+        return rel, start + before + LineMap(source, transformed).original_line(line) - 1
 
     def _all_candidates(self) -> list[tuple[str, Notebook]]:
         candidates = list(self._candidates())
@@ -167,7 +181,9 @@ class CellLocator:
                 pass
         return candidates
 
-    def _find(self, filename: str) -> tuple[str, int, LineMap] | None:
+    def _find(self, filename: str) -> tuple[str, int, LineMap, str] | None:
+        """(notebook, first line of the matching cell or body in its text, the line map, the cell's
+        source: "" where the body of a magic matched, not the whole cell)."""
         text = "".join(linecache.getlines(filename))
         if not text:
             return None
@@ -176,13 +192,13 @@ class CellLocator:
             for cell in notebook.code:
                 transformed = transform(cell.source)
                 if transformed == text or transformed.rstrip() == text.rstrip():
-                    return rel, cell.start, LineMap(cell.source, transformed)
+                    return rel, cell.start, LineMap(cell.source, transformed), cell.source
                 body = _magic_body(cell.source)  # %%capture runs its body as a cell of its own
                 if body is not None:
                     _magic, source, before = body
                     transformed = transform(source)
                     if transformed.strip() and (transformed == text or transformed.rstrip() == text.rstrip()):
-                        return rel, cell.start + before, LineMap(source, transformed)
+                        return rel, cell.start + before, LineMap(source, transformed), ""
         return None
 
     def _find_timed(self, magic: str, qualname: str, line: int) -> tuple[str, int] | None:

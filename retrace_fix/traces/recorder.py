@@ -65,7 +65,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
-from retrace_fix.traces.cells import CellLocator, is_cell_file
+from retrace_fix.traces.cells import TIMED_FILES, CellLocator, is_cell_file
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet, save_trace_file
 
 #: Environment variable naming the directory where each process writes its shard.
@@ -457,11 +457,23 @@ class Recorder:
         return rel, line
 
     def _call_site(self, callers: list) -> CallSite | None:
-        """The first caller frame in project code (not TensorFlow's, Keras's or generated code)."""
+        """The first caller frame in project code (not TensorFlow's, Keras's or generated code); a
+        call in the body of a ``%%time`` cell is placed by the frame of the cell that ran the magic."""
+        # (filename, line, column) of the outermost frame in a timed body: the one the magic ran (an
+        # inner one may be a function another timed cell defined)
+        timed = None
         for filename, line, column in callers:
-            rel, line = self._located(filename, line)
-            if rel is not None:
-                return CallSite(rel, line, column)
+            if filename in TIMED_FILES:
+                timed = (filename, line, column)
+                continue
+            rel, located = self._located(filename, line)
+            if rel is None:
+                continue
+            if timed is not None and self._cells is not None and is_cell_file(filename):
+                inner = self._cells.locate_in_magic(filename, timed[0], timed[1])
+                if inner is not None:
+                    return CallSite(inner[0], inner[1], timed[2])
+            return CallSite(rel, located, column)
         return None
 
     def add_trace(
