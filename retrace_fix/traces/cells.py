@@ -41,7 +41,7 @@ import re
 import sys
 from typing import Callable
 
-from retrace_fix.linemap import LineMap
+from retrace_fix.linemap import LineMap, source_lines
 from retrace_fix.notebook import PYTHON_CELL_MAGICS, Notebook, NotebookError, read_notebook
 
 #: ``os.pathsep``-separated notebooks named on the recorded command line
@@ -61,7 +61,7 @@ def is_cell_file(filename: str) -> bool:
 def _magic_body(source: str) -> tuple[str, str, int] | None:
     """(the cell magic's name, the body, how many lines precede the body) of a cell that starts
     with a cell magic whose body is Python (IPython drops the blank lines before it); else None."""
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return None
