@@ -19,8 +19,13 @@ commit their code):
    outputs and metadata (everything but the code cells' ``source``); what was
    written must be what ``--diff`` showed per cell; and the findings must be those
    of the same cells read as one script (the notebook's Python text run as a
-   ``.py`` file), located in the same cells.  A notebook that cannot be read is
-   counted as refused.
+   ``.py`` file), located in the same cells.  Notebooks with an error are counted
+   by kind: *refused* (nothing of it could be analysed: not JSON, an nbformat the
+   tool cannot read), *with a cell left out* (a code cell that is not Python --
+   an unfinished exercise, R pasted in, an unknown cell magic -- is named and left
+   out, the other cells are analysed and compared as above, the notebook is not
+   written) and any other error (a fix that could not be written back).  A notebook
+   whose kernel runs another language (R, Julia) is skipped, not counted.
 
 With ``--unsafe-fixes`` the unsafe tier is applied as well (more rewrites, more to
 check).  ``--check-prefilter`` also runs the engine in-process with the prefilter
@@ -265,8 +270,9 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
     if notebooks:
         report["notebooks"] = compare_notebooks_with_scripts(tree, notebooks, payload, options, problems)
         report["notebooks"]["changed"] = sum(1 for path in expected if path.endswith(".ipynb"))
-        report["notebooks"]["refused"] = sorted(
-            e["error"] for e in payload["files"] if e["path"].endswith(".ipynb") and e.get("error"))
+        report["notebooks"]["unchanged_identical"] = sum(
+            1 for path in before if path.endswith(".ipynb") and path not in expected and after.get(path) == before[path])
+        report["notebooks"].update(notebook_errors(tree, payload))
 
     # optional: the prefilter loses nothing
     if options.check_prefilter:
@@ -297,7 +303,7 @@ def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None)
     problems = []
     old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
     try:
-        read_notebook(new_text)
+        read_notebook(new_text).require_every_cell()
     except NotebookError as exc:
         problems.append(f"{path}: the fixed notebook does not read: {exc.location(path)}: {exc.message}")
     invalid = validation_problem(new_text)
@@ -314,33 +320,63 @@ def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None)
     return problems
 
 
+def notebook_errors(tree: Path, payload: dict) -> dict[str, list[str]]:
+    """The notebooks the run reported an error for, by kind: ``refused`` (nothing of it read),
+    ``cell_left_out`` (a code cell that is not Python left out, the others analysed), ``other``."""
+    from retrace_fix.notebook import NotebookError, read_notebook
+
+    kinds: dict[str, list[str]] = {"refused": [], "cell_left_out": [], "other_errors": []}
+    for entry in payload["files"]:
+        if not entry["path"].endswith(".ipynb") or not entry.get("error"):
+            continue
+        try:
+            notebook = read_notebook((tree / entry["path"]).read_bytes())
+        except (OSError, NotebookError):
+            kind = "refused"
+        else:
+            kind = "cell_left_out" if notebook.broken else "other_errors"
+        kinds[kind].append(entry["error"])
+    return {kind: sorted(errors) for kind, errors in kinds.items()}
+
+
 def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: dict, options: argparse.Namespace,
                                    problems: list[str]) -> dict:
     """The findings of each notebook against those of its cells read as one script (the same Python
     text given to the engine as a ``.py`` file), located back into cells."""
     from retrace_fix.engine import FileJob, RunOptions, process_file
-    from retrace_fix.notebook import NotebookError, read_notebook
+    from retrace_fix.notebook import NotebookError, is_python_notebook, read_notebook
 
     by_path = {e["path"]: e for e in payload["files"]}
     opts = RunOptions(unsafe_fixes=options.unsafe_fixes)
-    compared = findings = 0
+    compared = findings = other_language = 0
     cwd = os.getcwd()
     os.chdir(tree)
     try:
         for path in notebooks:
             rel = path.relative_to(tree).as_posix()
             try:
-                notebook = read_notebook(path.read_bytes())
+                data = path.read_bytes()
+                notebook = read_notebook(data)
             except (OSError, NotebookError):
+                continue  # refused: the notebook run reports it (notebook_errors counts it)
+            if not is_python_notebook(data.decode("utf-8")):
+                other_language += 1
+                if by_path.get(rel, {}).get("findings") or by_path.get(rel, {}).get("error"):
+                    problems.append(f"{rel}: a notebook of another language was not skipped")
                 continue
             script = process_file(FileJob(path=Path(rel).with_suffix(".py"), display=rel, relpath=rel,
                                           data=notebook.python.encode("utf-8")), opts)
             if script.error:
-                continue  # the notebook run reports the same error (counted as refused)
+                if not by_path.get(rel, {}).get("error"):
+                    problems.append(f"{rel}: its cells read as a script are an error, the notebook is not: "
+                                    f"{script.error}")
+                continue
             compared += 1
             expected = sorted(
                 (f.code, *notebook.locate(f.line), f.column + notebook.column_offset(f.line) + 1, f.applied)
                 for f in script.findings)
+            if notebook.broken:  # a notebook with a cell left out is never written: no fix of it is applied
+                expected = sorted((*key[:-1], False) for key in expected)
             found = sorted((f["code"], f["cell"], f["line"], f["column"], f["applied"])
                            for f in by_path.get(rel, {}).get("findings", []))
             findings += len(found)
@@ -348,7 +384,8 @@ def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: d
                 problems.append(f"{rel}: findings differ from its cells read as a script: {found} != {expected}")
     finally:
         os.chdir(cwd)
-    return {"files": len(notebooks), "compared_with_scripts": compared, "findings": findings}
+    return {"files": len(notebooks), "skipped_other_language": other_language, "compared_with_scripts": compared,
+            "findings": findings}
 
 
 def compare_prefilter(tree: Path, options: argparse.Namespace, problems: list[str]) -> dict:
@@ -474,10 +511,14 @@ def print_report(report: dict) -> None:
         print(f"    prefilter: {report['prefilter']}")
     if "notebooks" in report:
         nb = report["notebooks"]
-        print(f"    notebooks: {nb['files']} files, {len(nb['refused'])} refused, {nb['changed']} changed, "
-              f"{nb['findings']} findings, {nb['compared_with_scripts']} compared with their cells read as a script")
-        for refused in nb["refused"]:
-            print(f"    refused: {refused}")
+        print(f"    notebooks: {nb['files']} files, {nb['skipped_other_language']} of another language (skipped), "
+              f"{len(nb['refused'])} refused, {len(nb['cell_left_out'])} with a cell left out, "
+              f"{len(nb['other_errors'])} other errors, {nb['changed']} changed, "
+              f"{nb['unchanged_identical']} unchanged and byte-identical after the write run, {nb['findings']} findings, "
+              f"{nb['compared_with_scripts']} compared with their cells read as a script")
+        for kind in ("refused", "cell_left_out", "other_errors"):
+            for error in nb[kind]:
+                print(f"    {kind.replace('_', ' ')}: {error}")
 
 
 if __name__ == "__main__":

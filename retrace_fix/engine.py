@@ -48,9 +48,11 @@ from retrace_fix.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
 from retrace_fix.notebook import (
-    Notebook, NotebookError, is_notebook, is_python_notebook, read_document, read_notebook,
+    Notebook, NotebookError, is_notebook, is_python_notebook, language as notebook_language, read_document,
+    read_notebook,
 )
 from retrace_fix.partial_parse import Outline
+from retrace_fix.wording import plural
 
 PARSE_ERROR_PREFIX = "cannot parse"
 CALL_SITE_CODE = "RTF005"
@@ -415,6 +417,7 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -
         text, _cells = read_document(data)  # a file that is no notebook is an error, whatever it holds
         if not is_python_notebook(text):  # an R, Julia ... notebook: not a Python source
             result.skipped = True
+            result.skip_note = f"{job.display}: not a Python notebook (its kernel runs {notebook_language(text)}); skipped"
             return result
         traces = options.traces_for(job.root)
         has_traces = traces is not None and _traces_mention(traces, job.relpath)
@@ -445,8 +448,9 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes) -
                                reason=_cell_lines(finding.reason, notebook)))
     result.findings = sorted(located, key=Finding.sort_key)
     if notebook.broken:  # the other cells were read and reported; nothing is written to it
+        result.findings = [replace(f, applied=False) for f in result.findings]  # no fix of it is applied
         first = notebook.broken[0]
-        more = f" (and {len(notebook.broken) - 1} more cells)" if len(notebook.broken) > 1 else ""
+        more = f" (and {plural(len(notebook.broken) - 1, 'more cell')})" if len(notebook.broken) > 1 else ""
         result.error = (f"{first.location(job.display)}: {first.message}{more}; the other cells were "
                         "checked, notebook left unchanged")
         return result

@@ -144,6 +144,9 @@ class FileResult:
     error: str | None = None  # "path:line: reason" style message when the file was skipped
     encoding: str = "utf-8"
     skipped: bool = False  # prefilter decided the file cannot contain a target
+    #: why a skipped file is no Python source (an R notebook): said for a file named on the command
+    #: line, as a note, not an error ("" when there is nothing to say)
+    skip_note: str = ""
     #: tf.functions found without an ``input_signature``: whether they retrace depends on
     #: the arguments of a real run, which only recorded traces show (0 when not parsed)
     unsigned_tf_functions: int = 0

@@ -463,7 +463,8 @@ class Session:
                     problem = "its ' ' and '-' lines are no longer the file's lines at this place"
                 elif item.cell is not None:  # the cell's IPython syntax is CPython's to check, not LibCST's
                     try:
-                        read_notebook(splice_sources(item.file.original or "", {item.cell - 1: outcome.text}))
+                        read_notebook(splice_sources(item.file.original or "", {item.cell - 1: outcome.text})
+                                      ).require_every_cell(item.cell)
                     except NotebookError as exc:
                         problem = f"the cell would not parse: {exc.message} (line {exc.line})"
                 else:
@@ -545,7 +546,7 @@ class Session:
             sources[cell - 1] = outcome.text
         try:
             text = splice_sources(original, sources)
-            read_notebook(text)  # every cell still parses (IPython syntax included)
+            read_notebook(text).require_every_cell()  # every cell still parses (IPython syntax included)
         except NotebookError as exc:
             self.errors.append(f"{exc.location(file_result.path)}: the accepted hunks do not parse together "
                                f"({exc.message}); notebook left untouched")

@@ -14,8 +14,15 @@ the rewriter never touches, and restored byte for byte afterwards:
 * a cell magic on a cell's first line: the body of ``%%time``, ``%%timeit``,
   ``%%capture``, ``%%prun`` ... is Python (the magic line is masked); cells of
   ``%%bash``, ``%%writefile``, ``%%html`` and the other known non-Python cell
-  magics are left out of the text and never changed; a cell magic this module does
-  not know is an error (the cell may or may not be Python).
+  magics are left out of the text and never changed.
+
+A code cell that cannot be read as Python -- it does not parse even with its
+IPython syntax masked (an exercise left unfinished, R pasted in), or it starts
+with a cell magic this module does not know -- is left out of the text too and
+named in :attr:`Notebook.broken`: the other cells are still read as one module,
+but the notebook is an error of its run and is never written.  Only a file that is
+no notebook at all (bad JSON, an nbformat other than 4, cells that are not cells)
+raises :class:`NotebookError`: nothing of it can be read.
 
 A line is masked only where CPython rejects it: ``%`` continuing a bracketed
 expression, or a ``?`` inside a string, stays Python.  Each cell's last line
@@ -138,10 +145,19 @@ class Notebook:
     cells: list  # the parsed ``cells`` (JSON values)
     code: list[_CodeCell]
     python: str
-    #: cells that do not parse even with IPython syntax masked (an unfinished exercise, R pasted in a
-    #: Python notebook): left out of ``python`` so the other cells are still read; the notebook is an
-    #: error of its run and is never written
+    #: code cells that cannot be read as Python (they do not parse even with IPython syntax masked: an
+    #: unfinished exercise, R pasted in a Python notebook; or an unknown cell magic), one NotebookError
+    #: each: left out of ``python`` so the other cells are still read; the notebook is an error of its
+    #: run and is never written
     broken: list = field(default_factory=list)
+
+    def require_every_cell(self, cell: int | None = None) -> "Notebook":
+        """This notebook, after raising the NotebookError of its first cell left out (of ``cell`` only,
+        when given): where every cell must be Python, as in a notebook about to be written."""
+        for error in self.broken:
+            if cell is None or error.cell == cell:
+                raise error
+        return self
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line in the cell) of a 1-based line of :attr:`python`."""
@@ -261,20 +277,21 @@ def _reindent(cell: _CodeCell, lines: list[str]) -> list[str]:
 
 
 def language(json_text: str) -> str | None:
-    """The language of a notebook's kernel, lower-case, where its metadata names one (None: not said)."""
+    """The language of a notebook's kernel, as its metadata names it (None: not said)."""
     try:
         metadata = json.loads(json_text).get("metadata") or {}
     except (ValueError, AttributeError, RecursionError):
         return None
     for value in ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name")):
-        if isinstance(value, str) and value:
-            return value.lower()
+        if isinstance(value, str) and value.strip():
+            return value.strip()
     return None
 
 
 def is_python_notebook(json_text: str) -> bool:
     """Does the notebook run Python (its kernel's language is Python, or not said)?"""
-    return language(json_text) in (None, "python", "python3", "ipython", "ipython3")
+    name = language(json_text)
+    return name is None or name.lower() in ("python", "python3", "ipython", "ipython3")
 
 
 def read_document(data: bytes | str) -> tuple[str, list]:
@@ -327,13 +344,12 @@ def read_notebook(data: bytes | str) -> Notebook:
         if cell.get("cell_type") != "code":
             continue
         source = join_source(cell.get("source", ""), index + 1)
-        if _RESERVED in source:
-            raise NotebookError(f"the cell holds the name {_RESERVED}..., which retrace-fix reserves", cell=index + 1)
         try:
+            if _RESERVED in source:
+                raise NotebookError(f"the cell holds the name {_RESERVED}..., which retrace-fix reserves",
+                                    cell=index + 1)
             masked = _mask_cell(source, index + 1, masks)
-        except NotebookError as exc:
-            if not exc.message.startswith(_CANNOT_PARSE):
-                raise
+        except NotebookError as exc:  # this cell cannot be read as Python: the others still are
             broken.append(exc)
             continue
         if masked is None:  # a cell magic whose body is not Python
@@ -398,8 +414,8 @@ def _mask_cell(source: str, number: int, counter: _Counter) -> tuple[str, dict[i
                 return None
             if name not in PYTHON_CELL_MAGICS:
                 raise NotebookError(
-                    f"unknown cell magic %%{name}: retrace-fix cannot tell whether its body is Python; "
-                    "notebook left unchanged", cell=number,
+                    f"unknown cell magic %%{name}: retrace-fix cannot tell whether its body is Python",
+                    cell=number,
                 )
             _mask_lines(lines, first, first + 1, counter, masks)
     if not any(_CANDIDATE.match(line) for line in lines):

@@ -56,7 +56,8 @@ def summary_line(run: RunResult, mode: str) -> str:
     changed = sum(1 for f in run.files if f.changed)
     fixes = sum(f.applied_count for f in run.files)
     diagnostics = sum(1 for r in run.files for f in r.findings if f.tier is Tier.DIAGNOSTIC)
-    hidden = sum(1 for r in run.files for f in r.findings if f.fixable and not f.applied)
+    # fixes held back by their tier or a suppression (a file with an error applies none: it says why)
+    hidden = sum(1 for r in run.files if r.error is None for f in r.findings if f.fixable and not f.applied)
     errors = len(run.errors)
     if mode == "fix":
         head = f"{plural(changed, 'file')} changed, {plural(fixes, 'fix')} applied"

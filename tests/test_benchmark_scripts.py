@@ -71,6 +71,43 @@ def test_corpus_check_reports_figures_and_no_problem(tree: Path, tmp_path: Path,
     assert "TOTAL 1 trees, 3 files" in capsys.readouterr().out
 
 
+def _ipynb(*sources: str, language: str = "python") -> str:
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+             for source in sources]
+    metadata = {"kernelspec": {"display_name": language, "language": language, "name": language.lower()}}
+    return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def test_corpus_check_counts_notebooks_by_kind(tmp_path: Path, capsys):
+    """Refused: nothing of the notebook read; a cell left out: the others analysed (and compared with
+    the script reading); another language: skipped, neither."""
+    corpus = _load("corpus")
+    root = tmp_path / "nbs"
+    root.mkdir()
+    (root / "train.ipynb").write_text(_ipynb("import tensorflow as tf", RELAXED.split("\n", 2)[2]))
+    (root / "exercise.ipynb").write_text(_ipynb("import tensorflow as tf", "batch_size = ", RELAXED.split("\n", 2)[2]))
+    (root / "plain.ipynb").write_text(_ipynb("x = 1"))
+    (root / "broken.ipynb").write_text('{"cells": [')
+    (root / "r.ipynb").write_text(_ipynb("library(tensorflow)\nf <- tf$function(g)", language="R"))
+    out = tmp_path / "figures.json"
+
+    status = corpus.main([str(root), "--jobs", "1", "--json", str(out)])
+
+    assert status == 0, capsys.readouterr().out
+    (report,) = json.loads(out.read_text())["trees"]
+    notebooks = report["notebooks"]
+    assert report["problems"] == [] and report["exit_code"] == 2 and report["second_run_changed"] == 0
+    assert (notebooks["files"], notebooks["changed"], notebooks["unchanged_identical"]) == (5, 1, 4)
+    assert notebooks["skipped_other_language"] == 1
+    assert [e.split(":")[0] for e in notebooks["refused"]] == ["broken.ipynb"]
+    assert notebooks["cell_left_out"] == [
+        "exercise.ipynb:cell 2:1:14: cannot parse: invalid syntax; the other cells were checked, notebook left unchanged"]
+    assert notebooks["other_errors"] == []
+    # train's and exercise's RTF004, each equal to its cells read as a script
+    assert (notebooks["findings"], notebooks["compared_with_scripts"]) == (2, 3)
+    assert "1 refused, 1 with a cell left out" in capsys.readouterr().out
+
+
 def test_corpus_check_flags_crashes_and_bad_trees(tmp_path: Path, capsys):
     corpus = _load("corpus")
     crashed = subprocess.CompletedProcess([], 1, "", "Traceback (most recent call last):\n  ...\nKeyError: 'x'\n")

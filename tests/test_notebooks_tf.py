@@ -1,6 +1,7 @@
 """Notebooks under real TensorFlow: record a notebook executed by nbconvert, fix the right cell.
 
-One module-scoped recording of the notebook, one ``--verify`` run of a copy (its
+One module-scoped recording of the notebook (a ``%%time`` cell among its cells: its
+body runs under ``<timed exec>``), one ``--verify`` run of a copy (its
 original and its fixed notebook), and one notebook that uses the IPython extension
 (``%load_ext retrace_fix``) in its own kernel: four kernels, each importing
 TensorFlow (~25 s each on 2 cores).
@@ -35,9 +36,13 @@ CELLS = [
 ]
 
 
-def _notebook() -> str:
+#: a ``%%time`` cell: IPython compiles its body under ``<timed exec>``, not under the cell's file name
+TIMED_CELL = ("code", "%%time\n@tf.function\ndef triple(x):\n    return x * 3\nfor n in range(1, 4):\n    triple(tf.ones([n]))")
+
+
+def _notebook(cells_of: list = CELLS) -> str:
     cells = []
-    for kind, source in CELLS:
+    for kind, source in cells_of:
         cell = {"cell_type": kind, "metadata": {}, "source": split_source(source)}
         if kind == "code":
             cell.update(execution_count=None, outputs=[])
@@ -61,16 +66,16 @@ def _execute(project: Path, traces: str) -> tuple[int, list[str]]:
     return code, printed
 
 
-def _project(tmp_path_factory) -> Path:
+def _project(tmp_path_factory, cells_of: list = CELLS) -> Path:
     project = tmp_path_factory.mktemp("nbproject")
     (project / "pyproject.toml").write_text("[project]\nname = 'nbproject'\n")
-    (project / "nb.ipynb").write_text(_notebook())
+    (project / "nb.ipynb").write_text(_notebook(cells_of))
     return project
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    project = _project(tmp_path_factory)
+    project = _project(tmp_path_factory, [*CELLS, TIMED_CELL])
     before = _execute(project, "t.json")
     fixed = run_cli("--traces", "t.json", "nb.ipynb", cwd=project)
     return project, before, fixed
@@ -89,10 +94,14 @@ def test_the_kernels_traces_are_named_by_notebook_and_line(recorded):
     assert code == 0
     assert "traces 4" in printed
     functions = load_trace_file(str(project / "t.json")).functions
-    (function,) = functions.values() if isinstance(functions, dict) else functions
+    function, timed = sorted(functions.values() if isinstance(functions, dict) else functions,
+                             key=lambda f: f.firstlineno)
     assert (function.file, function.qualname, function.firstlineno) == ("nb.ipynb", "double", 3)
     assert len(function.traces) == 4
     assert [(s.file, s.line) for s in function.call_sites] == [("nb.ipynb", 9)]  # cell 4 (text lines 6-10), its line 4
+    # the body of the %%time cell (text lines 12-17), compiled as <timed exec>: its decorator's line
+    assert (timed.file, timed.qualname, timed.firstlineno, len(timed.traces)) == ("nb.ipynb", "triple", 13, 3)
+    assert [(s.file, s.line) for s in timed.call_sites] == [("nb.ipynb", 17)]  # the call in the body, not `%%time`
 
 
 FIXED_CELL = (
@@ -105,10 +114,15 @@ def _sources(project: Path) -> list[str]:
     return ["".join(c["source"]) for c in json.loads((project / "nb.ipynb").read_text())["cells"]]
 
 
+FIXED_TIMED_CELL = TIMED_CELL[1].replace(
+    "@tf.function\n", "@tf.function(input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])\n")
+
+
 def test_the_fix_goes_into_the_functions_cell(recorded):
     project, _, fixed = recorded
     assert fixed.returncode == 0, fixed.stderr
-    assert _sources(project) == [FIXED_CELL if i == 2 else source for i, (_, source) in enumerate(CELLS)]
+    assert _sources(project) == [FIXED_CELL if i == 2 else source for i, (_, source) in enumerate(CELLS)] + [
+        FIXED_TIMED_CELL]
 
 
 def test_verify_proves_the_fix_on_the_executed_notebook(verified):

@@ -6,6 +6,7 @@ without the command-line layer.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from retrace_fix import output
 from retrace_fix.branch import commit_branches
 from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_dir
+from retrace_fix.discovery import display_path
 from retrace_fix.engine import RunOptions, RunResult, run
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
@@ -93,6 +95,7 @@ def run_stdin(request: FixRequest) -> int:
     output.write_findings(result, err, only_unapplied=not request.show_fixes)
     output.write_errors(result, err)
     if not request.quiet:
+        _write_skip_notes(request, result, err)
         err.write(output.summary_line(result, "fix") + "\n")
     return EXIT_ERROR if result.errors else EXIT_OK
 
@@ -171,6 +174,8 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         else:  # fix: show what is left to do by hand (and, with --show-fixes, what was done)
             output.write_findings(result, out, only_unapplied=not request.show_fixes)
         output.write_errors(result, err)
+        if not request.quiet:
+            _write_skip_notes(request, result, err)
         for line in coverage:
             err.write(f"retrace-fix: {line}\n")
         if not request.quiet and request.branch is not None and roots is not None:  # nothing was written here
@@ -191,6 +196,15 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     if mode == "check":
         return EXIT_FOUND if result.findings else EXIT_OK
     return EXIT_OK
+
+
+def _write_skip_notes(request: FixRequest, result: RunResult, err) -> None:
+    """Say why a file named on the command line was skipped (an R notebook), as ruff does: a file
+    found by walking a directory is skipped silently, and neither is an error."""
+    named = {display_path(Path(os.path.abspath(raw))) for raw in request.paths if raw != "-"}
+    for file_result in result.files:
+        if file_result.skip_note and (file_result.path in named or request.paths == ["-"]):
+            err.write(f"note: {file_result.skip_note}\n")
 
 
 def _print_hint(request: FixRequest, result: RunResult, err) -> None:

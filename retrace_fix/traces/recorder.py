@@ -62,7 +62,7 @@ import threading
 from typing import Any
 
 from retrace_fix.discovery import find_project_root
-from retrace_fix.traces.cells import CellLocator, is_cell_file
+from retrace_fix.traces.cells import TIMED_FILES, CellLocator, is_cell_file
 from retrace_fix.traces.frames import relative_source_path
 from retrace_fix.traces.function_stats import FunctionStats, calls_by_origin
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet
@@ -114,24 +114,37 @@ class Recorder:
             rel = self._rel_cache[filename] = relative_source_path(filename, self.project_root)
         return rel
 
-    def _located(self, filename: str, line: int) -> tuple[str | None, int]:
+    def _located(self, filename: str, line: int, qualname: str | None = None) -> tuple[str | None, int]:
         """(file relative to the project root, line) of project code; a notebook cell a kernel ran
-        is named by its notebook and the line of the notebook's text (:mod:`retrace_fix.traces.cells`)."""
+        is named by its notebook and the line of the notebook's text (:mod:`retrace_fix.traces.cells`;
+        ``qualname``: the function defined there, which places a timed cell's body)."""
         rel = self._relative(filename)
         if rel is None and is_cell_file(filename):
             if self._cells is None:
                 self._cells = CellLocator(self.project_root)
-            located = self._cells.locate(filename, line)
+            located = self._cells.locate(filename, line, qualname)
             if located is not None:
                 return located
         return rel, line
 
     def _call_site(self, callers: list) -> CallSite | None:
-        """The first caller frame in project code (not TensorFlow's, Keras's or generated code)."""
+        """The first caller frame in project code (not TensorFlow's, Keras's or generated code); a
+        call in the body of a ``%%time`` cell is placed by the frame of the cell that ran the magic."""
+        # (filename, line, column) of the outermost frame in a timed body: the one the magic ran (an
+        # inner one may be a function another timed cell defined)
+        timed = None
         for filename, line, column in callers:
-            rel, line = self._located(filename, line)
-            if rel is not None:
-                return CallSite(rel, line, column)
+            if filename in TIMED_FILES:
+                timed = (filename, line, column)
+                continue
+            rel, located = self._located(filename, line)
+            if rel is None:
+                continue
+            if timed is not None and self._cells is not None and is_cell_file(filename):
+                inner = self._cells.locate_in_magic(filename, timed[0], timed[1])
+                if inner is not None:
+                    return CallSite(inner[0], inner[1], timed[2])
+            return CallSite(rel, located, column)
         return None
 
     def add_trace(
@@ -150,7 +163,7 @@ class Recorder:
         if stats.origin is None:
             return
         filename, qualname, line = stats.origin
-        rel, line = self._located(filename, line)
+        rel, line = self._located(filename, line, qualname)
         if rel is None:
             return
         key = (rel, qualname, line)
