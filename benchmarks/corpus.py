@@ -62,7 +62,7 @@ def run_cli(args: list[str], cwd: Path, pythonpath: Path = ROOT) -> subprocess.C
 
 
 def python_files(tree: Path) -> list[Path]:
-    from retrace_fix.discovery import discover
+    from retrace_fix.sources.discovery import discover
 
     return discover([str(tree)], []).files
 

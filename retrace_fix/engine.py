@@ -44,7 +44,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix.codemods import DEFERS_TO, REGISTRY, RULES
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
 from retrace_fix import fastvisit
-from retrace_fix.discovery import display_path, find_project_root
+from retrace_fix.sources.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
 from retrace_fix.notebook import (

@@ -493,7 +493,7 @@ class Session:
     def _write(self, file_result: FileResult, hunks: list[Hunk]) -> None:
         import libcst as cst
 
-        from retrace_fix.writes import WriteRefused, replace_file
+        from retrace_fix.sources.writes import WriteRefused, replace_file
 
         original = file_result.original or ""
         outcome = apply_hunks(original, merge_overlapping(hunks), allow_offset=False)
@@ -528,7 +528,7 @@ class Session:
 
     def _write_notebook(self, file_result: FileResult, items: list[HunkItem]) -> None:
         """Apply the accepted hunks cell by cell, splice the cells into the notebook's JSON, write it."""
-        from retrace_fix.writes import WriteRefused, replace_file
+        from retrace_fix.sources.writes import WriteRefused, replace_file
 
         original = file_result.original or ""
         by_cell: dict[int, list[HunkItem]] = {}

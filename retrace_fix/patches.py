@@ -16,7 +16,7 @@ What ``apply`` guarantees:
   command refuse (exit 2) without touching anything.  The same is checked
   on the *resolved* path (every symbolic link followed): a path that ends up
   inside ``.git``, ``.hg`` or ``.svn`` (any case) or outside the root is
-  refused, and :mod:`retrace_fix.writes` checks it once more at write time.
+  refused, and :mod:`retrace_fix.sources.writes` checks it once more at write time.
 * **All or nothing per file.**  A file is written only when every hunk for it
   (from every patch given) matches.  Otherwise it is left untouched and all of
   its hunks go to ``FILE.rej`` (a valid patch, so it can be applied later).
@@ -56,12 +56,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Iterator, List, Sequence
 
-from retrace_fix.bounded_read import InputError, read_limited
+from retrace_fix.sources.bounded_read import InputError, read_limited
 from retrace_fix.diffs import NO_NEWLINE, quote_path, split_lines
 from retrace_fix.hunk_search import HunkSearch
 from retrace_fix.hunk_search import eol as _eol
 from retrace_fix.hunk_search import strip_eol as _strip_eol
-from retrace_fix.writes import (
+from retrace_fix.sources.writes import (
     WriteRefused,
     create_file,
     delete_file,
@@ -443,7 +443,7 @@ def validate_path(root_real: str, relpath: str) -> str:
     backslashes, ``..`` that leaves the root, any component naming a
     version-control directory (``.git``, ``.hg``, ``.svn``, in any case or
     spelling a file system treats as the same: see
-    :func:`retrace_fix.writes.vcs_dir_name`), and paths whose resolved form
+    :func:`retrace_fix.sources.writes.vcs_dir_name`), and paths whose resolved form
     (symbolic links followed, in any directory on the way or the file itself)
     leaves the root or enters such a directory.
     """
@@ -680,7 +680,7 @@ def _sigint_held() -> Iterator[list[int]]:
 
 
 def _write(entry: FilePlan) -> str | None:
-    """Carry out one plan through :mod:`retrace_fix.writes`; an error message instead of raising."""
+    """Carry out one plan through :mod:`retrace_fix.sources.writes`; an error message instead of raising."""
     root = entry.root or None
     try:
         if entry.action == "modify":

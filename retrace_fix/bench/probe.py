@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 
-from retrace_fix.writes import write_file
+from retrace_fix.sources.writes import write_file
 
 ENV_BENCH_DIR = "RETRACE_FIX_BENCH_DIR"
 

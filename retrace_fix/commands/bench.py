@@ -307,7 +307,7 @@ def bench(
     err: IO[str] | None = None,
 ) -> BenchReport:
     """Copy, fix, run and compare; raises BenchError for bad arguments."""
-    from retrace_fix.discovery import find_project_root
+    from retrace_fix.sources.discovery import find_project_root
 
     err = err or sys.stderr
     command = validate(request)

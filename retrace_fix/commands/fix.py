@@ -18,9 +18,9 @@ from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 from retrace_fix.interactive import run_interactive
 from retrace_fix.next_step import next_step_hint
-from retrace_fix.stdin_source import read_stdin_source
+from retrace_fix.sources.stdin import read_stdin_source
 from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
-from retrace_fix.writes import WriteRefused, replace_file
+from retrace_fix.sources.writes import WriteRefused, replace_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.verify.report import VerifyReport
@@ -70,7 +70,7 @@ def run_fix_command(request: FixRequest) -> int:
 
 
 def run_stdin(request: FixRequest) -> int:
-    """``retrace-fix [--diff|--check] - [--stdin-filename NAME]`` (see :mod:`retrace_fix.stdin_source`)."""
+    """``retrace-fix [--diff|--check] - [--stdin-filename NAME]`` (see :mod:`retrace_fix.sources.stdin`)."""
     try:
         source = read_stdin_source(request)
     except UsageProblem as exc:

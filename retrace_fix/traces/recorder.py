@@ -64,7 +64,7 @@ import types
 import weakref
 from typing import Any, Callable, Iterator
 
-from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
+from retrace_fix.sources.discovery import ENV_PROJECT_ROOT, find_project_root
 from retrace_fix.traces.cells import CellLocator, is_cell_file
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet, save_trace_file
 

@@ -46,7 +46,7 @@ def location(file: str, line: int) -> str:
     if file not in _NOTEBOOKS:
         import os
 
-        from retrace_fix.discovery import find_project_root
+        from retrace_fix.sources.discovery import find_project_root
         from retrace_fix.notebook import NotebookError, read_notebook
 
         try:

@@ -27,7 +27,7 @@ from retrace_fix.bench.copying import MAX_COPY_BYTES, copy_project, exclude_matc
 from retrace_fix.bench.outputs import OutputError, relative_compare_path, stdout_matches
 from retrace_fix.bench.report import seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
-from retrace_fix.discovery import display_path, find_project_root
+from retrace_fix.sources.discovery import display_path, find_project_root
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Verification
 from retrace_fix.fix_request import FixRequest, VerifyOptions, prepare

@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrace_fix.ignore_patterns import IgnorePatterns, compile_patterns
+from retrace_fix.sources.ignore_patterns import IgnorePatterns, compile_patterns
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -99,7 +99,7 @@ class _IgnoreRules:
 
     A line git cannot use is skipped (as git skips it) and, for a ``.gitignore``,
     named in :attr:`problems`; extra patterns were checked before the run
-    (:func:`retrace_fix.ignore_patterns.check_patterns`).
+    (:func:`retrace_fix.sources.ignore_patterns.check_patterns`).
     """
 
     def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:
