@@ -397,7 +397,7 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
     ``report`` holds the roots when the caller built them (a run of one task per root);
     ``extend_json`` adds to the JSON document (``--verify``'s proof).
     """
-    from retrace_fix import output
+    from retrace_fix.output import render as output
 
     out, err = sys.stdout, sys.stderr
     if request.mode == "interactive":

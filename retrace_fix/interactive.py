@@ -218,7 +218,7 @@ def _owner(items: list[HunkItem], line: int) -> HunkItem:
 class Session:
     def __init__(self, request: "FixRequest", result: "RunResult",
                  stdin: IO[str] | None = None, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
-        from retrace_fix import output
+        from retrace_fix.output import render as output
 
         self.request = request
         self.result = result
@@ -321,7 +321,7 @@ class Session:
     # ------------------------------------------------------------------ the walk
 
     def run(self) -> int:
-        from retrace_fix import output
+        from retrace_fix.output import render as output
 
         work: list[tuple[FileResult, list[HunkItem]]] = []
         for file_result in self.result.files:

@@ -41,10 +41,10 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("codemods and traces", ["retrace_fix.codemods", "retrace_fix.traces"]),
     ("engine", ["retrace_fix.engine"]),
     ("runs and their outputs", [
-        "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.sarif", "retrace_fix.patches",
+        "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.patches",
         "retrace_fix.bulk", "retrace_fix.interactive", "retrace_fix.roottask", "retrace_fix.cluster",
         "retrace_fix.shard", "retrace_fix.taskrun", "retrace_fix.branch", "retrace_fix.bench",
-        "retrace_fix.sources.stdin", "retrace_fix.next_step", "retrace_fix.hunk_edits",
+        "retrace_fix.sources.stdin", "retrace_fix.hunk_edits",
         "retrace_fix.verify",
     ]),
     ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.ipython"]),

@@ -121,7 +121,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
 
     from retrace_fix.engine import FileJob, process_file, with_call_site_plans
     from retrace_fix.findings import Tier
-    from retrace_fix.output import file_diff
+    from retrace_fix.output.render import file_diff
     from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 
     fix_request = FixRequest(
