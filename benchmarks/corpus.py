@@ -292,7 +292,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
 
 def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None) -> list[str]:
     """What is wrong with a notebook the fix run changed (nothing: [])."""
-    from retrace_fix.notebook import NotebookError, cell_diff, read_notebook, validation_problem
+    from retrace_fix.notebooks.notebook import NotebookError, cell_diff, read_notebook, validation_problem
 
     problems = []
     old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
@@ -319,7 +319,7 @@ def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: d
     """The findings of each notebook against those of its cells read as one script (the same Python
     text given to the engine as a ``.py`` file), located back into cells."""
     from retrace_fix.engine import FileJob, RunOptions, process_file
-    from retrace_fix.notebook import NotebookError, read_notebook
+    from retrace_fix.notebooks.notebook import NotebookError, read_notebook
 
     by_path = {e["path"]: e for e in payload["files"]}
     opts = RunOptions(unsafe_fixes=options.unsafe_fixes)

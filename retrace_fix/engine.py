@@ -47,7 +47,7 @@ from retrace_fix import fastvisit
 from retrace_fix.sources.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.notebook import (
+from retrace_fix.notebooks.notebook import (
     Notebook, NotebookError, is_notebook, is_python_notebook, read_document, read_notebook,
 )
 from retrace_fix.partial_parse import Outline
@@ -394,7 +394,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
 
 
 def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
-    """A notebook: its code cells as one module (:mod:`retrace_fix.notebook`), located and written per cell.
+    """A notebook: its code cells as one module (:mod:`retrace_fix.notebooks.notebook`), located and written per cell.
 
     The result's ``original``/``fixed`` are the notebook's JSON text (what is written, diffed
     per cell and patched); findings carry the cell and the line in it.  Never raises.

@@ -66,7 +66,7 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
 from retrace_fix.patches import Hunk, apply_hunks, decode, encode, parse_patch
 from retrace_fix.diffs import labelled_diff, unified_diff
-from retrace_fix.notebook import NotebookError, cell_label, changed_cells, is_notebook, read_notebook, splice_sources
+from retrace_fix.notebooks.notebook import NotebookError, cell_label, changed_cells, is_notebook, read_notebook, splice_sources
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
 

@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix", "retrace_fix.findings", "retrace_fix.rules", "retrace_fix.linemap", "retrace_fix.wording",
         "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown", "retrace_fix.diffs",
         "retrace_fix.hunk_search", "retrace_fix.sources",  # sources: writes, bounded_read
-        "retrace_fix.gitcmd", "retrace_fix.notebook",
+        "retrace_fix.gitcmd", "retrace_fix.notebooks",  # notebooks: notebook
     ]),
     ("source analyses", [
         "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",
@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.sources.stdin", "retrace_fix.hunk_edits",
         "retrace_fix.verify",
     ]),
-    ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.ipython"]),
+    ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.notebooks.ipython"]),
     ("command line", ["retrace_fix.cli", "retrace_fix.__main__"]),
 ]
 

@@ -32,7 +32,7 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
-#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebook)
+#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebooks.notebook)
 SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 #: Environment variable naming the project root that recorded paths are relative to.
 ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"

@@ -27,7 +27,7 @@ from typing import Any
 from retrace_fix.sources.discovery import find_project_root
 from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.findings import FileResult
-from retrace_fix.notebook import NotebookError, cell_diff, read_notebook
+from retrace_fix.notebooks.notebook import NotebookError, cell_diff, read_notebook
 from retrace_fix.output.render import finding_line
 from retrace_fix.traces import recorder as _recorder
 from retrace_fix.traces.cells import CellLocator, history_notebook
