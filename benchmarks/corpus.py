@@ -227,7 +227,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
         problems.append(f"{path}: changed on disk although --diff showed no change")
     for path in sorted(expected_paths - changed_paths):
         problems.append(f"{path}: --diff showed a change that the fix run did not write")
-    from retrace_fix.diffs import unified_diff
+    from retrace_fix.patch.diffs import unified_diff
 
     for path in sorted(changed_paths & expected_paths):
         if path.endswith(".ipynb"):

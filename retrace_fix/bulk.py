@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable
 
 from retrace_fix.sources.bounded_read import InputError, describe_size, read_limited
-from retrace_fix.diffs import unified_diff
+from retrace_fix.patch.diffs import unified_diff
 from retrace_fix.sources.discovery import display_path
-from retrace_fix.patches import encode
+from retrace_fix.patch.parse import encode
 from retrace_fix.sources.writes import WriteRefused, write_file
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.gitsource import is_git_url

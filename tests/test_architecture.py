@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, list[str]]] = [
     ("core types and text", [
         "retrace_fix", "retrace_fix.findings", "retrace_fix.rules", "retrace_fix.linemap", "retrace_fix.wording",
-        "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown", "retrace_fix.diffs",
-        "retrace_fix.hunk_search", "retrace_fix.sources",  # sources: writes, bounded_read
+        "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown",
+        "retrace_fix.patch.diffs", "retrace_fix.patch.hunk_search", "retrace_fix.sources",  # sources: writes, bounded_read
         "retrace_fix.gitcmd", "retrace_fix.notebooks",  # notebooks: notebook
     ]),
     ("source analyses", [
@@ -41,10 +41,10 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("codemods and traces", ["retrace_fix.codemods", "retrace_fix.traces"]),
     ("engine", ["retrace_fix.engine"]),
     ("runs and their outputs", [
-        "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.patches",
-        "retrace_fix.bulk", "retrace_fix.interactive", "retrace_fix.roottask", "retrace_fix.cluster",
+        "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.patch",  # patch: all but diffs, hunk_search
+        "retrace_fix.bulk", "retrace_fix.roottask", "retrace_fix.cluster",
         "retrace_fix.shard", "retrace_fix.taskrun", "retrace_fix.branch", "retrace_fix.bench",
-        "retrace_fix.sources.stdin", "retrace_fix.hunk_edits",
+        "retrace_fix.sources.stdin",
         "retrace_fix.verify",
     ]),
     ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.notebooks.ipython"]),

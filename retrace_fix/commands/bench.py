@@ -55,7 +55,7 @@ from retrace_fix.bench.report import (
     EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text, why_failed,
 )
 from retrace_fix.bench.runs import RunRecord, Tree, run_once, write_shim
-from retrace_fix.diffs import unified_diff
+from retrace_fix.patch.diffs import unified_diff
 from retrace_fix.wording import plural
 
 

@@ -16,7 +16,7 @@ from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_
 from retrace_fix.engine import RunOptions, RunResult, run
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
-from retrace_fix.interactive import run_interactive
+from retrace_fix.patch.interactive import run_interactive
 from retrace_fix.output.next_step import next_step_hint
 from retrace_fix.sources.stdin import read_stdin_source
 from retrace_fix.taskrun import run_root_tasks, wants_root_tasks

@@ -63,9 +63,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
-from retrace_fix.patches import Hunk, apply_hunks, decode, encode, parse_patch
-from retrace_fix.diffs import labelled_diff, unified_diff
+from retrace_fix.patch.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
+from retrace_fix.patch.apply_text import apply_hunks
+from retrace_fix.patch.parse import Hunk, decode, encode, parse_patch
+from retrace_fix.patch.diffs import labelled_diff, unified_diff
 from retrace_fix.notebooks.notebook import NotebookError, cell_label, changed_cells, is_notebook, read_notebook, splice_sources
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
