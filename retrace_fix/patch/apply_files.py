@@ -50,6 +50,7 @@ import posixpath
 import signal
 import stat
 import sys
+from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -277,6 +278,11 @@ def _write(entry: FilePlan) -> str | None:
     return None
 
 
+#: what ``apply`` says it did to a file, and what it would do (``--dry-run``)
+_DONE = {"modify": "patched", "create": "created", "delete": "deleted"}
+_WOULD = {"modify": "would patch", "create": "would create", "delete": "would delete"}
+
+
 def apply_patches(
     patch_names: Sequence[str],
     root: Path,
@@ -285,7 +291,12 @@ def apply_patches(
     err: IO[str] | None = None,
     stdin: IO[bytes] | None = None,
 ) -> int:
-    out = out or sys.stdout
+    """Apply the patches named (``-``: ``stdin``) to the files under ``root``; return the exit code.
+
+    What happens to each file goes to ``out``, errors and the summary line to
+    ``err``.  Nothing is written with ``dry_run``, nor when some patch cannot be
+    used at all.
+    """
     err = err or sys.stderr
     try:
         plans = plan(patch_names, root, stdin)
@@ -294,46 +305,11 @@ def apply_patches(
             err.write(f"retrace-fix: error: {line}\n")
         err.write("retrace-fix: nothing was written\n")
         return EXIT_ERROR
-    verb = {"modify": "would patch" if dry_run else "patched",
-            "create": "would create" if dry_run else "created",
-            "delete": "would delete" if dry_run else "deleted"}
-    counts = {"applied": 0, "rejected": 0, "already": 0, "errors": 0}
+    out = out or sys.stdout
+    counts: Counter[str] = Counter()
     with _sigint_held() if not dry_run else nullcontext():
         for entry in plans:
-            rel = entry.relpath
-            hunks = sum(len(p.hunks) for p in entry.patches)
-            if entry.action == "error":
-                err.write(f"error: {rel}: {entry.message}\n")
-                counts["errors"] += 1
-                continue
-            if entry.action == "already":
-                out.write(f"{rel}: already applied (skipped)\n")
-                counts["already"] += 1
-                continue
-            failure = None if dry_run else _write(entry)
-            if entry.action == "reject":
-                counts["rejected"] += 1
-                rej = rel + ".rej"
-                if dry_run:
-                    out.write(f"{rel}: would reject: {entry.message}; file would be left untouched, "
-                              f"{plural(hunks, 'hunk')} would go to {rej}\n")
-                elif failure:
-                    err.write(f"error: {rel}: rejected ({entry.message}); {failure}\n")
-                    counts["errors"] += 1
-                elif not entry.rej_written:
-                    out.write(f"{rel}: rejected: {entry.message}; its directory does not exist, "
-                              "no .rej written\n")
-                else:
-                    out.write(f"{rel}: rejected: {entry.message}; file left untouched, "
-                              f"{plural(hunks, 'hunk')} written to {rej}\n")
-                continue
-            if failure:
-                err.write(f"error: {rel}: {failure}\n")
-                counts["errors"] += 1
-                continue
-            counts["applied"] += 1
-            notes = f" ({'; '.join(entry.notes)})" if entry.notes else ""
-            out.write(f"{rel}: {verb[entry.action]} ({plural(hunks, 'hunk')}){notes}\n")
+            counts.update(_carry_out(entry, dry_run, out, err))
     prefix = "dry run: " if dry_run else ""
     err.write(
         f"{prefix}{plural(counts['applied'], 'file')} {'would be ' if dry_run else ''}patched, "
@@ -345,6 +321,38 @@ def apply_patches(
     if counts["rejected"]:
         return EXIT_REJECTED
     return EXIT_OK
+
+
+def _carry_out(entry: FilePlan, dry_run: bool, out: IO[str], err: IO[str]) -> tuple[str, ...]:
+    """Write one file's plan (unless ``dry_run``) and say what became of it; the counts it adds to."""
+    rel = entry.relpath
+    hunks = plural(sum(len(p.hunks) for p in entry.patches), "hunk")
+    if entry.action == "error":
+        err.write(f"error: {rel}: {entry.message}\n")
+        return ("errors",)
+    if entry.action == "already":
+        out.write(f"{rel}: already applied (skipped)\n")
+        return ("already",)
+    failure = None if dry_run else _write(entry)
+    if entry.action == "reject":
+        rej = rel + ".rej"
+        if dry_run:
+            out.write(f"{rel}: would reject: {entry.message}; file would be left untouched, "
+                      f"{hunks} would go to {rej}\n")
+        elif failure:
+            err.write(f"error: {rel}: rejected ({entry.message}); {failure}\n")
+            return ("rejected", "errors")
+        elif not entry.rej_written:
+            out.write(f"{rel}: rejected: {entry.message}; its directory does not exist, no .rej written\n")
+        else:
+            out.write(f"{rel}: rejected: {entry.message}; file left untouched, {hunks} written to {rej}\n")
+        return ("rejected",)
+    if failure:
+        err.write(f"error: {rel}: {failure}\n")
+        return ("errors",)
+    notes = f" ({'; '.join(entry.notes)})" if entry.notes else ""
+    out.write(f"{rel}: {(_WOULD if dry_run else _DONE)[entry.action]} ({hunks}){notes}\n")
+    return ("applied",)
 
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_REJECTED", "FilePlan", "MAX_PATCH_BYTES", "apply_patches", "plan"]
