@@ -27,10 +27,12 @@ _CODEC, _ERRORS = "utf-8", "surrogateescape"
 
 
 def decode(data: bytes) -> str:
+    """A patch's or a file's bytes as text; :func:`encode` gives back the same bytes."""
     return data.decode(_CODEC, _ERRORS)
 
 
 def encode(text: str) -> bytes:
+    """Text from :func:`decode` (or a patch built from it) as bytes."""
     return text.encode(_CODEC, _ERRORS)
 
 
