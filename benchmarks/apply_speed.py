@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from retrace_fix.patches import apply_hunks, parse_patch  # noqa: E402
+from retrace_fix.patch.apply_text import apply_hunks  # noqa: E402
+from retrace_fix.patch.parse import parse_patch  # noqa: E402
 
 
 def file_text(lines: int) -> str:

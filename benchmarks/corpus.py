@@ -67,7 +67,7 @@ def run_cli(args: list[str], cwd: Path, pythonpath: Path = ROOT) -> subprocess.C
 
 
 def python_files(tree: Path) -> list[Path]:
-    from retrace_fix.discovery import discover
+    from retrace_fix.sources.discovery import discover
 
     return discover([str(tree)], []).files
 
@@ -232,7 +232,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
         problems.append(f"{path}: changed on disk although --diff showed no change")
     for path in sorted(expected_paths - changed_paths):
         problems.append(f"{path}: --diff showed a change that the fix run did not write")
-    from retrace_fix.diffs import unified_diff
+    from retrace_fix.patch.diffs import unified_diff
 
     for path in sorted(changed_paths & expected_paths):
         if path.endswith(".ipynb"):
@@ -298,7 +298,7 @@ def check_tree(tree: Path, options: argparse.Namespace, workdir: Path) -> dict:
 
 def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None) -> list[str]:
     """What is wrong with a notebook the fix run changed (nothing: [])."""
-    from retrace_fix.notebook import NotebookError, cell_diff, read_notebook, validation_problem
+    from retrace_fix.notebooks.notebook import NotebookError, cell_diff, read_notebook, validation_problem
 
     problems = []
     old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
@@ -323,7 +323,7 @@ def notebook_problems(path: str, old: bytes, new: bytes, shown_diff: str | None)
 def notebook_errors(tree: Path, payload: dict) -> dict[str, list[str]]:
     """The notebooks the run reported an error for, by kind: ``refused`` (nothing of it read),
     ``cell_left_out`` (a code cell that is not Python left out, the others analysed), ``other``."""
-    from retrace_fix.notebook import NotebookError, read_notebook
+    from retrace_fix.notebooks.notebook import NotebookError, read_notebook
 
     kinds: dict[str, list[str]] = {"refused": [], "cell_left_out": [], "other_errors": []}
     for entry in payload["files"]:
@@ -344,7 +344,7 @@ def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: d
     """The findings of each notebook against those of its cells read as one script (the same Python
     text given to the engine as a ``.py`` file), located back into cells."""
     from retrace_fix.engine import FileJob, RunOptions, process_file
-    from retrace_fix.notebook import NotebookError, is_python_notebook, read_notebook
+    from retrace_fix.notebooks.notebook import NotebookError, is_python_notebook, read_notebook
 
     by_path = {e["path"]: e for e in payload["files"]}
     opts = RunOptions(unsafe_fixes=options.unsafe_fixes)

@@ -91,7 +91,7 @@ print(proc.returncode, wall, usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 
 
 def discover_files(trees: list[str]) -> list[Path]:
-    from retrace_fix.discovery import discover
+    from retrace_fix.sources.discovery import discover
 
     return discover(trees, []).files
 

@@ -423,7 +423,7 @@ def _project_relpath(filename: str | None) -> str | None:
         return filename
     from pathlib import Path
 
-    from retrace_fix.discovery import find_project_root
+    from retrace_fix.sources.discovery import find_project_root
 
     path = Path(filename).resolve()
     try:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from retrace_fix import __version__
-from retrace_fix.discovery import display_path
+from retrace_fix.sources.discovery import display_path
 from retrace_fix.findings import FileResult, Finding
 from retrace_fix.gitcmd import GitError, output, repository_toplevel, run_git
 from retrace_fix.wording import plural

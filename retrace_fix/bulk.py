@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, Iterable
 
-from retrace_fix.bounded_read import InputError, describe_size, read_limited
-from retrace_fix.diffs import unified_diff
-from retrace_fix.discovery import display_path
-from retrace_fix.patches import encode
-from retrace_fix.writes import WriteRefused, write_file
+from retrace_fix.sources.bounded_read import InputError, describe_size, read_limited
+from retrace_fix.patch.diffs import unified_diff
+from retrace_fix.sources.discovery import display_path
+from retrace_fix.patch.parse import encode
+from retrace_fix.sources.writes import WriteRefused, write_file
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.gitsource import is_git_url
 from retrace_fix.roots import contains, plan_roots, root_directory
@@ -397,7 +397,7 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
     ``report`` holds the roots when the caller built them (a run of one task per root);
     ``extend_json`` adds to the JSON document (``--verify``'s proof).
     """
-    from retrace_fix import output
+    from retrace_fix.output import render as output
 
     out, err = sys.stdout, sys.stderr
     if request.mode == "interactive":

@@ -6,8 +6,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrace_fix.bounded_read import InputError, read_limited
-from retrace_fix.ignore_patterns import check_patterns
+from retrace_fix.sources.bounded_read import InputError, read_limited
+from retrace_fix.sources.ignore_patterns import check_patterns
 
 if sys.version_info >= (3, 11):
     import tomllib

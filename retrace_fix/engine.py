@@ -44,10 +44,10 @@ from libcst.codemod import CodemodContext
 from retrace_fix.codemods import DEFERS_TO, REGISTRY, RULES
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
 from retrace_fix import fastvisit
-from retrace_fix.discovery import display_path, find_project_root
+from retrace_fix.sources.discovery import display_path, find_project_root
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
 from retrace_fix.linemap import LineMap
-from retrace_fix.notebook import (
+from retrace_fix.notebooks.notebook import (
     Notebook, NotebookError, is_notebook, is_python_notebook, language as notebook_language, read_document,
     read_notebook,
 )
@@ -396,7 +396,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
 
 
 def _process_notebook(job: FileJob, options: RunOptions, data: bytes) -> FileResult:
-    """A notebook: its code cells as one module (:mod:`retrace_fix.notebook`), located and written per cell.
+    """A notebook: its code cells as one module (:mod:`retrace_fix.notebooks.notebook`), located and written per cell.
 
     The result's ``original``/``fixed`` are the notebook's JSON text (what is written, diffed
     per cell and patched); findings carry the cell and the line in it.  Never raises.

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from retrace_fix.config import ConfigError, find_config, load_config
-from retrace_fix.discovery import DiscoveryError, discover, discover_roots, find_project_root
+from retrace_fix.sources.discovery import DiscoveryError, discover, discover_roots, find_project_root
 from retrace_fix.engine import RunOptions, unknown_codes
-from retrace_fix.ignore_patterns import check_patterns
+from retrace_fix.sources.ignore_patterns import check_patterns
 
 
 @dataclass

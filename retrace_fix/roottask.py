@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from retrace_fix import __version__
-from retrace_fix.discovery import DiscoveryError, discover, display_path
+from retrace_fix.sources.discovery import DiscoveryError, discover, display_path
 from retrace_fix.engine import RunOptions, explicit_roots, make_jobs, process_file, with_call_site_plans
 from retrace_fix.findings import FileResult
 from retrace_fix.gitsource import GitSource, clone

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
-from retrace_fix import output
+from retrace_fix.output import render as output
 from retrace_fix.bulk import BulkReport, Root
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult

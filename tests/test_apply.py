@@ -12,10 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrace_fix import diffs
-from retrace_fix import patches
-from retrace_fix.patches import apply_hunks, apply_patches, parse_patch, validate_path
-from retrace_fix.diffs import split_lines
+from retrace_fix.patch import diffs
+from retrace_fix.patch import apply_files as patches
+from retrace_fix.patch.apply_files import apply_patches
+from retrace_fix.patch.apply_text import apply_hunks
+from retrace_fix.patch.parse import parse_patch
+from retrace_fix.patch.paths import validate_path
+from retrace_fix.patch.diffs import split_lines
 from tests.cli_runner import run_cli
 
 

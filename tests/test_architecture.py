@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS: list[tuple[str, list[str]]] = [
     ("core types and text", [
         "retrace_fix", "retrace_fix.findings", "retrace_fix.rules", "retrace_fix.linemap", "retrace_fix.wording",
-        "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown", "retrace_fix.diffs", "retrace_fix.writes",
-        "retrace_fix.hunk_search", "retrace_fix.bounded_read",
-        "retrace_fix.gitcmd", "retrace_fix.notebook",
+        "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown",
+        "retrace_fix.patch.diffs", "retrace_fix.patch.hunk_search", "retrace_fix.sources",  # sources: writes, bounded_read
+        "retrace_fix.gitcmd", "retrace_fix.notebooks",  # notebooks: notebook
         # imports nothing of the project: the fidelity benchmark's probe loads it by its path
         "retrace_fix.traces.import_hook",
     ]),
@@ -38,18 +38,18 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",
         "retrace_fix.partial_parse", "retrace_fix.positions",
         "retrace_fix.analysis",
-        "retrace_fix.config", "retrace_fix.discovery", "retrace_fix.ignore_patterns", "retrace_fix.gitsource", "retrace_fix.roots",
+        "retrace_fix.config", "retrace_fix.sources.discovery", "retrace_fix.sources.ignore_patterns", "retrace_fix.gitsource", "retrace_fix.roots",
     ]),
     ("codemods and traces", ["retrace_fix.codemods", "retrace_fix.traces"]),
     ("engine", ["retrace_fix.engine"]),
     ("runs and their outputs", [
-        "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.sarif", "retrace_fix.patches",
-        "retrace_fix.bulk", "retrace_fix.interactive", "retrace_fix.roottask", "retrace_fix.cluster",
+        "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.patch",  # patch: all but diffs, hunk_search
+        "retrace_fix.bulk", "retrace_fix.roottask", "retrace_fix.cluster",
         "retrace_fix.shard", "retrace_fix.taskrun", "retrace_fix.branch", "retrace_fix.bench",
-        "retrace_fix.stdin_source", "retrace_fix.next_step", "retrace_fix.hunk_edits",
+        "retrace_fix.sources.stdin",
         "retrace_fix.verify",
     ]),
-    ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.ipython"]),
+    ("commands", ["retrace_fix.commands", "retrace_fix.scaffold", "retrace_fix.notebooks.ipython"]),
     ("command line", ["retrace_fix.cli", "retrace_fix.__main__"]),
 ]
 

@@ -19,9 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrace_fix import patches as patches_module
-from retrace_fix.diffs import unified_diff as quoted_diff
-from retrace_fix.patches import apply_hunks, apply_patches, parse_patch
+from retrace_fix.patch import apply_text as patches_module
+from retrace_fix.patch.diffs import unified_diff as quoted_diff
+from retrace_fix.patch.apply_files import apply_patches
+from retrace_fix.patch.apply_text import apply_hunks
+from retrace_fix.patch.parse import parse_patch
 from tests.tree_state import changed, digest
 from tests.cli_runner import run_cli
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix import writes
+from retrace_fix.sources import writes
 from retrace_fix.traces.model import TraceSet, save_trace_file
 from tests.tree_state import changed, digest
 from tests.cli_runner import run_cli

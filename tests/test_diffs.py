@@ -1,9 +1,9 @@
-"""retrace_fix.diffs: the one unified diff, with the path quoting chosen by the caller."""
+"""retrace_fix.patch.diffs: the one unified diff, with the path quoting chosen by the caller."""
 
 from __future__ import annotations
 
-from retrace_fix.patches import parse_patch
-from retrace_fix.diffs import unified_diff
+from retrace_fix.patch.parse import parse_patch
+from retrace_fix.patch.diffs import unified_diff
 
 OLD, NEW = "a = 1\nb = 2\n", "a = 1\nb = 3\n"
 

@@ -6,9 +6,10 @@ import itertools
 
 import pytest
 
-from retrace_fix.diffs import unified_diff
-from retrace_fix.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
-from retrace_fix.patches import apply_hunks, parse_patch
+from retrace_fix.patch.diffs import unified_diff
+from retrace_fix.patch.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
+from retrace_fix.patch.apply_text import apply_hunks
+from retrace_fix.patch.parse import parse_patch
 
 OLD = "".join(f"l{i}\n" for i in range(1, 20))
 NEW = OLD.replace("l5\n", "L5\n").replace("l9\n", "L9\nextra\n").replace("l11\n", "")

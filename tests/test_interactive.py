@@ -17,7 +17,7 @@ import pytest
 
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
-from retrace_fix.interactive import Session, file_hunks
+from retrace_fix.patch.interactive import Session, file_hunks
 from retrace_fix.fix_request import FixRequest
 from tests.cli_runner import run_cli
 

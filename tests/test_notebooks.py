@@ -26,7 +26,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from retrace_fix.engine import FileJob, RunOptions, process_file
-from retrace_fix.notebook import (
+from retrace_fix.notebooks.notebook import (
     NotebookError, cell_diff, read_notebook, splice_sources, split_source, validation_problem,
 )
 from tests.cli_runner import run_cli
@@ -431,7 +431,7 @@ class _Shell:
 
 
 def test_a_session_without_a_file_reads_its_cells_as_in_n(tmp_path, monkeypatch):
-    from retrace_fix.ipython import Session, session_notebook
+    from retrace_fix.notebooks.ipython import Session, session_notebook
 
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -491,7 +491,7 @@ def test_the_bodies_of_timed_and_captured_cells_map_back_to_their_cell(tmp_path,
 
 
 def test_the_session_notebook_is_the_one_the_front_end_names(tmp_path, monkeypatch):
-    from retrace_fix.ipython import session_notebook
+    from retrace_fix.notebooks.ipython import session_notebook
 
     (tmp_path / "a.ipynb").write_text(_notebook("x = 1"))
     monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "a.ipynb"))

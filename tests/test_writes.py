@@ -1,4 +1,4 @@
-"""``retrace_fix.writes``, the one module that writes files: where it refuses to, and how it writes."""
+"""``retrace_fix.sources.writes``, the one module that writes files: where it refuses to, and how it writes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix import writes
-from retrace_fix.writes import (
+from retrace_fix.sources import writes
+from retrace_fix.sources.writes import (
     FileChangedError,
     UnsafeTarget,
     create_file,

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from retrace_fix.bench import BenchError
-from retrace_fix.discovery import DEFAULT_EXCLUDED_DIRS
-from retrace_fix.writes import vcs_dir_name
-from retrace_fix.ignore_patterns import check_patterns, compile_patterns
+from retrace_fix.sources.discovery import DEFAULT_EXCLUDED_DIRS
+from retrace_fix.sources.writes import vcs_dir_name
+from retrace_fix.sources.ignore_patterns import check_patterns, compile_patterns
 
 #: Refuse to copy a project bigger than this (use --exclude for data directories).
 MAX_COPY_BYTES = 2 * 1024**3

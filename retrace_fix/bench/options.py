@@ -58,7 +58,7 @@ def check_compare_sources(original: RunRecord, pattern: re.Pattern | None, compa
 
 def project_of_cwd() -> tuple[Path, Path]:
     """(the current directory, the project root above it) as resolved paths."""
-    from retrace_fix.discovery import find_project_root
+    from retrace_fix.sources.discovery import find_project_root
 
     cwd = Path.cwd().resolve()
     project_root = Path(find_project_root(cwd))

@@ -36,7 +36,7 @@ import threading
 import time
 
 from retrace_fix.traces.import_hook import ModuleHook
-from retrace_fix.writes import write_file
+from retrace_fix.sources.writes import write_file
 
 ENV_BENCH_DIR = "RETRACE_FIX_BENCH_DIR"
 

@@ -8,7 +8,7 @@ from typing import IO
 
 from retrace_fix.bench.verdict import SIDES, BenchReport, Stat, failure_text, machine_info, seconds_text, why_failed
 from retrace_fix.bench.runs import RunRecord
-from retrace_fix.output import stream_is_terminal
+from retrace_fix.output.render import stream_is_terminal
 from retrace_fix.wording import plural
 
 FORMATS = ("text", "json", "markdown")

@@ -56,7 +56,7 @@ from retrace_fix.bench.verdict import (
     EXIT_ERROR, SIDES, BenchReport, FixSummary, failure_text, function_rows, judge, seconds_text, why_failed,
 )
 from retrace_fix.bench.runs import RunRecord, Tree, run_once
-from retrace_fix.diffs import unified_diff
+from retrace_fix.patch.diffs import unified_diff
 from retrace_fix.wording import plural
 
 
@@ -109,7 +109,7 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
 
     from retrace_fix.engine import FileJob, process_file, with_call_site_plans
     from retrace_fix.findings import Tier
-    from retrace_fix.output import file_diff
+    from retrace_fix.output.render import file_diff
     from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 
     fix_request = FixRequest(

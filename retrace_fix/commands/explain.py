@@ -7,7 +7,7 @@ from typing import IO
 
 from retrace_fix.codemods import RULES, rule
 from retrace_fix.docstring_markdown import doc_to_markdown, doc_to_text
-from retrace_fix.output import stream_is_terminal
+from retrace_fix.output.render import stream_is_terminal
 
 EXIT_OK, EXIT_ERROR = 0, 2
 

@@ -11,18 +11,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from retrace_fix import output
+from retrace_fix.output import render as output
 from retrace_fix.branch import commit_branches
 from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_dir
-from retrace_fix.discovery import display_path
+from retrace_fix.sources.discovery import display_path
 from retrace_fix.engine import RunOptions, RunResult, run
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
-from retrace_fix.interactive import run_interactive
-from retrace_fix.next_step import next_step_hint
-from retrace_fix.stdin_source import read_stdin_source
+from retrace_fix.patch.interactive import run_interactive
+from retrace_fix.output.next_step import next_step_hint
+from retrace_fix.sources.stdin import read_stdin_source
 from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
-from retrace_fix.writes import WriteRefused, replace_file
+from retrace_fix.sources.writes import WriteRefused, replace_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.verify.summary import VerifyReport
@@ -72,7 +72,7 @@ def run_fix_command(request: FixRequest) -> int:
 
 
 def run_stdin(request: FixRequest) -> int:
-    """``retrace-fix [--diff|--check] - [--stdin-filename NAME]`` (see :mod:`retrace_fix.stdin_source`)."""
+    """``retrace-fix [--diff|--check] - [--stdin-filename NAME]`` (see :mod:`retrace_fix.sources.stdin`)."""
     try:
         source = read_stdin_source(request)
     except UsageProblem as exc:
@@ -161,7 +161,7 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
         json_text = bulk_report.add_to_json(json_text) if bulk_report else json_text
         out.write(add_verify(json_text) if add_verify is not None else json_text)
     elif fmt == "sarif":
-        from retrace_fix.sarif import to_sarif
+        from retrace_fix.output.sarif import to_sarif
 
         out.write(to_sarif(result))
     else:

@@ -21,13 +21,13 @@ import signal
 import sys
 import tempfile
 
-from retrace_fix.discovery import find_project_root
+from retrace_fix.sources.discovery import find_project_root
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.traces.project import project_of
 from retrace_fix.traces.cells import ENV_NOTEBOOKS, notebooks_in_command
 from retrace_fix.traces.per_process import merge_shards, recording_env
 from retrace_fix.traces.supervise import Supervised
-from retrace_fix.writes import RETRACE_DIR, WriteRefused, is_special_target, make_parent_dirs, resolve_target
+from retrace_fix.sources.writes import RETRACE_DIR, WriteRefused, is_special_target, make_parent_dirs, resolve_target
 
 DEFAULT_OUTPUT = os.path.join(RETRACE_DIR, "traces.json")  # the directory gets its own .gitignore
 

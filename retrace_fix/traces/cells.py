@@ -8,7 +8,7 @@ the code it compiled (the cell after its own transforms: magics become
 ``get_ipython()`` calls, leading blank lines go) in :mod:`linecache` under that
 name; :class:`CellLocator` finds the notebook cell whose source, transformed the
 same way, is that code, and gives the notebook's path (relative to the project
-root) and the line in the notebook's Python text (:mod:`retrace_fix.notebook`:
+root) and the line in the notebook's Python text (:mod:`retrace_fix.notebooks.notebook`:
 the code cells joined in order).  That is the name and line the fixer gives a
 notebook's ``def``, so ``--traces`` matches it as it matches a ``.py`` file.
 
@@ -42,7 +42,7 @@ import sys
 from typing import Callable
 
 from retrace_fix.linemap import LineMap, source_lines
-from retrace_fix.notebook import PYTHON_CELL_MAGICS, Notebook, NotebookError, read_notebook
+from retrace_fix.notebooks.notebook import PYTHON_CELL_MAGICS, Notebook, NotebookError, read_notebook
 
 #: ``os.pathsep``-separated notebooks named on the recorded command line
 ENV_NOTEBOOKS = "RETRACE_FIX_NOTEBOOKS"
@@ -248,7 +248,7 @@ def history_notebook(sources: list[str]) -> str:
     """A notebook text (nbformat 4) of code cells with these sources, in order: a live session's
     cells as it ran them (``In``), where cell N is ``In[N]`` (``sources[0]`` is IPython's empty
     ``In[0]``)."""
-    from retrace_fix.notebook import split_source
+    from retrace_fix.notebooks.notebook import split_source
 
     cells = [{"cell_type": "code", "execution_count": number, "metadata": {}, "outputs": [],
               "source": split_source(source)} for number, source in enumerate(sources[1:], 1)]

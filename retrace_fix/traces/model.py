@@ -43,11 +43,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from retrace_fix.bounded_read import InputError
-from retrace_fix.bounded_read import read_limited as read_input
+from retrace_fix.sources.bounded_read import InputError
+from retrace_fix.sources.bounded_read import read_limited as read_input
 from retrace_fix.traces import json_limits
 from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_line
-from retrace_fix.writes import write_file
+from retrace_fix.sources.writes import write_file
 
 FORMAT = "retrace-fix-traces"
 VERSION = 2
@@ -706,7 +706,7 @@ def dumps(trace_set: TraceSet) -> str:
 
 
 def save_trace_file(trace_set: TraceSet, path: str | os.PathLike, make_parents: bool = True) -> None:
-    """Write ``trace_set`` to ``path`` atomically (see :mod:`retrace_fix.writes`).
+    """Write ``trace_set`` to ``path`` atomically (see :mod:`retrace_fix.sources.writes`).
 
     A new file gets the usual mode of a new file (0666 less the umask), an
     existing one keeps its mode.  Raises OSError (``WriteRefused`` for a path

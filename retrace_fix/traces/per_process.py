@@ -13,7 +13,7 @@ import os
 import sys
 
 import retrace_fix
-from retrace_fix.discovery import ENV_PROJECT_ROOT
+from retrace_fix.sources.discovery import ENV_PROJECT_ROOT
 from retrace_fix.traces.model import TraceFileError, TraceSet, load_trace_file
 
 #: The directory put first on the child's PYTHONPATH.

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from retrace_fix.writes import write_file
+from retrace_fix.sources.writes import write_file
 
 try:
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any, Callable, Iterator
 
-from retrace_fix.discovery import ENV_PROJECT_ROOT
+from retrace_fix.sources.discovery import ENV_PROJECT_ROOT
 from retrace_fix.traces.model import save_trace_file
 from retrace_fix.traces.per_process import ENV_SHARD_DIR
 from retrace_fix.traces.recorder import Recorder, activate

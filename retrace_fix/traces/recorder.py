@@ -61,7 +61,7 @@ import sys
 import threading
 from typing import Any
 
-from retrace_fix.discovery import find_project_root
+from retrace_fix.sources.discovery import find_project_root
 from retrace_fix.traces.cells import TIMED_FILES, CellLocator, is_cell_file
 from retrace_fix.traces.frames import relative_source_path
 from retrace_fix.traces.function_stats import FunctionStats, calls_by_origin

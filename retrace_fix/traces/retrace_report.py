@@ -46,8 +46,8 @@ def location(file: str, line: int) -> str:
     if file not in _NOTEBOOKS:
         import os
 
-        from retrace_fix.discovery import find_project_root
-        from retrace_fix.notebook import NotebookError, read_notebook
+        from retrace_fix.sources.discovery import find_project_root
+        from retrace_fix.notebooks.notebook import NotebookError, read_notebook
 
         try:
             with open(os.path.join(find_project_root(), file), "rb") as handle:

@@ -28,7 +28,7 @@ from retrace_fix.bench.options import (check_compare_sources, check_comparison, 
 from retrace_fix.bench.outputs import relative_compare_path
 from retrace_fix.bench.verdict import seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once
-from retrace_fix.discovery import display_path
+from retrace_fix.sources.discovery import display_path
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Verification
 from retrace_fix.fix_request import FixRequest, VerifyOptions, prepare

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.diffs import unified_diff
+from retrace_fix.patch.diffs import unified_diff
 
 REPO = Path(__file__).resolve().parent.parent.parent
 FILES = 200
 
 SCRIPT = """\
 import os, signal, sys
-from retrace_fix import patches
+from retrace_fix.patch import apply_files as patches
 
 real_write, calls = patches._write, []
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from retrace_fix.patches import parse_patch
+from retrace_fix.patch.parse import parse_patch
 from tests.cli_runner import run_cli
 from tests.test_bulk import RELAX, write
 

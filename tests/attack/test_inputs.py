@@ -55,7 +55,7 @@ def test_repos_refuses_a_special_file(tmp_path, special):
 
 
 def test_apply_from_endless_stdin_stops_at_the_limit(tmp_path, monkeypatch):
-    from retrace_fix import patches
+    from retrace_fix.patch import apply_files as patches
 
     monkeypatch.setattr(patches, "MAX_PATCH_BYTES", 1 << 16)
     code, out, err = run_cli("apply", "--root", str(tmp_path), "-", cwd=tmp_path, stdin=b"\0" * (1 << 17)).outcome

@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrace_fix.discovery import discover
-from retrace_fix.ignore_patterns import check_patterns, compile_patterns
+from retrace_fix.sources.discovery import discover
+from retrace_fix.sources.ignore_patterns import check_patterns, compile_patterns
 from tests.cli_runner import run_cli
 from tests.test_bulk import RELAX, write
 
@@ -126,7 +126,7 @@ def test_star_pattern_against_a_long_name_is_linear(tmp_path):
 
 
 def test_a_huge_gitignore_is_reported_not_read(tmp_path):
-    from retrace_fix.discovery import MAX_GITIGNORE_BYTES
+    from retrace_fix.sources.discovery import MAX_GITIGNORE_BYTES
 
     (tmp_path / ".gitignore").write_bytes(b"*a*b\n" * (MAX_GITIGNORE_BYTES // 5 + 1))
     write(tmp_path / "ab.py", RELAX)
@@ -137,7 +137,7 @@ def test_a_huge_gitignore_is_reported_not_read(tmp_path):
 
 def test_a_gitignore_of_many_patterns_stays_fast_and_is_capped(tmp_path, monkeypatch):
     """Which patterns match is asked of re2.Set prefilters: one pass per set, not per pattern."""
-    from retrace_fix import ignore_patterns
+    from retrace_fix.sources import ignore_patterns
 
     lines = [f"*a*b/**/gen_{index}_*.py" for index in range(3000)] + ["skip_*.py"]
     patterns = compile_patterns(lines)
@@ -155,7 +155,7 @@ def test_a_gitignore_of_many_patterns_stays_fast_and_is_capped(tmp_path, monkeyp
 
 def test_patterns_over_the_set_budget_are_still_matched(monkeypatch):
     """A set RE2 cannot compile within its memory budget is split, down to patterns searched alone."""
-    from retrace_fix import ignore_patterns
+    from retrace_fix.sources import ignore_patterns
 
     monkeypatch.setattr(ignore_patterns, "SET_SIZE", 100_000)  # one set of all: over RE2's budget
     lines = ["*a" * 24 + f"*b{index}" for index in range(1000)] + ["keep.py"]
@@ -235,7 +235,7 @@ def test_directory_patterns_keep_gitignore_priority():
     """pathspec marks a directory match with a named group; ours must be its name (an upgrade renaming it fails here)."""
     from pathspec.patterns.gitignore import spec
 
-    from retrace_fix import ignore_patterns
+    from retrace_fix.sources import ignore_patterns
 
     assert ignore_patterns._DIR_MARK == spec._DIR_MARK
     patterns = compile_patterns(["build/", "!build/keep.py", "*.log", "!important.log"])

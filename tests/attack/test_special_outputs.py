@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.writes import WriteRefused, write_file
+from retrace_fix.sources.writes import WriteRefused, write_file
 from tests.cli_runner import run_cli
 from tests.test_bulk import RELAX, write
 
@@ -81,7 +81,7 @@ def project(tmp_path, monkeypatch):
 
 def test_a_fifo_that_no_process_reads_is_refused_not_waited_on_forever(project, monkeypatch):
     """A FIFO planted where an output goes (``.retrace/traces.json`` in a downloaded tree, say)."""
-    from retrace_fix import writes
+    from retrace_fix.sources import writes
 
     monkeypatch.setattr(writes, "FIFO_READER_WAIT", 0.3)
     os.mkfifo(project / "nobody.fifo")

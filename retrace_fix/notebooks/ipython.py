@@ -24,11 +24,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from retrace_fix.discovery import find_project_root
+from retrace_fix.sources.discovery import find_project_root
 from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.findings import FileResult
-from retrace_fix.notebook import NotebookError, cell_diff, read_notebook
-from retrace_fix.output import finding_line
+from retrace_fix.notebooks.notebook import NotebookError, cell_diff, read_notebook
+from retrace_fix.output.render import finding_line
 from retrace_fix.traces import recorder as _recorder
 from retrace_fix.traces.cells import CellLocator, history_notebook
 from retrace_fix.wording import plural
@@ -144,7 +144,7 @@ class Session:
         return "\n".join(lines) if lines else "retrace-fix: nothing to fix"
 
     def fix(self) -> str:
-        from retrace_fix.writes import WriteRefused, replace_file
+        from retrace_fix.sources.writes import WriteRefused, replace_file
 
         if self.notebook() is None:
             return "retrace-fix: this front end does not give the notebook's path; use %retrace_fix diff"

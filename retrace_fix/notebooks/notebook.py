@@ -55,7 +55,7 @@ import warnings
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 
-from retrace_fix.diffs import labelled_diff
+from retrace_fix.patch.diffs import labelled_diff
 from retrace_fix.linemap import source_lines
 
 SUFFIX = ".ipynb"

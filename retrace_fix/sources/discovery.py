@@ -21,7 +21,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrace_fix.ignore_patterns import IgnorePatterns, compile_patterns
+from retrace_fix.gitcmd import repository_root
+from retrace_fix.sources.ignore_patterns import IgnorePatterns, compile_patterns
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
     {
@@ -32,7 +33,7 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
     }
 )
 PYTHON_SUFFIXES = (".py", ".pyi")
-#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebook)
+#: what a run reads: Python files and Jupyter notebooks (their code cells: retrace_fix.notebooks.notebook)
 SOURCE_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")
 #: Environment variable naming the project root that recorded paths are relative to.
 ENV_PROJECT_ROOT = "RETRACE_FIX_PROJECT_ROOT"
@@ -57,9 +58,10 @@ def find_project_root(start: str | os.PathLike | None = None) -> str:
 
     1. ``$RETRACE_FIX_PROJECT_ROOT`` when it is set (``record`` sets it for the
        processes it records, so that they all agree with it);
-    2. else the nearest directory holding ``.git``, from ``start`` upwards
+    2. else the nearest directory holding a ``.git`` entry, from ``start`` upwards
        (``start``: a directory, or a file's directory; default: the current
-       directory);
+       directory), found as bulk runs find a repository
+       (:func:`retrace_fix.gitcmd.repository_root`);
     3. else the current directory.
 
     Paths are resolved (symbolic links followed), as the recorder resolves the
@@ -69,16 +71,7 @@ def find_project_root(start: str | os.PathLike | None = None) -> str:
     if override:
         return os.path.realpath(override)
     cwd = os.path.realpath(os.getcwd())
-    directory = os.path.realpath(start) if start is not None else cwd
-    if not os.path.isdir(directory):
-        directory = os.path.dirname(directory)
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return cwd
-        directory = parent
+    return repository_root(start if start is not None else cwd) or cwd
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -99,7 +92,7 @@ class _IgnoreRules:
 
     A line git cannot use is skipped (as git skips it) and, for a ``.gitignore``,
     named in :attr:`problems`; extra patterns were checked before the run
-    (:func:`retrace_fix.ignore_patterns.check_patterns`).
+    (:func:`retrace_fix.sources.ignore_patterns.check_patterns`).
     """
 
     def __init__(self, excludes: list[tuple[Path, list[str]]]) -> None:

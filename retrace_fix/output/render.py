@@ -8,8 +8,8 @@ from typing import IO, TYPE_CHECKING
 
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
-from retrace_fix.diffs import unified_diff
-from retrace_fix.notebook import cell_diff, is_notebook
+from retrace_fix.patch.diffs import unified_diff
+from retrace_fix.notebooks.notebook import cell_diff, is_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.engine import RunResult

@@ -14,8 +14,8 @@
 
 from __future__ import annotations
 
-from retrace_fix.diffs import split_lines
-from retrace_fix.patches import Hunk
+from retrace_fix.patch.diffs import split_lines
+from retrace_fix.patch.parse import Hunk
 
 EDIT_HEADER = "# Manual hunk edit mode -- see bottom for a quick guide.\n"
 EDIT_GUIDE = """\

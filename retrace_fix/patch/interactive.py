@@ -63,10 +63,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from retrace_fix.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
-from retrace_fix.patches import Hunk, apply_hunks, decode, encode, parse_patch
-from retrace_fix.diffs import labelled_diff, unified_diff
-from retrace_fix.notebook import NotebookError, cell_label, changed_cells, is_notebook, read_notebook, splice_sources
+from retrace_fix.patch.hunk_edits import EditError, can_split, edit_buffer, merge_overlapping, parse_edited, split_hunk
+from retrace_fix.patch.apply_text import apply_hunks
+from retrace_fix.patch.parse import Hunk, decode, encode, parse_patch
+from retrace_fix.patch.diffs import labelled_diff, unified_diff
+from retrace_fix.notebooks.notebook import NotebookError, cell_label, changed_cells, is_notebook, read_notebook, splice_sources
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
 
@@ -218,7 +219,7 @@ def _owner(items: list[HunkItem], line: int) -> HunkItem:
 class Session:
     def __init__(self, request: "FixRequest", result: "RunResult",
                  stdin: IO[str] | None = None, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
-        from retrace_fix import output
+        from retrace_fix.output import render as output
 
         self.request = request
         self.result = result
@@ -321,7 +322,7 @@ class Session:
     # ------------------------------------------------------------------ the walk
 
     def run(self) -> int:
-        from retrace_fix import output
+        from retrace_fix.output import render as output
 
         work: list[tuple[FileResult, list[HunkItem]]] = []
         for file_result in self.result.files:
@@ -494,7 +495,7 @@ class Session:
     def _write(self, file_result: FileResult, hunks: list[Hunk]) -> None:
         import libcst as cst
 
-        from retrace_fix.writes import WriteRefused, replace_file
+        from retrace_fix.sources.writes import WriteRefused, replace_file
 
         original = file_result.original or ""
         outcome = apply_hunks(original, merge_overlapping(hunks), allow_offset=False)
@@ -529,7 +530,7 @@ class Session:
 
     def _write_notebook(self, file_result: FileResult, items: list[HunkItem]) -> None:
         """Apply the accepted hunks cell by cell, splice the cells into the notebook's JSON, write it."""
-        from retrace_fix.writes import WriteRefused, replace_file
+        from retrace_fix.sources.writes import WriteRefused, replace_file
 
         original = file_result.original or ""
         by_cell: dict[int, list[HunkItem]] = {}

@@ -42,7 +42,7 @@ from retrace_fix import __version__
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.linemap import NEWLINE, source_lines
-from retrace_fix.notebook import is_notebook, source_line_offsets
+from retrace_fix.notebooks.notebook import is_notebook, source_line_offsets
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -59,6 +59,7 @@ import re
 import stat
 import threading
 import time
+from contextlib import contextmanager
 from typing import Iterator
 
 #: Version-control metadata directories: never written into.
@@ -380,14 +381,26 @@ def make_parent_dirs(path: str | os.PathLike) -> None:
                 pass
 
 
-def _open_parent(real: str, root_real: str | None, make_parents: bool) -> _Directory:
-    directory = os.path.dirname(real)
+@contextmanager
+def _parent_of(
+    path: str | os.PathLike, root: str | os.PathLike | None, *, follow: bool = True, make_parents: bool = False
+) -> Iterator[tuple[_Directory, str]]:
+    """The directory a write to ``path`` changes, open and cleaned of stale temporary files, and the name in it.
+
+    ``path`` is resolved as :func:`resolve_target` does (``follow``: a final
+    symbolic link is followed); ``make_parents`` creates missing directories.
+    """
+    real = resolve_target(path, root, follow=follow)
+    parent = os.path.dirname(real)
     if make_parents:
         make_parent_dirs(real)
     try:
-        return _Directory(directory, root_real)
+        directory = _Directory(parent, os.path.realpath(root) if root is not None else None)
     except NotADirectoryError:
-        raise WriteRefused(f"{_first_non_directory(directory)}: not a directory") from None
+        raise WriteRefused(f"{_first_non_directory(parent)}: not a directory") from None
+    with directory:
+        directory.clean_stale_temps()
+        yield directory, os.path.basename(real)
 
 
 def _first_non_directory(directory: str) -> str:
@@ -399,10 +412,6 @@ def _first_non_directory(directory: str) -> str:
         if os.path.lexists(prefix) and not os.path.isdir(prefix):
             return prefix
     return directory
-
-
-def _root_real(root: str | os.PathLike | None) -> str | None:
-    return os.path.realpath(root) if root is not None else None
 
 
 # --------------------------------------------------------------------------- the writers
@@ -422,11 +431,7 @@ def replace_file(
     since ``expected_old`` was read, also in the moment of the rename (see the
     module docstring for the window that remains).
     """
-    root_real = _root_real(root)
-    real = resolve_target(path, root)
-    name = os.path.basename(real)
-    with _open_parent(real, root_real, make_parents=False) as directory:
-        directory.clean_stale_temps()
+    with _parent_of(path, root) as (directory, name):
         try:
             info = directory.lstat(name)
         except FileNotFoundError:
@@ -572,11 +577,7 @@ def create_file(path: str | os.PathLike, data: bytes, root: str | os.PathLike | 
     Raises FileExistsError when something is there (also when it appeared
     during the write).  The file gets the default mode of a new file.
     """
-    root_real = _root_real(root)
-    real = resolve_target(path, root, follow=False)
-    name = os.path.basename(real)
-    with _open_parent(real, root_real, make_parents=True) as directory:
-        directory.clean_stale_temps()
+    with _parent_of(path, root, follow=False, make_parents=True) as (directory, name):
         temp = directory.write_temp(name, data)
         try:
             directory.link(temp, name)  # atomic, and never replaces an existing file
@@ -607,13 +608,9 @@ def write_file(
     (a ``.rej`` file in a tree that may come from someone else) a special file
     at ``path`` is refused (:class:`WriteRefused`): a FIFO must not stall the run.
     """
-    root_real = _root_real(root)
-    if root_real is None and write_stream(path, data):
+    if root is None and write_stream(path, data):
         return
-    real = resolve_target(path, root, follow=False)
-    name = os.path.basename(real)
-    with _open_parent(real, root_real, make_parents=make_parents) as directory:
-        directory.clean_stale_temps()
+    with _parent_of(path, root, follow=False, make_parents=make_parents) as (directory, name):
         mode = None
         try:
             info = directory.lstat(name)
@@ -775,11 +772,7 @@ def delete_file(path: str | os.PathLike, expected_old: bytes, root: str | os.Pat
     The file is first renamed aside (atomic), then checked again through a
     descriptor opened before: an edit that landed in between puts it back.
     """
-    root_real = _root_real(root)
-    real = resolve_target(path, root)
-    name = os.path.basename(real)
-    with _open_parent(real, root_real, make_parents=False) as directory:
-        directory.clean_stale_temps()
+    with _parent_of(path, root) as (directory, name):
         try:
             fd = directory.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
