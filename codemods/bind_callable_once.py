@@ -103,11 +103,10 @@ from retrace_fix.codemods.hoist_tf_function import (
     _class_statements,
     _enclosing_class,
 )
-from retrace_fix.codemods.range_to_tf_range import _global_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import all_params, named_params
+from retrace_fix.tfnames import all_params, global_names, named_params
 
 RULE = Rule(
     code="RTF009",
@@ -255,7 +254,7 @@ class _Planner:
     @property
     def global_decls(self) -> set[str]:
         if self._globals is None:
-            self._globals = _global_names(self.module)
+            self._globals = global_names(self.module)
         return self._globals
 
     def line(self, node: cst.CSTNode) -> int:

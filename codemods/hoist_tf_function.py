@@ -129,12 +129,11 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._creations import Creation, creation_subject, find_creations, is_factory, repeated_evidence
 from retrace_fix.codemods._loop_safety import is_tf_op
-from retrace_fix.codemods.range_to_tf_range import _global_names
 from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, named_params
+from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, global_names, named_params, statement_binds
 
 RULE = Rule(
     code="RTF006",
@@ -426,7 +425,7 @@ class _Planner:
     @property
     def global_decls(self) -> set[str]:
         if self._global_decls is None:
-            self._global_decls = _global_names(self.analysis.module)
+            self._global_decls = global_names(self.analysis.module)
         return self._global_decls
 
     def line(self, node: cst.CSTNode) -> int:
@@ -828,7 +827,7 @@ class _Planner:
             return self.diagnostic(creation, head, f"an attribute `{attr}` is assigned at line "
                                                    f"{self.line(stores[0])}: `{short_code(target)}` may be another "
                                                    "function by then")
-        if any(_binds(s, "__slots__") for s in _class_statements(cls)):
+        if any("__slots__" in statement_binds(s) for s in _class_statements(cls)):
             return self.diagnostic(creation, head, f"`{cls.name.value}` defines `__slots__`: no attribute to cache "
                                                    "the tf.function on")
         wrap_ids = {i for arg in wrap.args[1:] for i in _node_ids(arg.value)}
@@ -1023,7 +1022,7 @@ class _Planner:
 
     def _method_taken(self, cls: cst.ClassDef, name: str) -> str | None:
         for statement in _class_statements(cls):
-            if _binds(statement, name):
+            if name in statement_binds(statement):
                 return f"`{cls.name.value}` already has `{name}`"
         for node in _attribute_stores(self.analysis.module, name):
             return f"`{short_code(node)}` sets an attribute named `{name}`"
@@ -1181,36 +1180,6 @@ def _class_statements(cls: cst.ClassDef) -> list[cst.CSTNode]:
     return list(body)
 
 
-def _binds(statement: cst.CSTNode, name: str) -> bool:
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        return statement.name.value == name
-    found = False
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            nonlocal found
-            found = found or name in target_names(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            nonlocal found
-            found = found or name in target_names(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            nonlocal found
-            found = found or name in target_names(node.target)
-
-        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-            nonlocal found
-            bound = node.asname.name if node.asname is not None else node.name
-            found = found or (isinstance(bound, cst.Name) and bound.value == name)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    statement.visit(_V())
-    return found
-
-
 def _attribute_stores(module: cst.Module, attr: str) -> list[cst.CSTNode]:
     """``x.attr = ...`` / ``x.attr += ...`` / ``setattr(x, "attr", ...)`` anywhere in the module."""
     found: list[cst.CSTNode] = []
@@ -1252,7 +1221,7 @@ def _unhashable(cls: cst.ClassDef) -> str | None:
             return f"is a `@{name}` class (value-based equality)"
     for statement in _class_statements(cls):
         for attr in ("__eq__", "__slots__", "__hash__"):
-            if _binds(statement, attr):
+            if attr in statement_binds(statement):
                 return f"defines `{attr}`"
     return None
 
@@ -1276,7 +1245,7 @@ def _base_class_risks(cls: cst.ClassDef, name: str, module: cst.Module) -> list[
                 risks.append(f"`{shown}` (a base class of `{cls.name.value}`) may define `{name}` or rely on "
                              "instances being plain keys: the new method would override it")
                 continue
-            if any(_binds(s, name) for s in _class_statements(defined)):
+            if any(name in statement_binds(s) for s in _class_statements(defined)):
                 risks.append(f"`{shown}` defines `{name}`")
                 continue
             walk(defined)
@@ -1284,7 +1253,7 @@ def _base_class_risks(cls: cst.ClassDef, name: str, module: cst.Module) -> list[
     walk(cls)
     for other in local.values():
         if other is not cls and any(dotted_name(b.value) == cls.name.value for b in other.bases):
-            if any(_binds(s, name) for s in _class_statements(other)):
+            if any(name in statement_binds(s) for s in _class_statements(other)):
                 risks.append(f"`{other.name.value}`, a subclass of `{cls.name.value}`, defines `{name}`")
     return risks
 

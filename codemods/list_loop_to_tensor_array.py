@@ -111,11 +111,11 @@ from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_cal
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
 from retrace_fix.codemods.diagnostics_calls import dtype_of
-from retrace_fix.cst_tree import parent_map, target_names
+from retrace_fix.cst_tree import parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import local_bindings, named_params
+from retrace_fix.tfnames import local_bindings, named_params, times_bound
 
 RULE = Rule(
     code="RTF007",
@@ -547,7 +547,7 @@ class _Planner:
         TensorArray's size): passing ``tf.constant(n)`` makes one trace serve every length.
         """
         arg = call.args[0].value
-        if not isinstance(arg, cst.Name) or arg.value not in _params(function) or _bindings(function, arg.value) != 1:
+        if not isinstance(arg, cst.Name) or arg.value not in _params(function) or times_bound(function, arg.value) != 1:
             return "", []
         if [id(u) for u in _loads_of(function, arg.value)] != [id(arg)]:
             return arg.value, []
@@ -670,7 +670,7 @@ def _empty_list_init(function: cst.FunctionDef, name: str, loop: cst.For) -> cst
                     isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name and \
                     isinstance(small.value, cst.List) and not small.value.elements:
                 init = statement
-    if init is None or _bindings(function, name) != 1:
+    if init is None or times_bound(function, name) != 1:
         return None
     return init
 
@@ -685,37 +685,6 @@ def _block_of(function: cst.FunctionDef, loop: cst.For) -> list | None:
 
     function.visit(_V())
     return found[0] if found else None
-
-
-def _bindings(function: cst.FunctionDef, name: str) -> int:
-    count = 0
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            nonlocal count
-            count += target_names(node.target).count(name)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            nonlocal count
-            count += 2 * target_names(node.target).count(name)
-
-        def visit_For(self, node: cst.For) -> None:
-            nonlocal count
-            count += 2 * target_names(node.target).count(name)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            nonlocal count
-            count += target_names(node.name).count(name)
-
-        def visit_Param(self, node: cst.Param) -> None:
-            nonlocal count
-            count += node.name.value == name
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-    function.visit(_V())
-    return count
 
 
 def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
@@ -810,7 +779,7 @@ def _evaluable_at(bound: cst.BaseExpression, function: cst.FunctionDef, init, lo
     bound.visit(_V())
     params = _params(function)
     names = [n for n in names if n not in ("tf", "len", "tensorflow")]
-    return all(n in params and _bindings(function, n) == 1 for n in names)
+    return all(n in params and times_bound(function, n) == 1 for n in names)
 
 
 def _element_dtype(expr: cst.BaseExpression, loop: cst.For, function: cst.FunctionDef, tensors: dict,
@@ -819,7 +788,7 @@ def _element_dtype(expr: cst.BaseExpression, loop: cst.For, function: cst.Functi
     if depth > 8:
         return None
     if isinstance(expr, cst.Name):
-        if expr.value in tensors and _bindings(function, expr.value) == 1:
+        if expr.value in tensors and times_bound(function, expr.value) == 1:
             return tensors[expr.value]
         values = _assigned_values(function, expr.value)
         dtypes = {_element_dtype(v, loop, function, tensors, scope, depth + 1) for v in values} if values else {None}

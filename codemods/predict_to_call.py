@@ -126,6 +126,7 @@ from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
+from retrace_fix.tfnames import local_bindings
 
 RULE = Rule(
     code="RTF002",
@@ -409,7 +410,7 @@ class PredictToCallCommand(RetraceCodemod):
         """"model" when every binding of ``name`` visible here builds a single-output Keras model."""
         owner = None
         for function in reversed(self._function_stack):
-            if name in _function_bindings(function):
+            if name in local_bindings(function):
                 owner = function
                 break
         values = [value for fn, targets, value in self.keras._pending if fn is owner
@@ -612,12 +613,6 @@ def per_step_methods(module: cst.Module) -> frozenset[str]:
                 found.add(callee)
                 todo.append(callee)
     return frozenset(found)
-
-
-def _function_bindings(function: cst.FunctionDef) -> dict:
-    from retrace_fix.tfnames import local_bindings
-
-    return local_bindings(function)
 
 
 def _without_keyword(call: cst.Call, keyword: str) -> cst.Call:

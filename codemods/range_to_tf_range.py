@@ -114,11 +114,10 @@ from retrace_fix.codemods._loop_safety import (
     tf_valued_names,
 )
 from retrace_fix.analysis import TfFunctionSite
-from retrace_fix.cst_tree import target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import Scope, canonical, named_params
+from retrace_fix.tfnames import Scope, binding_sites, canonical, global_names, named_params
 
 RULE = Rule(
     code="RTF001",
@@ -246,68 +245,6 @@ def qualname_of(functions: list[cst.FunctionDef], classes_at: dict[cst.FunctionD
             parts.extend(classes_at.get(function, []))
         parts.append(function.name.value)
     return ".".join(parts)
-
-
-def _module_level_bindings(module: cst.Module) -> dict[str, list]:
-    """Every module-level binding of every name: the assigned value, or None for any other form."""
-    values: dict[str, list] = {}
-
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            values.setdefault(node.name.value, []).append(None)
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            values.setdefault(node.name.value, []).append(None)
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    values.setdefault(target.target.value, []).append(node.value)
-                else:
-                    for name in target_names(target.target):
-                        values.setdefault(name, []).append(None)
-
-        def _other(self, target) -> None:
-            for name in target_names(target):
-                values.setdefault(name, []).append(None)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._other(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._other(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._other(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            self._other(node.name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            self._other(node.target)
-
-        def visit_CompFor(self, node: cst.CompFor) -> bool:
-            return False
-
-    module.visit(_V())
-    return values
-
-
-def _global_names(module: cst.Module) -> set[str]:
-    """Names some function declares ``global`` (and may rebind)."""
-    found: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Global(self, node: cst.Global) -> None:
-            found.update(item.name.value for item in node.names)
-
-    module.visit(_V())
-    return found
 
 
 def tf_op_operands(expr: cst.CSTNode, scope: Scope) -> set[str]:
@@ -445,8 +382,8 @@ class _Planner(cst.CSTVisitor):
         cached = getattr(self, "_module_tf_names", None)
         if cached is not None:
             return cached
-        values = _module_level_bindings(self.analysis.module)
-        globals_ = _global_names(self.analysis.module)
+        values = _module_level_values(self.analysis.module)
+        globals_ = global_names(self.analysis.module)
         scope = Scope(self.analysis.table)
         names = {
             name for name, assigned in values.items()
@@ -714,3 +651,14 @@ class RangeToTfRangeCommand(RetraceCodemod):
                 )
             )
         return updated_node.with_changes(args=args)
+
+
+def _module_level_values(module: cst.Module) -> dict[str, list]:
+    """Every module-level binding of every name: the assigned value, or None for any other form."""
+    values: dict[str, list] = {}
+    for name, node in binding_sites(module):
+        plain = isinstance(node, cst.Assign) and any(
+            isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
+        )
+        values.setdefault(name, []).append(node.value if plain else None)
+    return values

@@ -81,11 +81,11 @@ from retrace_fix.codemods._callsites import CachedScope
 from retrace_fix.codemods._loop_safety import loop_blockers, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_functions
-from retrace_fix.cst_tree import parent_map, target_names
+from retrace_fix.cst_tree import parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import local_bindings, named_params
+from retrace_fix.tfnames import binding_sites, local_bindings, named_params, statement_binds, times_bound
 
 RULE = Rule(
     code="RTF008",
@@ -278,7 +278,7 @@ class _Planner:
     def _module_bindings(self, name: str) -> int:
         count = 0
         for statement in self.analysis.module.body:
-            if name in local_bindings_of_statement(statement):
+            if name in statement_binds(statement):
                 count += 1
         return count
 
@@ -420,7 +420,7 @@ class _Planner:
                 return False
             name = targets[0].target.value
             uses = _loads_of(function, name)
-            if _bindings_count(function, name) != 1 or not uses:
+            if times_bound(function, name) != 1 or not uses:
                 return False
             return all(self._accepts(use, parents, function, loops, depth + 1) for use in uses)
         return False
@@ -438,119 +438,10 @@ class _Planner:
 # --------------------------------------------------------------------------- small facts
 
 
-def local_bindings_of_statement(statement: cst.CSTNode) -> set[str]:
-    """Names a module-level statement binds (defs, classes, assignments, imports)."""
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        return {statement.name.value}
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(target_names(node.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(target_names(node.target))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            names.update(target_names(node.target))
-
-        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-            bound = node.asname.name if node.asname is not None else node.name
-            while isinstance(bound, cst.Attribute):
-                bound = bound.value
-            if isinstance(bound, cst.Name):
-                names.add(bound.value)
-
-        def visit_For(self, node: cst.For) -> None:
-            names.update(target_names(node.target))
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            names.add(node.name.value)
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            names.add(node.name.value)
-            return False
-
-    statement.visit(_V())
-    return names
-
-
 def _rebound_names(function: cst.FunctionDef) -> set[str]:
-    """Names the function's body binds (its parameters rebound included)."""
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(target_names(node.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(target_names(node.target))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            names.update(target_names(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            names.update(target_names(node.target))
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            names.update(target_names(node.name))
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            names.update(target_names(node.target))
-
-        def visit_Global(self, node: cst.Global) -> None:
-            names.update(item.name.value for item in node.names)
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            names.update(item.name.value for item in node.names)
-
-    function.body.visit(_V())
-    return names
-
-
-def _bindings_count(function: cst.FunctionDef, name: str) -> int:
-    count = 0
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            nonlocal count
-            count += target_names(node.target).count(name)
-
-        def _twice(self, target: cst.BaseExpression) -> None:
-            nonlocal count
-            count += 2 * target_names(target).count(name)  # rebound on every pass: never "bound once"
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._twice(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            nonlocal count
-            count += target_names(node.target).count(name)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._twice(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            nonlocal count
-            count += target_names(node.name).count(name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            nonlocal count
-            count += target_names(node.target).count(name)
-
-        def visit_Param(self, node: cst.Param) -> None:
-            nonlocal count
-            count += node.name.value == name
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-    function.visit(_V())
-    return count
+    """Names the function's body binds or declares, in nested scopes too (its parameters rebound
+    included, the parameters of nested functions not)."""
+    return {name for name, node in binding_sites(function.body, nested=True) if not isinstance(node, cst.Param)}
 
 
 def _shadowing(node: cst.CSTNode, names: set[str]) -> set[str]:
@@ -584,7 +475,7 @@ def _shape_aliases(function: cst.FunctionDef, names: set[str]) -> dict[str, str]
             return node is function
 
     function.visit(_V())
-    return {alias: x for alias, x in aliases.items() if alias not in names and _bindings_count(function, alias) == 1}
+    return {alias: x for alias, x in aliases.items() if alias not in names and times_bound(function, alias) == 1}
 
 
 def _reads_of(function: cst.FunctionDef, names: set[str]) -> list[tuple[cst.Subscript, str, cst.BaseExpression, str]]:
