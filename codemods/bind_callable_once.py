@@ -96,12 +96,12 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, literal_value
-from retrace_fix.codemods.hoist_tf_function import (
-    _INIT_METHODS,
-    _attribute_stores,
-    _attributes_set_per_call,
-    _class_statements,
-    _enclosing_class,
+from retrace_fix.codemods._class_facts import (
+    INIT_METHODS,
+    attribute_stores,
+    attributes_set_per_call,
+    class_statements,
+    enclosing_class,
 )
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
@@ -407,7 +407,7 @@ class _Planner:
             where = f"line {self.line(rebound)}" if rebound is not loop else "a function declares it `global`"
             return (Tier.DIAGNOSTIC, f"`{receiver.value}` is rebound in the loop ({where}): a new object per "
                     "iteration; keep one object, or pass its tensors instead of its method")
-        stores = _attribute_stores(self.module, attr)
+        stores = attribute_stores(self.module, attr)
         if stores:
             return (Tier.DIAGNOSTIC, f"an attribute `{attr}` is assigned at line {self.line(stores[0])}: "
                     f"`{short_code(expr)}` may be another function by then")
@@ -422,7 +422,7 @@ class _Planner:
     def state_changed(self, cls: cst.ClassDef, method: cst.FunctionDef) -> str | None:
         """Why ``method`` (and the methods of ``cls`` it calls on ``self``) may read a value that changes
         after ``__init__``, or None."""
-        methods = {s.name.value: s for s in _class_statements(cls) if isinstance(s, cst.FunctionDef)}
+        methods = {s.name.value: s for s in class_statements(cls) if isinstance(s, cst.FunctionDef)}
         todo, done = [method], set()
         while todo:
             current = todo.pop()
@@ -430,14 +430,14 @@ class _Planner:
                 continue
             done.add(id(current))
             self_name = _self_name(current)
-            per_call = _attributes_set_per_call(cls, current, self_name)
+            per_call = attributes_set_per_call(cls, current, self_name)
             if per_call:
                 return per_call[0]
             for attr in _self_reads(current, self_name):
                 if attr in methods:
                     todo.append(methods[attr])
                     continue
-                for store in _attribute_stores(self.module, attr):
+                for store in attribute_stores(self.module, attr):
                     if not self.in_init(cls, store):
                         return (f"`{self_name}.{attr}` is assigned at line {self.line(store)}: the method keeps "
                                 "the value its first trace read")
@@ -445,8 +445,8 @@ class _Planner:
 
     def in_init(self, cls: cst.ClassDef, node: cst.CSTNode) -> bool:
         line = self.line(node)
-        for statement in _class_statements(cls):
-            if isinstance(statement, cst.FunctionDef) and statement.name.value in _INIT_METHODS:
+        for statement in class_statements(cls):
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in INIT_METHODS:
                 position = self.analysis.position(statement)
                 if position.start.line <= line <= position.end.line:
                     return True
@@ -457,7 +457,7 @@ class _Planner:
         if function is not None and name == "self":
             params = named_params(function.params, keyword_only=False)
             if params and params[0].name.value == "self":
-                return _enclosing_class(self.module, function)
+                return enclosing_class(self.module, function)
             return None
         if isinstance(site, CallSite):
             bindings = self.calls.reaching(site, name)
@@ -479,7 +479,7 @@ class _Planner:
     def method_of(self, cls: cst.ClassDef, attr: str) -> cst.FunctionDef | None:
         """The plain ``def attr`` of ``cls`` (not a property or static method), when nothing else defines it."""
         found = None
-        for statement in _class_statements(cls):
+        for statement in class_statements(cls):
             if isinstance(statement, cst.FunctionDef) and statement.name.value in ("__getattr__", "__getattribute__"):
                 return None
             if isinstance(statement, cst.FunctionDef) and statement.name.value == attr:

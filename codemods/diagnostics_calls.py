@@ -11,7 +11,7 @@ import libcst as cst
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
-from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
+from retrace_fix.codemods._input_signatures import signature_tensor_params
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule

@@ -11,7 +11,7 @@ import libcst as cst
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
 from retrace_fix.codemods._trace_plan import CLOCKS as _CLOCKS, traced_dims, traced_functions
 from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
-from retrace_fix.codemods.static_to_dynamic_shape import static_read
+from retrace_fix.codemods._static_shapes import static_read
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule

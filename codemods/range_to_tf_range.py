@@ -104,6 +104,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
+from retrace_fix.codemods._input_signatures import signature_tensor_params
 from retrace_fix.codemods._loop_safety import (
     Blocker,
     is_tensor_expr,
@@ -169,29 +170,6 @@ class _Plan:
     loops: dict[cst.For, _LoopPlan] = field(default_factory=dict)
     args: dict[cst.Call, list[_ArgPlan]] = field(default_factory=dict)
     needs_import: bool = False
-
-
-def signature_tensor_params(site: TfFunctionSite | None, node: cst.FunctionDef, scope: Scope) -> set[str]:
-    """Parameters whose ``input_signature`` slot is a ``tf.TensorSpec`` (or another TypeSpec)."""
-    if site is None or site.call is None:
-        return set()
-    for arg in site.call.args:
-        if arg.keyword is not None and arg.keyword.value == "input_signature":
-            value = arg.value
-            if not isinstance(value, (cst.List, cst.Tuple)):
-                return set()
-            params = [p.name.value for p in named_params(node.params, keyword_only=False)]
-            if params and params[0] == "self":
-                params = params[1:]
-            out = set()
-            for param, element in zip(params, value.elements):
-                spec = element.value
-                if isinstance(spec, cst.Call):
-                    q = scope.qualify(spec.func) or ""
-                    if q.startswith("tensorflow.") and q.endswith("Spec"):
-                        out.add(param)
-            return out
-    return set()
 
 
 def _has_keyword(site: TfFunctionSite | None, keyword: str) -> bool:

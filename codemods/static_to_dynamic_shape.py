@@ -80,6 +80,7 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope
 from retrace_fix.codemods._loop_safety import loop_blockers, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
+from retrace_fix.codemods._static_shapes import integer, static_read
 from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_functions
 from retrace_fix.cst_tree import parent_map
 from retrace_fix.findings import Tier
@@ -194,37 +195,6 @@ def whole_shape(node: cst.CSTNode) -> str | None:
         return None
     if isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name):
         return node.value.value
-    return None
-
-
-def static_read(node: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
-    """``(name, index)`` of ``name.shape[k]``, ``name.get_shape()[k]`` or ``name.shape.as_list()[k]``."""
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
-        return None
-    element = node.slice[0].slice
-    if not isinstance(element, cst.Index) or _integer(element.value) is None:
-        return None
-    base = node.value
-    if isinstance(base, cst.Call) and not base.args and isinstance(base.func, cst.Attribute):
-        attr = base.func.attr.value
-        if attr == "as_list" and isinstance(base.func.value, cst.Attribute) and base.func.value.attr.value == "shape":
-            base = base.func.value
-        elif attr == "get_shape":
-            base = cst.Attribute(value=base.func.value, attr=cst.Name("shape"))
-        else:
-            return None
-    if isinstance(base, cst.Attribute) and base.attr.value == "shape" and isinstance(base.value, cst.Name):
-        return base.value.value, element.value
-    return None
-
-
-def _integer(expr: cst.BaseExpression) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.value, 0)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(
-        expr.expression, cst.Integer
-    ):
-        return -int(expr.expression.value, 0)
     return None
 
 
@@ -369,7 +339,7 @@ class _Planner:
 
     @staticmethod
     def _dim(index: cst.BaseExpression, sizes: dict) -> int | None:
-        k = _integer(index)
+        k = integer(index)
         if k is None:
             return None
         if k >= 0:
@@ -513,7 +483,7 @@ def _alias_read(node: cst.Subscript, aliases: dict[str, str]) -> tuple[str, cst.
     if not isinstance(node.value, cst.Name) or node.value.value not in aliases or len(node.slice) != 1:
         return None
     element = node.slice[0].slice
-    if isinstance(element, cst.Index) and _integer(element.value) is not None:
+    if isinstance(element, cst.Index) and integer(element.value) is not None:
         return node.value.value, element.value
     return None
 
@@ -584,7 +554,7 @@ def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
 
 def _int_like(expr: cst.BaseExpression) -> bool:
     """An integer the same as a Python value or as an int32 tensor: literals, shape reads, their arithmetic."""
-    if _integer(expr) is not None:
+    if integer(expr) is not None:
         return True
     if static_read(expr) is not None:
         return True
@@ -621,4 +591,4 @@ def _bind(call: cst.Call, helper: cst.FunctionDef) -> dict[str, cst.BaseExpressi
     return bound
 
 
-__all__ = ["SHAPE_ARGUMENTS", "StaticToDynamicShapeCommand", "static_read"]
+__all__ = ["SHAPE_ARGUMENTS", "StaticToDynamicShapeCommand"]
