@@ -28,17 +28,15 @@ from retrace_fix.codemods._creations import Creation, find_creations, is_factory
 from retrace_fix.codemods._hoist_bodies import body_hazards, fresh_objects
 from retrace_fix.codemods._hoist_facts import HoistFacts
 from retrace_fix.codemods._hoist_syntax import (
-    LITERALS,
     access_name,
     escapes,
     header_ids,
     is_tf_function_decorator,
+    lambda_arguments,
     lambda_target_call,
-    node_ids,
-    simple_value,
     statement_of,
 )
-from retrace_fix.cst_tree import parent_map
+from retrace_fix.cst_tree import node_ids, parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.tfnames import statement_binds
@@ -329,16 +327,10 @@ class HoistDecider(HoistFacts):
         soft: list[str] = []
         if lambda_call is not None:
             replace = parent
-            for arg in lambda_call.args:
-                if arg.star or not simple_value(arg.value):
-                    return self.diagnostic(creation, head, f"the lambda passes `{short_code(arg.value)}`, which "
-                                                           "would be computed outside the graph")
-            names = [short_code(a.value) for a in lambda_call.args if not isinstance(a.value, LITERALS)]
-            if names:
-                unsafe.append(
-                    f"{', '.join(f'`{n}`' for n in names)} {'becomes an argument' if len(names) == 1 else 'become arguments'}"
-                    f" instead of a captured value: a NumPy array passed that way reaches `{shown}` as a tensor"
-                )
+            refusal, risk = lambda_arguments(lambda_call, shown)
+            if refusal:
+                return self.diagnostic(creation, head, refusal)
+            unsafe.extend(filter(None, [risk]))
         else:
             replace = call
             escape = escapes(call, parents, self.scope, created=True)
@@ -410,17 +402,10 @@ class HoistDecider(HoistFacts):
                           "tracked or saved with the object (Keras layers, `tf.Module`)")
         soft: list[str] = []
         if lambda_call is not None:
-            for arg in lambda_call.args:
-                if arg.star or not simple_value(arg.value):
-                    return self.diagnostic(creation, head, f"the lambda passes `{short_code(arg.value)}`, which "
-                                                           "would be computed outside the graph")
-            names = [short_code(a.value) for a in lambda_call.args if not isinstance(a.value, LITERALS)]
-            if names:
-                unsafe.append(
-                    f"{', '.join(f'`{n}`' for n in names)} {'becomes an argument' if len(names) == 1 else 'become arguments'}"
-                    f" instead of a captured value: a NumPy array passed that way reaches `{attr}` as a tensor, "
-                    "and a Python number traces once per value"
-                )
+            refusal, risk = lambda_arguments(lambda_call, attr, ", and a Python number traces once per value")
+            if refusal:
+                return self.diagnostic(creation, head, refusal)
+            unsafe.extend(filter(None, [risk]))
         else:
             escape = escapes(creation.node, parents, self.scope, created=True)
             holder = parents.get(id(creation.node))

@@ -4,7 +4,8 @@ Small syntax facts, each a function of the tree alone: the nodes a ``def`` line
 evaluates (:func:`header_ids`), how a use lets a function out (:func:`escapes`),
 the statement that holds a node (:func:`statement_of`), what ``tf.function(...)``
 wraps (:func:`wrapped_target`), ``f(args)`` of ``tf.function(lambda: f(args))()``
-(:func:`lambda_target_call`), and values that are the same inside or outside a
+(:func:`lambda_target_call`) and what passing its arguments risks
+(:func:`lambda_arguments`), and values that are the same inside or outside a
 graph (:func:`simple_value`).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._loop_safety import is_tf_op
+from retrace_fix.cst_tree import node_ids
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import named_params
 
@@ -28,20 +30,6 @@ def is_node(node) -> bool:
 def access_name(access) -> str:
     node = access.node
     return node.value if isinstance(node, cst.Name) else short_code(node)
-
-
-def node_ids(node: cst.CSTNode | None) -> set[int]:
-    found: set[int] = set()
-    if node is None:
-        return found
-
-    class _V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            found.add(id(n))
-            return True
-
-    node.visit(_V())
-    return found
 
 
 def header_ids(inner: cst.FunctionDef) -> set[int]:
@@ -131,6 +119,20 @@ def lambda_target_call(target: cst.Lambda, parent: cst.CSTNode | None, wrap: cst
     ):
         return body
     return None
+
+
+def lambda_arguments(lambda_call: cst.Call, shown: str, note: str = "") -> tuple[str | None, str | None]:
+    """For ``tf.function(lambda: f(args))()`` made ``f_once(args)``: (why it stays, when an argument
+    would be computed outside the graph; else the unsafe reason, when captured values become arguments)."""
+    for arg in lambda_call.args:
+        if arg.star or not simple_value(arg.value):
+            return f"the lambda passes `{short_code(arg.value)}`, which would be computed outside the graph", None
+    names = [short_code(a.value) for a in lambda_call.args if not isinstance(a.value, LITERALS)]
+    if not names:
+        return None, None
+    verb = "becomes an argument" if len(names) == 1 else "become arguments"
+    return None, (f"{', '.join(f'`{n}`' for n in names)} {verb} instead of a captured value: a NumPy array passed "
+                  f"that way reaches `{shown}` as a tensor{note}")
 
 
 def simple_value(expr: cst.BaseExpression) -> bool:

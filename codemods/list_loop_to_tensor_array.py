@@ -109,13 +109,14 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
+from retrace_fix.codemods._static_shapes import integer
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
 from retrace_fix.codemods.diagnostics_calls import dtype_of
-from retrace_fix.cst_tree import parent_map
+from retrace_fix.cst_tree import node_ids, parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import local_bindings, named_params, times_bound
+from retrace_fix.tfnames import loads_of, named_params, times_bound
 
 RULE = Rule(
     code="RTF007",
@@ -549,7 +550,7 @@ class _Planner:
         arg = call.args[0].value
         if not isinstance(arg, cst.Name) or arg.value not in _params(function) or times_bound(function, arg.value) != 1:
             return "", []
-        if [id(u) for u in _loads_of(function, arg.value)] != [id(arg)]:
+        if [id(u) for u in loads_of(function, arg.value)] != [id(arg)]:
             return arg.value, []
         callee = self.calls.callable_for(function)
         out = []
@@ -564,9 +565,9 @@ class _Planner:
 
     def _reduction(self, function, name, loop, append_statement) -> tuple[cst.Call | None, int | None, str]:
         """The one ``tf.stack(name, ...)``/``tf.concat(name, 0)`` after the loop, its axis, or the problem."""
-        uses = _loads_of(function, name)
-        others = [u for u in uses if id(u) not in _node_ids(append_statement)]
-        loop_ids = _node_ids(loop)
+        uses = loads_of(function, name)
+        others = [u for u in uses if id(u) not in node_ids(append_statement)]
+        loop_ids = node_ids(loop)
         if len(others) != 1:
             return None, None, f"`{name}` is read {'elsewhere' if others else 'nowhere'} besides one `tf.stack`"
         use = others[0]
@@ -587,14 +588,14 @@ class _Planner:
                 return call, 0, ""
             axis_arg = others_args[0] if len(others_args) == 1 else None
             if axis_arg is not None and (axis_arg.keyword is None or axis_arg.keyword.value == "axis"):
-                axis = _int_value(axis_arg.value)
+                axis = integer(axis_arg.value)
                 if axis is not None:
                     return call, axis, ""
             return None, None, f"`{short_code(call)}` stacks along an axis retrace-fix cannot read"
         if q == "tensorflow.concat":
             axis_arg = others_args[0] if len(others_args) == 1 else None
             if axis_arg is not None and (axis_arg.keyword is None or axis_arg.keyword.value == "axis") and \
-                    _int_value(axis_arg.value) == 0:
+                    integer(axis_arg.value) == 0:
                 return call, None, ""
             return None, None, f"`{short_code(call)}` concatenates along an axis other than 0"
         return None, None, f"`{name}` is used by `{short_code(call.func)}`, not by `tf.stack`/`tf.concat`"
@@ -687,59 +688,6 @@ def _block_of(function: cst.FunctionDef, loop: cst.For) -> list | None:
     return found[0] if found else None
 
 
-def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function or name not in local_bindings(node)
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return name not in local_bindings(node)
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-            return not isinstance(node.target, cst.Name)
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Param(self, node: cst.Param) -> bool:
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
-
-    function.body.visit(_V())
-    return found
-
-
-def _node_ids(node: cst.CSTNode) -> set[int]:
-    found: set[int] = set()
-
-    class _V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            found.add(id(n))
-            return True
-
-    node.visit(_V())
-    return found
-
-
-def _int_value(expr: cst.BaseExpression) -> int | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.value, 0)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and \
-            isinstance(expr.expression, cst.Integer):
-        return -int(expr.expression.value, 0)
-    return None
-
-
 def _size_of(expr: cst.BaseExpression | None) -> tuple[str | None, int | None]:
     """``("x", 0)`` for ``len(x)`` / ``x.shape[0]``, else ``(None, None)``."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len" and \
@@ -747,7 +695,7 @@ def _size_of(expr: cst.BaseExpression | None) -> tuple[str | None, int | None]:
         return expr.args[0].value.value, 0
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
         base = expr.value
-        k = _int_value(expr.slice[0].slice.value)
+        k = integer(expr.slice[0].slice.value)
         if k is not None and k >= 0 and isinstance(base, cst.Attribute) and base.attr.value == "shape" and \
                 isinstance(base.value, cst.Name):
             return base.value.value, k

@@ -86,7 +86,14 @@ from retrace_fix.cst_tree import parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import binding_sites, local_bindings, named_params, statement_binds, times_bound
+from retrace_fix.tfnames import (
+    binding_sites,
+    loads_of,
+    local_bindings,
+    named_params,
+    statement_binds,
+    times_bound,
+)
 
 RULE = Rule(
     code="RTF008",
@@ -389,7 +396,7 @@ class _Planner:
             if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
                 return False
             name = targets[0].target.value
-            uses = _loads_of(function, name)
+            uses = loads_of(function, name)
             if times_bound(function, name) != 1 or not uses:
                 return False
             return all(self._accepts(use, parents, function, loops, depth + 1) for use in uses)
@@ -516,39 +523,6 @@ def _nested_defs_around(parents: dict, node: cst.CSTNode, function: cst.Function
         if isinstance(current, (cst.FunctionDef, cst.Lambda)):
             found.append(current)
         current = parents.get(id(current))
-    return found
-
-
-def _loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
-    """Every read of local ``name`` in ``function`` (nested scopes that rebind it skipped)."""
-    found: list[cst.Name] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function or name not in local_bindings(node)
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return name not in local_bindings(node)
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-            return not isinstance(node.target, cst.Name)  # `a[batch] = ...` reads it
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
-            return False
-
-        def visit_Param(self, node: cst.Param) -> bool:
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
-
-    function.body.visit(_V())
     return found
 
 

@@ -3,7 +3,8 @@
 * :func:`parent_map` - each node's parent, keyed by ``id(node)`` (LibCST nodes hold
   no parent link; metadata's ``ParentNodeProvider`` needs a wrapper and a copy);
 * :func:`target_names` - the plain names an assignment or loop target binds
-  (``a``, ``a, (b, *c)``); attributes and subscripts bind no name.
+  (``a``, ``a, (b, *c)``); attributes and subscripts bind no name;
+* :func:`node_ids` - the ids of a node and every node under it.
 """
 
 from __future__ import annotations
@@ -41,3 +42,18 @@ def target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return []
+
+
+def node_ids(node: cst.CSTNode | None) -> set[int]:
+    """``{id(n)}`` of ``node`` and every node under it (empty for None)."""
+    found: set[int] = set()
+    if node is None:
+        return found
+
+    class _V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            found.add(id(n))
+            return True
+
+    node.visit(_V())
+    return found

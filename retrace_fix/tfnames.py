@@ -373,6 +373,39 @@ def mentions(expr: cst.CSTNode, name: str) -> bool:
     return bool(found)
 
 
+def loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
+    """Every read of local ``name`` in ``function`` (nested scopes that rebind it skipped)."""
+    found: list[cst.Name] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function or name not in local_bindings(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return name not in local_bindings(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return not isinstance(node.target, cst.Name)  # `a[batch] = ...` reads it
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Param(self, node: cst.Param) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+    function.body.visit(_V())
+    return found
+
+
 def named_params(params: cst.Parameters, keyword_only: bool = True) -> list[cst.Param]:
     """The parameters a call binds by name or position, in order: positional-only, ordinary, then
     (unless ``keyword_only`` is False) keyword-only; never ``*args`` or ``**kwargs``."""
