@@ -15,7 +15,6 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._class_facts import (
     attribute_names,
     attribute_stores,
@@ -26,24 +25,21 @@ from retrace_fix.codemods._class_facts import (
 )
 from retrace_fix.codemods._creations import Creation
 from retrace_fix.codemods._hoist_syntax import access_name, escapes, is_node, lambda_target_call, wrapped_target
+from retrace_fix.codemods._module_reader import ModuleReader
 from retrace_fix.cst_tree import parent_map
 from retrace_fix.node_text import short_code
-from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, global_names, statement_binds
+from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, statement_binds
 
 
 _SCOPES_KEY = "retrace_fix.hoist.scopes"
 
 
-class HoistFacts:
+class HoistFacts(ModuleReader):
     """Scope facts of one module, computed on demand and shared by the decisions of one run."""
 
     def __init__(self, codemod: RetraceCodemod) -> None:
-        self.c = codemod
-        self.analysis = codemod.analysis
-        self.scope = CachedScope(self.analysis.table, codemod.context.scratch)
-        self.calls = ModuleCalls.get(self.analysis, codemod.context.scratch)
+        super().__init__(codemod)
         self._scopes = None
-        self._global_decls: set[str] | None = None
         self._taken: set[str] = set()  # names this run gives out
         self._wraps: dict[str, str] = {}  # the code of a module-level tf.function(f, ...) -> its name
 
@@ -61,15 +57,6 @@ class HoistFacts:
     @property
     def global_scope(self):
         return self.scopes[self.analysis.module]
-
-    @property
-    def global_decls(self) -> set[str]:
-        if self._global_decls is None:
-            self._global_decls = global_names(self.analysis.module)
-        return self._global_decls
-
-    def line(self, node: cst.CSTNode) -> int:
-        return self.analysis.line_of(node)
 
     def trace_evidence(self, creation: Creation) -> str | None:
         traces = self.c.settings.traces

@@ -10,6 +10,8 @@ call (unless the ``def`` line's suppression comment names the code).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import libcst as cst
 
 from retrace_fix.analysis import TfFunctionSite
@@ -18,8 +20,9 @@ from retrace_fix.codemods._trace_plan import plans
 from retrace_fix.traces.generalize import SignaturePlan
 
 
-class TracedDefsCodemod(RetraceCodemod):
-    """Calls :meth:`handle_traced` for each tf.function of the module with recorded traces."""
+class TracedDefsCodemod(RetraceCodemod, ABC):
+    """Calls :meth:`handle_traced` for each tf.function of the module with recorded traces
+    (``ABC``: not listed by ``libcst.tool list``)."""
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._plans = plans(self) if self.settings.traces is not None else {}
@@ -50,7 +53,7 @@ class TracedDefsCodemod(RetraceCodemod):
         sup = self.analysis.suppressions
         return bool(sup.by_line) and sup.suppresses(self.analysis.line_of(function.name), self.CODE)
 
+    @abstractmethod
     def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan,
                       anchor: cst.CSTNode) -> None:
         """Report on (and edit at ``anchor``) one tf.function with recorded traces."""
-        raise NotImplementedError

@@ -95,7 +95,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, literal_value
+from retrace_fix.codemods._callsites import CallSite, literal_value
 from retrace_fix.codemods._class_facts import (
     INIT_METHODS,
     attribute_stores,
@@ -103,10 +103,11 @@ from retrace_fix.codemods._class_facts import (
     class_statements,
     enclosing_class,
 )
+from retrace_fix.codemods._module_reader import ModuleReader
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import all_params, global_names, named_params
+from retrace_fix.tfnames import all_params, named_params
 
 RULE = Rule(
     code="RTF009",
@@ -125,7 +126,7 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "
 
 
 @dataclass
-class _Plan:
+class _CallableArg:
     """One callable argument this codemod reports."""
 
     node: cst.BaseExpression  # the argument expression
@@ -164,30 +165,30 @@ class BindCallableOnceCommand(RetraceCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if not self.analysis.tf_functions and self.settings.traces is None:
             return tree
-        plans = _Planner(self).plans()
-        if not plans:
+        decisions = _ArgDecider(self).decisions()
+        if not decisions:
             return tree
         self._args: dict[int, str] = {}
         self._pending: dict[int, list[cst.SimpleStatementLine]] = {}
         given: dict[tuple[int, str], str] = {}
-        for plan in plans:
+        for decision in decisions:
             saved = self._function_stack
-            self._function_stack = list(plan.site.functions)
+            self._function_stack = list(decision.site.functions)
             try:
-                edit = self.report(plan.node, plan.message, plan.tier, reason=plan.reason)
+                edit = self.report(decision.node, decision.message, decision.tier, reason=decision.reason)
             finally:
                 self._function_stack = saved
-            if not edit or plan.tier is Tier.DIAGNOSTIC:
+            if not edit or decision.tier is Tier.DIAGNOSTIC:
                 continue
-            key = (id(plan.loop), code_of(plan.node))
+            key = (id(decision.loop), code_of(decision.node))
             name = given.get(key)
             if name is None:
-                name = given[key] = plan.name
+                name = given[key] = decision.name
                 statement = cst.SimpleStatementLine(
-                    [cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=plan.node)]
+                    [cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=decision.node)]
                 )
-                self._pending.setdefault(id(plan.loop), []).append(statement)
-            self._args[id(plan.node)] = name
+                self._pending.setdefault(id(decision.loop), []).append(statement)
+            self._args[id(decision.node)] = name
         if not self._args:
             return tree
         return super().transform_module_impl(tree)
@@ -237,32 +238,19 @@ class BindCallableOnceCommand(RetraceCodemod):
 # --------------------------------------------------------------------------- decisions
 
 
-class _Planner:
+class _ArgDecider(ModuleReader):
     """Decides, on the unchanged tree, what to do with every callable argument built in a loop."""
 
     def __init__(self, codemod: BindCallableOnceCommand) -> None:
-        self.c = codemod
-        self.analysis = codemod.analysis
+        super().__init__(codemod)
         self.module = self.analysis.module
-        self.scope = CachedScope(self.analysis.table, codemod.context.scratch)
-        self.calls = ModuleCalls.get(self.analysis, codemod.context.scratch)
-        self._globals: set[str] | None = None
         self._names: set[str] | None = None
         self._taken: set[str] = set()
         self._shared: dict[tuple[int, str], str] = {}  # (loop, code) -> the name it is bound to
 
-    @property
-    def global_decls(self) -> set[str]:
-        if self._globals is None:
-            self._globals = global_names(self.module)
-        return self._globals
-
-    def line(self, node: cst.CSTNode) -> int:
-        return self.analysis.line_of(node)
-
-    def plans(self) -> list[_Plan]:
+    def decisions(self) -> list[_CallableArg]:
         graph_code = set(self.analysis.tf_functions)
-        out: list[_Plan] = []
+        out: list[_CallableArg] = []
         seen: set[int] = set()
         for site in [*self.calls.calls, *self.forwarded_sites(), *self.recorded_sites()]:
             if not site.loops or set(site.functions) & graph_code:
@@ -273,10 +261,10 @@ class _Planner:
             for param, expr in site.args.items():
                 if id(expr) in seen:
                     continue
-                plan = self.decide(site, loop, param, expr)
-                if plan is not None:
+                decision = self.decide(site, loop, param, expr)
+                if decision is not None:
                     seen.add(id(expr))
-                    out.append(plan)
+                    out.append(decision)
         return out
 
     def forwarded_sites(self) -> list["_RecordedSite"]:
@@ -343,7 +331,7 @@ class _Planner:
         return out
 
     # -- one argument
-    def decide(self, site: CallSite, loop, param: str, expr: cst.BaseExpression) -> _Plan | None:
+    def decide(self, site: CallSite, loop, param: str, expr: cst.BaseExpression) -> _CallableArg | None:
         callee = site.callee.name
         shown = getattr(site, "shown", "") or f"`{callee}`"
         recorded = getattr(site, "recorded", {}).get(param)
@@ -372,12 +360,12 @@ class _Planner:
             return None
         tier, why = verdict
         if tier is Tier.DIAGNOSTIC:
-            return _Plan(expr, site, loop, kind, tier, f"{head}; it stays: {why}")
+            return _CallableArg(expr, site, loop, kind, tier, f"{head}; it stays: {why}")
         key = (id(loop), code_of(expr))
         name = self._shared.get(key) or self.fresh(expr, param, callee)
         self._shared[key] = name
         message = f"{head}: build it once before the loop (`{name} = {short_code(expr)}`)"
-        return _Plan(expr, site, loop, kind, tier, message, reason=why if tier is Tier.UNSAFE else "", name=name)
+        return _CallableArg(expr, site, loop, kind, tier, message, reason=why if tier is Tier.UNSAFE else "", name=name)
 
     # -- the parts
     def rebound_in_loop(self, site: CallSite, loop, name: str) -> cst.CSTNode | None:

@@ -106,8 +106,8 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_call
+from retrace_fix.codemods._module_reader import ModuleReader
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._static_shapes import integer
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
@@ -178,20 +178,20 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
         self._applied = {}
         if not self.analysis.tf_functions:
             return tree
-        planner = _Planner(self)
+        decider = _LoopDecider(self)
         for function in list(self.analysis.tf_functions):
-            planner.function(function)
-        if not planner.rewrites:
+            decider.function(function)
+        if not decider.rewrites:
             return tree
         self._import_needed = False
         self._applied: dict[int, _Rewrite] = {}
         self._by_node: dict[int, tuple[str, _Rewrite]] = {}
         self._wrap: dict[int, _Rewrite] = {}  # call-site arguments that become tf.constant(...)
-        for loop_id, (function, plan) in planner.rewrites.items():
+        for loop_id, (function, rewrite) in decider.rewrites.items():
             saved = self._function_stack
             self._function_stack = [function]  # its decorator and def lines suppress too
             try:
-                self._decide(plan)
+                self._decide(rewrite)
             finally:
                 self._function_stack = saved
         if not self._applied:
@@ -203,29 +203,29 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
         self.context.scratch.pop(AddImportsVisitor.CONTEXT_KEY, None)
         return result
 
-    def _decide(self, plan) -> None:
-        if not isinstance(plan, _Rewrite):
-            loop, message, subjects = plan
+    def _decide(self, rewrite) -> None:
+        if not isinstance(rewrite, _Rewrite):
+            loop, message, subjects = rewrite
             self.report(loop, message, Tier.DIAGNOSTIC, subjects=subjects)
             return
         # a diagnostic only for lack of evidence (a dtype, a parameter's type): a --verify run may try it
-        verifiable = plan.tier is Tier.DIAGNOSTIC
-        edit = self.report(plan.loop, plan.message, plan.tier, reason=plan.reason, subjects=plan.subjects,
+        verifiable = rewrite.tier is Tier.DIAGNOSTIC
+        edit = self.report(rewrite.loop, rewrite.message, rewrite.tier, reason=rewrite.reason, subjects=rewrite.subjects,
                            verifiable=verifiable)
         if not edit:
             return
-        self._applied[id(plan.loop)] = plan
-        for key, kind in ((plan.init, "init"), (plan.append, "append"), (plan.reduce, "reduce")):
-            self._by_node[id(key)] = (kind, plan)
-        mark_rewritten(self.context.scratch, plan.owner, self.CODE)
+        self._applied[id(rewrite.loop)] = rewrite
+        for key, kind in ((rewrite.init, "init"), (rewrite.append, "append"), (rewrite.reduce, "reduce")):
+            self._by_node[id(key)] = (kind, rewrite)
+        mark_rewritten(self.context.scratch, rewrite.owner, self.CODE)
         saved = self._function_stack
-        for site, expr in plan.call_args:
+        for site, expr in rewrite.call_args:
             self._function_stack = list(site.functions)
             try:
-                if self.report(expr, f"pass `{plan.bound_param}` as a tensor: with the graph loop one trace serves "
-                                     "every length", plan.tier, reason=plan.reason, subjects=plan.subjects,
+                if self.report(expr, f"pass `{rewrite.bound_param}` as a tensor: with the graph loop one trace serves "
+                                     "every length", rewrite.tier, reason=rewrite.reason, subjects=rewrite.subjects,
                                verifiable=verifiable):
-                    self._wrap[id(expr)] = plan
+                    self._wrap[id(expr)] = rewrite
             finally:
                 self._function_stack = saved
 
@@ -236,28 +236,28 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
         return name
 
     def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
-        plan = self._applied.get(id(original_node))
-        if plan is None:
+        rewrite = self._applied.get(id(original_node))
+        if rewrite is None:
             return updated_node
         tf = self._tf()
-        new_iter = cst.Call(func=_attr(tf, "range"), args=[cst.Arg(plan.bound)])
+        new_iter = cst.Call(func=_attr(tf, "range"), args=[cst.Arg(rewrite.bound)])
         updated_node = updated_node.with_changes(iter=new_iter)
-        if plan.invariants:
+        if rewrite.invariants:
             updated_node = updated_node.with_changes(body=updated_node.body.with_changes(
-                body=[_shape_invariants(tf, plan.invariants), *updated_node.body.body]))
+                body=[_shape_invariants(tf, rewrite.invariants), *updated_node.body.body]))
         return updated_node
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         entry = getattr(self, "_by_node", {}).get(id(original_node))
         if entry is None:
             return updated_node
-        kind, plan = entry
+        kind, rewrite = entry
         tf = self._tf()
         if kind == "init":
-            dtype = _attr(tf, plan.dtype or "float32")
+            dtype = _attr(tf, rewrite.dtype or "float32")
             args = [cst.Arg(dtype)]
-            if plan.size is not None:
-                args.append(cst.Arg(plan.size, keyword=cst.Name("size"), equal=_EQUAL))
+            if rewrite.size is not None:
+                args.append(cst.Arg(rewrite.size, keyword=cst.Name("size"), equal=_EQUAL))
             else:
                 args.append(cst.Arg(cst.Integer("0"), keyword=cst.Name("size"), equal=_EQUAL))
                 args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("dynamic_size"), equal=_EQUAL))
@@ -267,9 +267,9 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
         # the append: `xs.append(expr)` -> `xs = xs.write(i, expr)`
         call = updated_node.body[0].value
         expr = call.args[0].value
-        write = cst.Call(func=cst.Attribute(value=cst.Name(plan.name), attr=cst.Name("write")),
-                         args=_commas([cst.Arg(cst.Name(plan.target)), cst.Arg(expr)]))
-        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(plan.name))], value=write)
+        write = cst.Call(func=cst.Attribute(value=cst.Name(rewrite.name), attr=cst.Name("write")),
+                         args=_commas([cst.Arg(cst.Name(rewrite.target)), cst.Arg(expr)]))
+        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(rewrite.name))], value=write)
         return updated_node.with_changes(body=[assign])
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -284,18 +284,18 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
         entry = getattr(self, "_by_node", {}).get(id(original_node))
         if entry is None:
             return updated_node
-        _, plan = entry
+        _, rewrite = entry
         extra = [a for a in updated_node.args if a.keyword is not None and a.keyword.value == "name"]
-        method = "concat" if plan.axis is None else "stack"
-        result = cst.Call(func=cst.Attribute(value=cst.Name(plan.name), attr=cst.Name(method)),
+        method = "concat" if rewrite.axis is None else "stack"
+        result = cst.Call(func=cst.Attribute(value=cst.Name(rewrite.name), attr=cst.Name(method)),
                           args=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in extra])
-        if plan.axis in (None, 0):
+        if rewrite.axis in (None, 0):
             return result
         tf = self._tf()
         moveaxis = cst.Attribute(value=cst.Attribute(value=_attr(tf, "experimental"), attr=cst.Name("numpy")),
                                  attr=cst.Name("moveaxis"))
-        axis = cst.Integer(str(plan.axis)) if plan.axis >= 0 else cst.UnaryOperation(cst.Minus(),
-                                                                                      cst.Integer(str(-plan.axis)))
+        axis = cst.Integer(str(rewrite.axis)) if rewrite.axis >= 0 else cst.UnaryOperation(cst.Minus(),
+                                                                                      cst.Integer(str(-rewrite.axis)))
         return cst.Call(func=moveaxis, args=_commas([cst.Arg(result), cst.Arg(cst.Integer("0")), cst.Arg(axis)]))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -331,14 +331,11 @@ def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
 # --------------------------------------------------------------------------- the decisions
 
 
-class _Planner:
+class _LoopDecider(ModuleReader):
     """Finds list-building loops of the tf.functions and decides what to do with each."""
 
     def __init__(self, codemod: ListLoopToTensorArrayCommand) -> None:
-        self.c = codemod
-        self.analysis = codemod.analysis
-        self.scope = CachedScope(self.analysis.table, codemod.context.scratch)
-        self.calls = ModuleCalls.get(self.analysis, codemod.context.scratch)
+        super().__init__(codemod)
         self.traced = traced_functions(codemod) if codemod.settings.traces is not None else {}
         #: id(loop) -> (its tf.function, a _Rewrite or the (loop, message, subjects) of a diagnostic)
         self.rewrites: dict[int, tuple] = {}

@@ -282,24 +282,7 @@ class PredictToCallCommand(RetraceCodemod):
         self._loops_stack()[-1].pop()
         return updated_node
 
-    def visit_For(self, node: cst.For) -> None:
-        self._enter_loop(node)
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter_loop(node)
-
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._enter_loop(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._enter_loop(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._enter_loop(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._enter_loop(node)
-
+    visit_For = visit_While = visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = _enter_loop
     leave_For = leave_While = leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = _leave_loop
 
     def _in_loop_body(self, node: cst.CSTNode) -> bool:

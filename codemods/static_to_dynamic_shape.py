@@ -77,8 +77,8 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._callsites import CachedScope
 from retrace_fix.codemods._loop_safety import loop_blockers, range_call
+from retrace_fix.codemods._module_reader import ModuleReader
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._static_shapes import integer, static_read
 from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_functions
@@ -86,14 +86,7 @@ from retrace_fix.cst_tree import parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import (
-    binding_sites,
-    loads_of,
-    local_bindings,
-    named_params,
-    statement_binds,
-    times_bound,
-)
+from retrace_fix.tfnames import binding_sites, loads_of, local_bindings, named_params, statement_binds, times_bound
 
 RULE = Rule(
     code="RTF008",
@@ -146,7 +139,7 @@ class StaticToDynamicShapeCommand(RetraceCodemod):
         self._reads: dict[int, _Read] = {}
         if self.settings.traces is None or not self.analysis.tf_functions:
             return tree
-        self._reads = _Planner(self).plan()
+        self._reads = _ReadFinder(self).find()
         if not self._reads:
             return tree
         self._import_needed = False
@@ -205,16 +198,14 @@ def whole_shape(node: cst.CSTNode) -> str | None:
     return None
 
 
-class _Planner:
+class _ReadFinder(ModuleReader):
     """Finds, on the unchanged tree, the reads to rewrite."""
 
     def __init__(self, codemod: StaticToDynamicShapeCommand) -> None:
-        self.c = codemod
-        self.analysis = codemod.analysis
-        self.scope = CachedScope(self.analysis.table, codemod.context.scratch)
+        super().__init__(codemod)
         self.reads: dict[int, _Read] = {}
 
-    def plan(self) -> dict[int, _Read]:
+    def find(self) -> dict[int, _Read]:
         module_defs = {
             s.name.value: s for s in self.analysis.module.body
             if isinstance(s, cst.FunctionDef) and s not in self.analysis.tf_functions
@@ -309,12 +300,12 @@ class _Planner:
 
     def _whole_shapes(self, function, varying: dict, parents: dict, qualname: str, owners: tuple, via) -> None:
         """``tf.zeros(x.shape)``, ``tf.reshape(y, x.shape)``: the whole static shape as a shape argument."""
-        planner = self
+        finder = self
         ordinals = _as_list_ordinals(function)
 
         class _V(cst.CSTVisitor):
             def visit_Call(self, node: cst.Call) -> None:
-                expected = SHAPE_ARGUMENTS.get(planner.scope.qualify(node.func) or "")
+                expected = SHAPE_ARGUMENTS.get(finder.scope.qualify(node.func) or "")
                 if expected is None:
                     return
                 for arg in node.args:
@@ -340,7 +331,7 @@ class _Planner:
                     ordinal = ordinals.get(id(arg.value))
                     text = f"{holder}.shape.as_list()#{ordinal}" if ordinal else f"{holder}.shape"
                     subject = ("static-shape-read", qualname, text)
-                    planner.reads[id(arg.value)] = _Read(holder, None, message, function, owners, subject)
+                    finder.reads[id(arg.value)] = _Read(holder, None, message, function, owners, subject)
 
         function.body.visit(_V())
 
