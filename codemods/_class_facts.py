@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._creations import Creation
+from retrace_fix.cst_tree import find_nodes, stored_targets
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import dotted_name, named_params, statement_binds
 
@@ -62,34 +63,18 @@ def class_statements(cls: cst.ClassDef) -> list[cst.CSTNode]:
 
 def attribute_stores(module: cst.Module, attr: str) -> list[cst.CSTNode]:
     """``x.attr = ...`` / ``x.attr += ...`` / ``setattr(x, "attr", ...)`` anywhere in the module."""
-    found: list[cst.CSTNode] = []
 
-    class _V(cst.CSTVisitor):
-        def _check(self, target, node) -> None:
-            if isinstance(target, cst.Attribute) and target.attr.value == attr:
-                found.append(node)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._check(element.value, node)
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                self._check(target.target, node)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._check(node.target, node)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._check(node.target, node)
-
-        def visit_Call(self, node: cst.Call) -> None:
+    def stores(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Name) and node.func.value == "setattr" and len(node.args) >= 2:
                 value = node.args[1].value
-                if isinstance(value, cst.SimpleString) and value.evaluated_value == attr:
-                    found.append(node)
+                return isinstance(value, cst.SimpleString) and value.evaluated_value == attr
+            return False
+        return not isinstance(node, cst.AssignTarget) and any(
+            isinstance(target, cst.Attribute) and target.attr.value == attr for target in stored_targets(node)
+        )
 
-    module.visit(_V())
-    return found
+    return find_nodes(module, stores)
 
 
 def unhashable(cls: cst.ClassDef) -> str | None:
@@ -155,28 +140,13 @@ def attributes_set_per_call(cls: cst.ClassDef, inner: cst.FunctionDef, self_name
 
 
 def _self_stores(function: cst.FunctionDef, self_name: str) -> list[str]:
-    found: list[str] = []
-
-    class _V(cst.CSTVisitor):
-        def _check(self, target) -> None:
-            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and \
-                    target.value.value == self_name:
-                found.append(target.attr.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._check(element.value)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._check(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._check(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._check(node.target)
-
-    function.visit(_V())
-    return found
+    """The attributes of ``self_name`` that ``function`` assigns, in source order."""
+    return [
+        target.attr.value
+        for node in find_nodes(function, lambda n: isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)))
+        for target in stored_targets(node)
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self_name
+    ]
 
 
 def self_attribute_reads(function: cst.FunctionDef, self_name: str) -> list[str]:

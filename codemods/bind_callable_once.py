@@ -104,6 +104,7 @@ from retrace_fix.codemods._class_facts import (
     enclosing_class,
 )
 from retrace_fix.codemods._module_reader import ModuleReader
+from retrace_fix.cst_tree import find_nodes, method_call_on
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
@@ -549,22 +550,14 @@ class _ArgDecider(ModuleReader):
         return (Tier.SAFE, "")
 
     def mutated_in_loop(self, loop, name: str) -> cst.CSTNode | None:
-        found: list[cst.CSTNode] = []
-
-        class _V(cst.CSTVisitor):
-            def visit_Call(self, node: cst.Call) -> None:
-                func = node.func
-                if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                        and func.value.value == name and func.attr.value in _MUTATORS):
-                    found.append(node)
-
-            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        def mutates(node: cst.CSTNode) -> bool:
+            if isinstance(node, cst.AssignTarget):
                 target = node.target
-                if isinstance(target, (cst.Subscript, cst.Attribute)) and isinstance(target.value, cst.Name) \
-                        and target.value.value == name:
-                    found.append(node)
+                return isinstance(target, (cst.Subscript, cst.Attribute)) and isinstance(target.value, cst.Name) \
+                    and target.value.value == name
+            return method_call_on(node, name, _MUTATORS)
 
-        loop.visit(_V())
+        found = find_nodes(loop, mutates)
         return found[0] if found else None
 
     # -- the new name

@@ -58,6 +58,7 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls, literal_value
+from retrace_fix.cst_tree import find_nodes, method_call_on
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
@@ -230,19 +231,7 @@ class CompileInLoopCommand(RetraceCodemod):
 
 
 def _trains(loop: cst.CSTNode, receiver: str) -> cst.Call | None:
-    found: list[cst.Call] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                    and func.value.value == receiver and func.attr.value in _TRAIN_METHODS):
-                found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    loop.visit(_V())
+    found = find_nodes(loop, lambda node: method_call_on(node, receiver, _TRAIN_METHODS), skip=(cst.FunctionDef,))
     return found[0] if found else None
 
 

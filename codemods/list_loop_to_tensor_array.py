@@ -112,7 +112,7 @@ from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._static_shapes import integer
 from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
 from retrace_fix.codemods.diagnostics_calls import dtype_of
-from retrace_fix.cst_tree import node_ids, parent_map
+from retrace_fix.cst_tree import find_nodes, node_ids, parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
@@ -611,20 +611,7 @@ def _params(function: cst.FunctionDef) -> set[str]:
 
 def _loops_of(function: cst.FunctionDef) -> list[cst.For]:
     """The ``for`` loops of the function's own body, in source order (nested defs skipped)."""
-    found: list[cst.For] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is function
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_For(self, node: cst.For) -> None:
-            found.append(node)
-
-    function.visit(_V())
-    return found
+    return find_nodes(function, lambda node: isinstance(node, cst.For), skip=(cst.FunctionDef, cst.Lambda))
 
 
 def _appends_in(loop: cst.For) -> list[tuple[cst.SimpleStatementLine, str, cst.BaseExpression]]:
