@@ -116,7 +116,7 @@ from retrace_fix.cst_tree import find_nodes, node_ids, parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.rules import Rule
-from retrace_fix.tfnames import loads_of, named_params, times_bound
+from retrace_fix.tfnames import loads_of, named_params, names_in, times_bound
 
 RULE = Rule(
     code="RTF007",
@@ -698,19 +698,8 @@ def _dynamic_bound(expr: cst.BaseExpression, tensors: dict, scope) -> cst.BaseEx
 
 def _evaluable_at(bound: cst.BaseExpression, function: cst.FunctionDef, init, loop) -> bool:
     """Every name of ``bound`` is a parameter the function never rebinds (so ``size=`` may read it early)."""
-    names: list[str] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.append(node.value)
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
-    bound.visit(_V())
     params = _params(function)
-    names = [n for n in names if n not in ("tf", "len", "tensorflow")]
+    names = [n for n in names_in(bound) if n not in ("tf", "len", "tensorflow")]
     return all(n in params and times_bound(function, n) == 1 for n in names)
 
 

@@ -20,7 +20,8 @@ The table maps a bound name to the dotted name it stands for::
 It is also the one home of "who binds what": :func:`binding_sites` walks a scope and
 names every binding with the node that makes it; :func:`local_bindings`,
 :func:`bound_names`, :func:`statement_binds`, :func:`times_bound` and
-:func:`global_names` are the questions the codemods ask of it.
+:func:`global_names` are the questions the codemods ask of it.  Its counterpart, "who
+reads what": :func:`mentions`, :func:`names_in` and :func:`loads_of`.
 """
 
 from __future__ import annotations
@@ -358,19 +359,24 @@ def _cached_local_bindings(node: cst.FunctionDef | cst.Lambda) -> dict[str, str 
 
 def mentions(expr: cst.CSTNode, name: str) -> bool:
     """Does ``expr`` read the name ``name`` (not as an attribute: ``x.name`` reads only ``x``)?"""
-    found = []
+    return name in names_in(expr)
+
+
+def names_in(expr: cst.CSTNode) -> list[str]:
+    """The plain names in ``expr``, in source order, attribute names left out (``x.name`` has only
+    ``x``); the keyword of a keyword argument is a name here too."""
+    found: list[str] = []
 
     class _Names(cst.CSTVisitor):
         def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
+            found.append(node.value)
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             node.value.visit(self)
             return False
 
     expr.visit(_Names())
-    return bool(found)
+    return found
 
 
 def loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
