@@ -237,9 +237,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         hooks = self._fast_hooks
         if hooks is None:
             return super().on_visit(node)
-        entry = hooks.get(type(node))
-        if entry is None:
-            entry = _hook_entry(type(self), hooks, type(node))
+        entry = hooks.get(type(node)) or _hook_entry(type(self), hooks, type(node))
         visit = entry[0]
         if visit is None:
             return True
@@ -249,9 +247,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         hooks = self._fast_hooks
         if hooks is None:
             return super().on_leave(original_node, updated_node)
-        entry = hooks.get(type(original_node))
-        if entry is None:
-            entry = _hook_entry(type(self), hooks, type(original_node))
+        entry = hooks.get(type(original_node)) or _hook_entry(type(self), hooks, type(original_node))
         leave = entry[1]
         if leave is None:
             return updated_node
