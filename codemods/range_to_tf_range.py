@@ -137,7 +137,7 @@ RULE = Rule(
 
 
 @dataclass
-class _LoopPlan:
+class _LoopChange:
     tier: Tier
     message: str
     tf_name: str | None = None
@@ -147,7 +147,7 @@ class _LoopPlan:
 
 
 @dataclass
-class _ArgPlan:
+class _ArgChange:
     value: cst.BaseExpression
     message: str
     tf_name: str
@@ -166,9 +166,9 @@ def lacks_evidence(blocker: Blocker) -> bool:
 
 
 @dataclass
-class _Plan:
-    loops: dict[cst.For, _LoopPlan] = field(default_factory=dict)
-    args: dict[cst.Call, list[_ArgPlan]] = field(default_factory=dict)
+class _Changes:
+    loops: dict[cst.For, _LoopChange] = field(default_factory=dict)
+    args: dict[cst.Call, list[_ArgChange]] = field(default_factory=dict)
     needs_import: bool = False
 
 
@@ -245,7 +245,7 @@ def _values_text(values: list) -> str:
     return shown + (", ..." if len(values) > 5 else "")
 
 
-class _Planner(cst.CSTVisitor):
+class _Decider(cst.CSTVisitor):
     """Decides, before any edit, which loops and call-site arguments change."""
 
     def __init__(self, codemod: "RangeToTfRangeCommand") -> None:
@@ -253,7 +253,7 @@ class _Planner(cst.CSTVisitor):
         self.analysis = codemod.analysis
         self.scope = CachedScope(self.analysis.table, codemod.context.scratch)
         self.calls: ModuleCalls = codemod.calls
-        self.plan = _Plan()
+        self.changes = _Changes()
         self.functions: list[cst.FunctionDef] = []
         self.classes: list[str] = []
         self.classes_at: dict[cst.FunctionDef, list[str]] = {}
@@ -297,7 +297,7 @@ class _Planner(cst.CSTVisitor):
             if canonical(f"{target}.range") == "tensorflow.range" and self.scope.lookup(name) == target:
                 return name
         if self._tf_unbound():
-            self.plan.needs_import = True
+            self.changes.needs_import = True
             return "tf"
         return None
 
@@ -438,7 +438,7 @@ class _Planner(cst.CSTVisitor):
         tf_name = self.tf_name()
         if tf_name is None:
             return
-        self.plan.loops[node] = _LoopPlan(
+        self.changes.loops[node] = _LoopChange(
             Tier.SAFE,
             f"`{short_code(call)}` has a tensor bound: loop with `tf.range` (one graph loop, traced once)",
             tf_name,
@@ -496,17 +496,17 @@ class _Planner(cst.CSTVisitor):
             message = (f"{cause}, and the loop is not provably safe as a `tf.range` loop: "
                        f"{self.blocker_text(first)}")
             if self._verify_candidate(blockers, wraps, loops, functions):
-                self._plan_rewrite(loops, wraps, cause, param, name, subjects, Tier.DIAGNOSTIC, message)
+                self._decide_rewrite(loops, wraps, cause, param, name, subjects, Tier.DIAGNOSTIC, message)
                 return
-            self.plan.loops.setdefault(node, _LoopPlan(Tier.DIAGNOSTIC, message, subjects=subjects))
+            self.changes.loops.setdefault(node, _LoopChange(Tier.DIAGNOSTIC, message, subjects=subjects))
             return
         if not wraps or any(self.suppressed(loop, functions) for loop in loops):
             if wraps:  # a suppressed loop: its step-count finding is hidden, and so is RTF103's duplicate
                 self.codemod.suppressed_subjects.extend(("RTF001", s) for s in subjects)
             elif not unknown_site:
-                self.plan.loops.setdefault(
+                self.changes.loops.setdefault(
                     node,
-                    _LoopPlan(
+                    _LoopChange(
                         Tier.DIAGNOSTIC,
                         f"{cause}; the loop is safe for `tf.range`: pass `{param}` as a tensor "
                         f"(`tf.constant(...)`) where `{name}` is called",
@@ -514,7 +514,7 @@ class _Planner(cst.CSTVisitor):
                     ),
                 )
             return
-        self._plan_rewrite(loops, wraps, cause, param, name, subjects, Tier.SAFE)
+        self._decide_rewrite(loops, wraps, cause, param, name, subjects, Tier.SAFE)
 
     def _verify_candidate(self, blockers: list[Blocker], wraps: list, loops: list[cst.For], functions: tuple) -> bool:
         """In a --verify run: are the blockers only what the analysis cannot see, and is there an edit?"""
@@ -524,7 +524,7 @@ class _Planner(cst.CSTVisitor):
             return False
         return not any(self.suppressed(loop, functions) for loop in loops) and self.tf_name() is not None
 
-    def _plan_rewrite(self, loops, wraps, cause: str, param: str, name: str, subjects: tuple,
+    def _decide_rewrite(self, loops, wraps, cause: str, param: str, name: str, subjects: tuple,
                       tier: Tier, diagnostic: str = "") -> None:
         """The loops over ``param`` become ``tf.range`` loops, the call sites pass tensors.
 
@@ -535,15 +535,15 @@ class _Planner(cst.CSTVisitor):
             return
         verifiable = tier is Tier.DIAGNOSTIC
         for loop in loops:
-            self.plan.loops[loop] = _LoopPlan(
+            self.changes.loops[loop] = _LoopChange(
                 tier, diagnostic or f"{cause}: loop with `tf.range` and pass `{param}` as a tensor", tf_name,
                 subjects=subjects, verifiable=verifiable,
             )
         for site, expr in wraps:
             if self.suppressed(expr, site.functions):
                 continue
-            self.plan.args.setdefault(site.call, []).append(
-                _ArgPlan(expr, f"pass `{param}` as a tensor: each Python int traces `{name}` again", tf_name,
+            self.changes.args.setdefault(site.call, []).append(
+                _ArgChange(expr, f"pass `{param}` as a tensor: each Python int traces `{name}` again", tf_name,
                          subjects, tier=tier, verifiable=verifiable)
             )
 
@@ -581,11 +581,11 @@ class RangeToTfRangeCommand(RetraceCodemod):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
-        planner = _Planner(self)
-        tree.visit(planner)
-        self.plan = planner.plan
+        decider = _Decider(self)
+        tree.visit(decider)
+        self.changes = decider.changes
         self._import_needed = False
-        if not self.plan.loops and not self.plan.args:
+        if not self.changes.loops and not self.changes.args:
             return tree
         tree = super().transform_module_impl(tree)
         if self._import_needed:
@@ -593,34 +593,34 @@ class RangeToTfRangeCommand(RetraceCodemod):
         return tree
 
     def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
-        plan = self.plan.loops.get(original_node)
-        if plan is None:
+        change = self.changes.loops.get(original_node)
+        if change is None:
             return updated_node
-        if not self.report(original_node.iter, plan.message, plan.tier, reason=plan.reason, subjects=plan.subjects,
-                           verifiable=plan.verifiable):
+        if not self.report(original_node.iter, change.message, change.tier, reason=change.reason, subjects=change.subjects,
+                           verifiable=change.verifiable):
             return updated_node
-        assert plan.tf_name is not None
-        self._import_needed |= plan.tf_name == "tf" and self.plan.needs_import
+        assert change.tf_name is not None
+        self._import_needed |= change.tf_name == "tf" and self.changes.needs_import
         new_iter = updated_node.iter.with_changes(
-            func=cst.Attribute(value=cst.Name(plan.tf_name), attr=cst.Name("range"))
+            func=cst.Attribute(value=cst.Name(change.tf_name), attr=cst.Name("range"))
         )
         return updated_node.with_changes(iter=new_iter)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        plans = self.plan.args.get(original_node)
-        if not plans:
+        changes = self.changes.args.get(original_node)
+        if not changes:
             return updated_node
         replace: dict[int, str] = {}
-        for plan in plans:
-            if self.report(plan.value, plan.message, plan.tier, subjects=plan.subjects, verifiable=plan.verifiable):
+        for change in changes:
+            if self.report(change.value, change.message, change.tier, subjects=change.subjects, verifiable=change.verifiable):
                 for index, arg in enumerate(original_node.args):
-                    if arg.value is plan.value:
-                        replace[index] = plan.tf_name
+                    if arg.value is change.value:
+                        replace[index] = change.tf_name
         if not replace:
             return updated_node
         args = list(updated_node.args)
         for index, tf_name in replace.items():
-            self._import_needed |= tf_name == "tf" and self.plan.needs_import
+            self._import_needed |= tf_name == "tf" and self.changes.needs_import
             arg = args[index]
             args[index] = arg.with_changes(
                 value=cst.Call(
