@@ -217,45 +217,56 @@ def binding_sites(scope, nested: bool = False) -> Iterator[tuple[str, cst.CSTNod
     else:
         roots = [scope]
     stack = list(reversed(roots))
+    actions = _ACTIONS
     while stack:
         node = stack.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.ClassDef:
-            yield node.name.value, node
-            if nested:
-                push_children(node, stack)
-            continue
-        if kind is cst.Lambda:
-            if nested:
-                push_children(node, stack)
-            continue
-        if kind is cst.Import or kind is cst.ImportFrom:
-            for name in _imported_names(node):
+        action = actions.get(type(node))
+        if action is None:
+            push_children(node, stack)
+        elif action == _TARGET:
+            for name in target_names(node.target):
                 yield name, node
+            push_children(node, stack)
+        elif action == _LEAF:
             continue
-        if kind is cst.Assign:
+        elif action == _ASSIGN:
             for target in node.targets:
                 for name in target_names(target.target):
                     yield name, node
-        elif kind in _TARGET_KINDS:
-            for name in target_names(node.target):
+            push_children(node, stack)
+        elif action == _SCOPE:  # a def or class binds its name here
+            if type(node) is not cst.Lambda:
+                yield node.name.value, node
+            if nested:
+                push_children(node, stack)
+        elif action == _PARAM:
+            yield node.name.value, node
+            push_children(node, stack)
+        elif action == _IMPORT:
+            for name in _imported_names(node):
                 yield name, node
-        elif kind is cst.AsName:  # with ... as x / except E as x (imports are handled above)
+        elif action == _AS_NAME:  # with ... as x / except E as x (imports are handled above)
             for name in target_names(node.name):
                 yield name, node
-        elif kind is cst.Param:
-            yield node.name.value, node
-        elif kind is cst.Global or kind is cst.Nonlocal:
+        else:  # global / nonlocal
             for item in node.names:
                 yield item.name.value, node
-            continue
-        elif kind in _LEAVES:
-            continue
-        push_children(node, stack)
 
 
-_TARGET_KINDS = frozenset({cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr})
-_LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis})
+_SCOPE, _IMPORT, _ASSIGN, _TARGET, _AS_NAME, _PARAM, _DECLARED, _LEAF = range(8)
+#: what binding_sites does with a node, by type (other types: walk their children)
+_ACTIONS = {
+    cst.FunctionDef: _SCOPE, cst.ClassDef: _SCOPE, cst.Lambda: _SCOPE,
+    cst.Import: _IMPORT, cst.ImportFrom: _IMPORT,
+    cst.Assign: _ASSIGN,
+    cst.AnnAssign: _TARGET, cst.AugAssign: _TARGET, cst.For: _TARGET, cst.NamedExpr: _TARGET,
+    cst.AsName: _AS_NAME,
+    cst.Param: _PARAM,
+    cst.Global: _DECLARED, cst.Nonlocal: _DECLARED,
+    cst.Name: _LEAF, cst.Integer: _LEAF, cst.Float: _LEAF, cst.Imaginary: _LEAF, cst.SimpleString: _LEAF,
+    cst.Ellipsis: _LEAF,
+}
+
 _DECLARATIONS = (cst.Global, cst.Nonlocal)
 #: bindings that take effect on every pass of a loop or read the old value: never "bound once"
 _REBINDINGS = (cst.AugAssign, cst.For)
