@@ -11,7 +11,6 @@ cached on the object) and RTF008 (bind-callable-once): the class that holds a me
 
 from __future__ import annotations
 
-
 import libcst as cst
 
 from retrace_fix.codemods._creations import Creation
@@ -19,7 +18,7 @@ from retrace_fix.cst_tree import find_nodes, stored_targets
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import dotted_name, named_params, statement_binds
 
-
+#: methods that run once per object: what they set is not a per-call value
 INIT_METHODS = frozenset({"__init__", "__post_init__", "__new__", "build", "setup"})
 
 

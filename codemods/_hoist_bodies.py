@@ -8,7 +8,6 @@ captured variables bound to an object built anew on every call.
 
 from __future__ import annotations
 
-
 import libcst as cst
 
 from retrace_fix.codemods._loop_safety import is_tf_op
@@ -16,25 +15,20 @@ from retrace_fix.cst_tree import target_names
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import dotted_name
 
-
+#: calls whose purpose is a Python side effect at trace time
 _SIDE_EFFECT_PREFIXES = (
     "builtins.print", "builtins.input", "builtins.open", "builtins.exec", "builtins.eval",
     "builtins.setattr", "builtins.delattr", "logging.", "time.", "random.", "numpy.random.",
     "datetime.", "sys.", "os.", "warnings.",
 )
-
-
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
                        "discard", "popitem"})
-
-
+#: TensorFlow classes that are values, not stateful objects
 _TF_VALUE_CLASSES = frozenset({
     "tensorflow.TensorArray", "tensorflow.TensorSpec", "tensorflow.TensorShape", "tensorflow.SparseTensor",
     "tensorflow.SparseTensorSpec", "tensorflow.RaggedTensorSpec", "tensorflow.IndexedSlices",
     "tensorflow.DType", "tensorflow.GradientTape",
 })
-
-
 _STATEFUL_METHODS = frozenset({"add_weight", "add_variable"})
 
 

@@ -10,7 +10,6 @@ builds on it.
 
 from __future__ import annotations
 
-
 import libcst as cst
 from libcst.metadata import ScopeProvider
 

@@ -11,7 +11,6 @@ graph (:func:`simple_value`).
 
 from __future__ import annotations
 
-
 import libcst as cst
 
 from retrace_fix.codemods._loop_safety import is_tf_op
@@ -19,7 +18,7 @@ from retrace_fix.cst_tree import node_ids
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import named_params
 
-
+#: literals that read the same as Python values and as graph constants
 LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.Imaginary)
 
 
