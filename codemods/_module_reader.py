@@ -1,8 +1,9 @@
 """What a codemod's decision-maker reads about the module being fixed.
 
 :class:`ModuleReader` is the base of the classes that decide, on the unchanged
-tree, what a codemod reports and edits (RTF006's ``HoistDecider``, RTF007's and
-RTF008's finders, RTF009's ``_Planner``): the codemod (``c``), the module's
+tree, what a codemod reports and edits (RTF006's ``HoistDecider`` through
+``HoistFacts``, RTF007's ``_LoopDecider``, RTF008's ``_ReadFinder``, RTF009's
+``_ArgDecider``): the codemod (``c``), the module's
 analysis, a cached :class:`~retrace_fix.codemods._callsites.CachedScope`, and, on
 first use, the module's calls, its ``global`` declarations and line numbers.
 """
