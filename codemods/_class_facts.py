@@ -1,7 +1,7 @@
 """Facts about a class and its attributes, read from the module alone.
 
 Shared by RTF006 (hoist-tf-function: a nested def made a method, ``tf.function(self.m)``
-cached on the object) and RTF008 (bind-callable-once): the class that holds a method
+cached on the object) and RTF009 (bind-callable-once): the class that holds a method
 (:func:`enclosing_class`), its statements, where an attribute is assigned
 (:func:`attribute_stores`), the ``self.x`` a method reads that another method sets
 (:func:`attributes_set_per_call`), why instances may not be hashable keys

@@ -1,6 +1,6 @@
 """What a tf.function's ``input_signature`` says about its parameters.
 
-Shared by RTF002 (range-to-tf-range) and the call-site diagnostics:
+Shared by RTF001 (range-to-tf-range) and the call-site diagnostics (RTF101):
 :func:`signature_tensor_params` names the parameters whose ``input_signature``
 slot is a ``tf.TensorSpec`` (or another TypeSpec), so that they are tensors in
 every trace.

@@ -1,6 +1,6 @@
 """Reads of a tensor's static shape: ``x.shape[k]`` and its spellings.
 
-Shared by RTF003 (static-to-dynamic-shape, which rewrites them) and the graph-code
+Shared by RTF008 (static-to-dynamic-shape, which rewrites them) and the graph-code
 diagnostics (which report them): :func:`static_read` recognises ``x.shape[k]``,
 ``x.get_shape()[k]`` and ``x.shape.as_list()[k]``; :func:`integer` reads a literal
 index (``2``, ``-1``).
