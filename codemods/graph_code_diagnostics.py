@@ -10,7 +10,7 @@ import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
 from retrace_fix.codemods._trace_plan import CLOCKS as _CLOCKS, traced_dims, traced_functions
-from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
+from retrace_fix.codemods._report_only import ReportOnlyCodemod, doc_page
 from retrace_fix.codemods.static_to_dynamic_shape import static_read
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
@@ -135,7 +135,7 @@ RULES = (
 _RELAX_KEYWORDS = ("reduce_retracing", "experimental_relax_shapes")
 
 
-class GraphDiagnosticsCommand(DiagnosticsCodemod):
+class GraphDiagnosticsCommand(ReportOnlyCodemod):
     RULES = RULES
     ORDER = 100
     NAME = "graph-code-diagnostics"

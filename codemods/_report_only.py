@@ -1,7 +1,11 @@
-"""Shared plumbing for the RTF1xx diagnostics (never edits).
+"""The base of the codemods that only report (the RTF1xx diagnostics), and their rule pages.
 
-A diagnostics codemod emits several codes; ``RetraceCodemod.report`` checks
-suppressions (``# retrace-fix: ignore[RTF104]``) against the code being reported.
+* :class:`ReportOnlyCodemod` - a codemod that modifies nothing: every finding is
+  a diagnostic.  One such codemod emits several codes; ``RetraceCodemod.report``
+  checks suppressions (``# retrace-fix: ignore[RTF104]``) against the code
+  being reported;
+* :func:`doc_page` - the *What it does / Why it retraces / Example / Fix safety*
+  page of one code.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.findings import Tier
 
 
-class DiagnosticsCodemod(RetraceCodemod, ABC):
+class ReportOnlyCodemod(RetraceCodemod, ABC):
     """The base of the codemods that only report (``ABC``: not listed by ``libcst.tool list``)."""
 
     TIER = Tier.DIAGNOSTIC
