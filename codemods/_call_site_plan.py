@@ -34,18 +34,11 @@ from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._flag_branches import TRAINING_FLAGS, flag_branch_risk
 from retrace_fix.codemods._own_constants import own_constants
 from retrace_fix.codemods._keras import KerasEvidence
-from retrace_fix.codemods._trace_plan import (
-    MAX_MESSAGE,
-    clauses,
-    code_of,
-    joined,
-    one_line,
-    plans,
-    short,
-    short_list,
-    tf_spelling,
-    traced_functions,
-)
+from retrace_fix.codemods._finding_text import clauses, joined, MAX_MESSAGE, one_line, short, short_list
+from retrace_fix.codemods._source_info import plans
+from retrace_fix.codemods._tf_function_edits import tf_spelling
+from retrace_fix.codemods._traced_functions import traced_functions
+from retrace_fix.node_text import code_of
 from retrace_fix.findings import Tier
 from retrace_fix.linemap import source_lines
 from retrace_fix.tfnames import Scope, local_bindings
@@ -815,7 +808,7 @@ def _callee(node: cst.FunctionDef, parsed: _Module, source, skip_self: str | Non
 
 
 def _param_spec(param: cst.Param, kind: str) -> ParamSpec:
-    from retrace_fix.codemods._trace_plan import literal_default
+    from retrace_fix.codemods._traced_functions import literal_default
     from retrace_fix.traces.summaries import NO_LITERAL
 
     if param.default is None:

@@ -135,7 +135,8 @@ from retrace_fix.codemods._call_site_plan import (
     module_for,
     site_edits,
 )
-from retrace_fix.codemods._trace_plan import add_keyword, tf_spelling, traced_functions
+from retrace_fix.codemods._tf_function_edits import add_keyword, tf_spelling
+from retrace_fix.codemods._traced_functions import traced_functions
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope
 from retrace_fix.rules import Rule

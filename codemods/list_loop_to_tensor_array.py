@@ -109,7 +109,7 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
-from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
+from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
 from retrace_fix.codemods._stated_types import dtype_of
 from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier

@@ -80,7 +80,7 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope
 from retrace_fix.codemods._loop_safety import loop_blockers, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
-from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_functions
+from retrace_fix.codemods._traced_functions import param_infos, traced_dims, traced_functions
 from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
