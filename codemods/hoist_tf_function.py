@@ -128,7 +128,7 @@ from libcst.metadata import ScopeProvider
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._creations import Creation, creation_subject, find_creations, is_factory, repeated_evidence
-from retrace_fix.codemods._loop_safety import is_tf_op
+from retrace_fix.codemods._tf_values import is_tf_op
 from retrace_fix.codemods.range_to_tf_range import _global_names
 from retrace_fix.cst_tree import parent_map, target_names
 from retrace_fix.findings import Tier

@@ -107,7 +107,8 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
-from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_call
+from retrace_fix.codemods._loop_safety import loop_blockers
+from retrace_fix.codemods._tf_values import is_tf_op, range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
 from retrace_fix.codemods._stated_types import dtype_of

@@ -78,7 +78,8 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope
-from retrace_fix.codemods._loop_safety import loop_blockers, range_call
+from retrace_fix.codemods._loop_safety import loop_blockers
+from retrace_fix.codemods._tf_values import range_call
 from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.codemods._traced_functions import param_infos, traced_dims, traced_functions
 from retrace_fix.cst_tree import parent_map, target_names

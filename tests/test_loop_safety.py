@@ -11,7 +11,9 @@ import textwrap
 import libcst as cst
 import pytest
 
-from retrace_fix.codemods._loop_safety import Blocker, loop_blockers, param_blockers, range_call
+from retrace_fix.codemods._loop_safety import Blocker, loop_blockers
+from retrace_fix.codemods._param_safety import param_blockers
+from retrace_fix.codemods._tf_values import range_call
 from retrace_fix.tfnames import ImportTable, Scope
 
 HEADER = "import tensorflow as tf\nimport numpy as np\nimport random\nimport logging\n\n"
