@@ -154,6 +154,27 @@ def _is_python_literal_value(e) -> str | None:
     return None
 
 
+#: statements that block by their kind alone, and why (``{code}``: the statement on one line,
+#: ``{header}``: its header)
+_STATEMENT_BLOCKERS = {
+    "Break": "`break` leaves the loop early: a graph loop needs it as a loop-carried flag",
+    "Continue": "`continue` skips part of the body: a graph loop needs it as a loop-carried flag",
+    "Return": "`{code}` returns from inside the loop",
+    "Yield": "`yield` inside the loop",
+    "Await": "`await` inside the loop",
+    "Raise": "`{code}` raises from inside the loop",
+    "Try": "`try` inside the loop: exceptions cannot cross a graph loop",
+    "TryStar": "`try` inside the loop: exceptions cannot cross a graph loop",
+    "With": "`{header}` enters a context manager inside the loop",
+    "Global": "`global` inside the loop body",
+    "Nonlocal": "`nonlocal` inside the loop body",
+    "Del": "`{code}` deletes a name inside the loop",
+    "Import": "an import inside the loop body",
+    "ImportFrom": "an import inside the loop body",
+    "While": "`{header}` is a nested while loop",
+}
+
+
 class _BodyChecker(cst.CSTVisitor):
     def __init__(
         self,
@@ -271,50 +292,11 @@ class _BodyChecker(cst.CSTVisitor):
         self.block(node, f"`{short_code(node)}` creates a lambda inside the loop body")
         return False
 
-    def visit_Break(self, node: cst.Break) -> None:
-        self.block(node, "`break` leaves the loop early: a graph loop needs it as a loop-carried flag")
-
-    def visit_Continue(self, node: cst.Continue) -> None:
-        self.block(node, "`continue` skips part of the body: a graph loop needs it as a loop-carried flag")
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.block(node, f"`{short_code(node)}` returns from inside the loop")
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        self.block(node, "`yield` inside the loop")
-
-    def visit_Await(self, node: cst.Await) -> None:
-        self.block(node, "`await` inside the loop")
-
-    def visit_Raise(self, node: cst.Raise) -> None:
-        self.block(node, f"`{short_code(node)}` raises from inside the loop")
-
-    def visit_Try(self, node: cst.Try) -> None:
-        self.block(node, "`try` inside the loop: exceptions cannot cross a graph loop")
-
-    def visit_TryStar(self, node) -> None:  # pragma: no cover - py3.11 syntax
-        self.block(node, "`try` inside the loop: exceptions cannot cross a graph loop")
-
-    def visit_With(self, node: cst.With) -> None:
-        self.block(node, f"`{statement_header(node)}` enters a context manager inside the loop")
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.block(node, "`global` inside the loop body")
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.block(node, "`nonlocal` inside the loop body")
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self.block(node, f"`{short_code(node)}` deletes a name inside the loop")
-
-    def visit_Import(self, node: cst.Import) -> None:
-        self.block(node, "an import inside the loop body")
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self.block(node, "an import inside the loop body")
-
-    def visit_While(self, node: cst.While) -> None:
-        self.block(node, f"`{statement_header(node)}` is a nested while loop")
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        reason = _STATEMENT_BLOCKERS.get(type(node).__name__)
+        if reason is not None:
+            self.block(node, reason.format(code=short_code(node), header=statement_header(node)))
+        return super().on_visit(node)
 
     def visit_For(self, node: cst.For) -> bool:
         if node is self.loop:

@@ -5,7 +5,8 @@
   checks suppressions (``# retrace-fix: ignore[RTF104]``) against the code
   being reported;
 * :func:`doc_page` - the *What it does / Why it retraces / Example / Fix safety*
-  page of one code.
+  page of one code;
+* :func:`report_only_rules` - the rules of one such codemod, a row per code.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.findings import Tier
+from retrace_fix.rules import Rule
 
 
 class ReportOnlyCodemod(RetraceCodemod, ABC):
@@ -59,3 +61,9 @@ def doc_page(what: str, why: str, example: str, safety: str) -> str:
         f"Example\n{block(example)}\n\n"
         f"Fix safety\n{block(safety)}\n"
     )
+
+
+def report_only_rules(golden: str, *rows: tuple) -> tuple[Rule, ...]:
+    """The rules of a report-only codemod whose cases live in ``golden/<golden>/``, every one a diagnostic:
+    a row per code, ``(code, name, summary, doc)`` or ``(code, name, summary, doc, defers_to)``."""
+    return tuple(Rule(code, name, Tier.DIAGNOSTIC, summary, doc, golden, *rest) for code, name, summary, doc, *rest in rows)

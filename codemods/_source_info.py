@@ -22,7 +22,7 @@ from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.codemods._body_facts import body_facts, is_tf_api
 from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
-from retrace_fix.codemods._traced_functions import literal_default, param_infos, traced_functions
+from retrace_fix.codemods._traced_functions import literal_default, param_infos, per_tree, traced_functions
 from retrace_fix.tfnames import Scope, dotted_name
 from retrace_fix.traces.generalize import ParamInfo, SignaturePlan, SourceInfo, plan_signature
 
@@ -64,10 +64,11 @@ def _method_info(node: cst.FunctionDef, site: TfFunctionSite, scope: Scope, info
 
 def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
     """The signature plan of every recorded tf.function of this tree (cached per tree)."""
+    return per_tree(codemod, _PLAN_KEY, lambda: _plan_all(codemod))
+
+
+def _plan_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
     analysis = codemod.analysis
-    cache = codemod.context.scratch.get(_PLAN_KEY)
-    if cache is not None and cache[0] is analysis.module:
-        return cache[1]
     result: dict[cst.FunctionDef, SignaturePlan] = {}
     if codemod.settings.traces is not None and analysis.tf_functions:
         scope = Scope(analysis.table)
@@ -99,7 +100,6 @@ def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
                 rewritten=_rewritten_note(codemod, node),
             )
             result[node] = plan_signature(function, source)
-    codemod.context.scratch[_PLAN_KEY] = (analysis.module, result)
     return result
 
 

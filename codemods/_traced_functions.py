@@ -13,7 +13,7 @@ Never imports TensorFlow.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import libcst as cst
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 _TRACED_KEY = "retrace_fix.traced_functions"
+T = TypeVar("T")
 
 
 def literal_default(node: cst.BaseExpression | None) -> Any:
@@ -79,10 +80,22 @@ def traced_functions(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, Functio
     Functions whose parameters differ from the recorded ones (the code changed
     since recording) are left out.  RTF003, RTF004 and RTF106 share this lookup.
     """
-    analysis = codemod.analysis
-    cache = codemod.context.scratch.get(_TRACED_KEY)
-    if cache is not None and cache[0] is analysis.module:
+    return per_tree(codemod, _TRACED_KEY, lambda: _match_all(codemod))
+
+
+def per_tree(codemod: "RetraceCodemod", key: str, build: Callable[[], T]) -> T:
+    """``build()``, made once per tree: kept in ``context.scratch[key]`` with the module it was made for."""
+    module = codemod.analysis.module
+    cache = codemod.context.scratch.get(key)
+    if cache is not None and cache[0] is module:
         return cache[1]
+    result = build()
+    codemod.context.scratch[key] = (module, result)
+    return result
+
+
+def _match_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, FunctionTraces]:
+    analysis = codemod.analysis
     result: dict[cst.FunctionDef, FunctionTraces] = {}
     if codemod.settings.traces is not None and analysis.tf_functions:
         names = qualnames(analysis.module)
@@ -99,7 +112,6 @@ def traced_functions(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, Functio
             if function.params and function.params != [p.name for p in param_infos(node)]:
                 continue  # the code changed since recording
             result[node] = function
-    codemod.context.scratch[_TRACED_KEY] = (analysis.module, result)
     return result
 
 

@@ -10,12 +10,10 @@ import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
-from retrace_fix.codemods._report_only import ReportOnlyCodemod, doc_page
+from retrace_fix.codemods._report_only import ReportOnlyCodemod, doc_page, report_only_rules
 from retrace_fix.codemods._stated_types import UNKNOWN, VARYING, dtype_of, shape_of
 from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
-from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
-from retrace_fix.rules import Rule
 
 RTF101_DOC = doc_page(
     what="""
@@ -261,60 +259,29 @@ diagnostic only: a signature rejects shapes and dtypes it does not cover, and a
 """,
 )
 
-RULES = (
-    Rule(
-        code="RTF101",
-        name="tf-function-per-call",
-        tier=Tier.DIAGNOSTIC,
-        summary="a tf.function created inside a loop or a repeatedly called function traces every time",
-        doc=RTF101_DOC,
-        golden="call-site-diagnostics",
-        # RTF006 moves the creation out where it can prove the program stays the same, or says
-        # what keeps it in place
-        defers_to=("RTF006",),
-    ),
-    Rule(
-        code="RTF103",
-        name="varying-python-argument",
-        tier=Tier.DIAGNOSTIC,
-        summary="a Python int/float/str passed with varying values (loop variable, counter, literals)",
-        doc=RTF103_DOC,
-        golden="call-site-diagnostics",
-        # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
-        # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
-        # --traces) saw the values every caller really passed, other modules' included; RTF005
-        # converts them at the call sites the traces recorded (or says why not); RTF007 turns the
-        # list-building loop over it into a graph loop
-        defers_to=("RTF001", "RTF003", "RTF005", "RTF007"),
-    ),
-    Rule(
-        code="RTF104",
-        name="object-argument-identity",
-        tier=Tier.DIAGNOSTIC,
-        summary="a new custom object or Keras model/optimizer passed per call retraces every time",
-        doc=RTF104_DOC,
-        golden="call-site-diagnostics",
-    ),
-    Rule(
-        code="RTF105",
-        name="dtype-drift",
-        tier=Tier.DIAGNOSTIC,
-        summary="the same parameter receives tensors of different dtypes",
-        doc=RTF105_DOC,
-        golden="call-site-diagnostics",
-        # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
-        # it with a signature or says why none is possible; RTF005 casts at the call sites
-        defers_to=("RTF003", "RTF005"),
-    ),
-    Rule(
-        code="RTF107",
-        name="shape-drift",
-        tier=Tier.DIAGNOSTIC,
-        summary="the same parameter receives tensors of varying shapes (static evidence)",
-        doc=RTF107_DOC,
-        golden="call-site-diagnostics",
-    ),
+RULES = report_only_rules(
+    "call-site-diagnostics",
+    # RTF006 moves the creation out where it can prove the program stays the same, or says
+    # what keeps it in place
+    ("RTF101", "tf-function-per-call",
+     "a tf.function created inside a loop or a repeatedly called function traces every time", RTF101_DOC, ("RTF006",)),
+    # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
+    # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
+    # --traces) saw the values every caller really passed, other modules' included; RTF005
+    # converts them at the call sites the traces recorded (or says why not); RTF007 turns the
+    # list-building loop over it into a graph loop
+    ("RTF103", "varying-python-argument",
+     "a Python int/float/str passed with varying values (loop variable, counter, literals)",
+     RTF103_DOC, ("RTF001", "RTF003", "RTF005", "RTF007")),
+    ("RTF104", "object-argument-identity",
+     "a new custom object or Keras model/optimizer passed per call retraces every time", RTF104_DOC),
+    # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
+    # it with a signature or says why none is possible; RTF005 casts at the call sites
+    ("RTF105", "dtype-drift",
+     "the same parameter receives tensors of different dtypes", RTF105_DOC, ("RTF003", "RTF005")),
+    ("RTF107", "shape-drift", "the same parameter receives tensors of varying shapes (static evidence)", RTF107_DOC),
 )
+
 
 class CallSiteDiagnosticsCommand(ReportOnlyCodemod):
     RULES = RULES
