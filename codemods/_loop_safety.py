@@ -46,7 +46,14 @@ from typing import Iterable, NamedTuple
 import libcst as cst
 
 from retrace_fix.codemods._loop_context import LoopContext
-from retrace_fix.codemods._tf_values import TF_NOT_AN_OP, is_tf_op, names_in, qualified_name, tf_valued_names
+from retrace_fix.codemods._tf_values import (
+    TF_NOT_AN_OP,
+    ValueReads,
+    is_tf_op,
+    names_in,
+    qualified_name,
+    tf_valued_names,
+)
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import Scope
 
@@ -231,24 +238,14 @@ class _BodyChecker(cst.CSTVisitor):
         found = False
         checker = self
 
-        class _V(cst.CSTVisitor):
+        class _V(ValueReads):
             def visit_Name(self, n: cst.Name) -> None:
                 nonlocal found
                 if n.value in checker.tainted:
                     found = True
 
-            def visit_Attribute(self, n: cst.Attribute) -> bool:
-                n.value.visit(self)
-                return False
-
             def visit_Call(self, n: cst.Call) -> bool:
-                if is_tf_op(checker.scope, n.func):
-                    return False
-                return True
-
-            def visit_Arg(self, n: cst.Arg) -> bool:
-                n.value.visit(self)
-                return False
+                return not is_tf_op(checker.scope, n.func)
 
         e.visit(_V())
         return found

@@ -16,7 +16,7 @@ from typing import Iterable
 import libcst as cst
 
 from retrace_fix.codemods._loop_safety import TF_NEEDS_PYTHON_INT, Blocker, loop_blockers, statement_header
-from retrace_fix.codemods._tf_values import is_tf_op, names_in, qualified_name, range_call
+from retrace_fix.codemods._tf_values import ValueReads, is_tf_op, names_in, qualified_name, range_call
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import Scope, all_params
 
@@ -39,7 +39,7 @@ def param_blockers(
     tensor_names = set(tensor_names)
     safe_loops: set[int] = set()
 
-    class _V(cst.CSTVisitor):
+    class _V(ValueReads):
         def __init__(self) -> None:
             self.tf_call_depth = 0
             self.range_bound_depth = 0
@@ -90,15 +90,7 @@ def param_blockers(
             if node.value == param:
                 blockers.append(Blocker(node, f"`{param}` is used as a Python value"))
 
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
-            return False
-
         def visit_Param(self, node: cst.Param) -> bool:
-            return False
-
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
             return False
 
     # Visit the For nodes first so their range() calls are known, then everything.

@@ -47,20 +47,26 @@ def range_call(for_node: cst.For, scope: Scope) -> cst.Call | None:
     return it if qualified_name(scope, it.func) == "builtins.range" else None
 
 
+class ValueReads(cst.CSTVisitor):
+    """Visits the parts of an expression that are read as values: an attribute's object, not the
+    attribute's name; an argument's value, not its keyword."""
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
 def names_in(node: cst.CSTNode) -> set[str]:
+    """The names ``node`` reads (``a`` and ``b`` of ``a.x(b, key=1)``)."""
     found: set[str] = set()
 
-    class _V(cst.CSTVisitor):
+    class _V(ValueReads):
         def visit_Name(self, n: cst.Name) -> None:
             found.add(n.value)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
 
     node.visit(_V())
     return found
