@@ -20,6 +20,7 @@ import libcst as cst
 
 from retrace_fix.codemods._finding_text import short
 from retrace_fix.codemods._loop_safety import loop_blockers
+from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
 from retrace_fix.tfnames import Scope, all_params, local_bindings
 from retrace_fix.traces.generalize import BodyFacts, ScalarUse, ShapeRead
 
@@ -49,28 +50,6 @@ _NEEDS_PYTHON = {
     "tensorflow.get_static_value",
 }
 _NEEDS_PYTHON_KEYWORDS = {"num", "seed", "name", "num_or_size_splits", "axis", "dtype", "element_shape"}
-
-#: clocks a tf.function body reads while tracing (RTF102), and what to use in graph code instead
-CLOCKS = {
-    "time.time": "tf.timestamp()",
-    "time.time_ns": "tf.timestamp()",
-    "time.perf_counter": "tf.timestamp()",
-    "time.perf_counter_ns": "tf.timestamp()",
-    "time.monotonic": "tf.timestamp()",
-    "time.monotonic_ns": "tf.timestamp()",
-    "time.process_time": "tf.timestamp()",
-    "time.clock": "tf.timestamp()",
-    "datetime.datetime.now": "tf.timestamp()",
-    "datetime.datetime.utcnow": "tf.timestamp()",
-    "datetime.datetime.today": "tf.timestamp()",
-    "datetime.date.today": "tf.timestamp()",
-}
-
-
-def draws_at_trace_time(qualified: str | None) -> bool:
-    """A clock or random draw: its value is frozen into each trace, so a fix that changes how often the
-    function traces changes how often it is drawn, and with it the results."""
-    return bool(qualified) and (qualified in CLOCKS or qualified.startswith(("random.", "numpy.random.")))
 
 
 #: methods that change a Python container in place (``history.append(loss)``)

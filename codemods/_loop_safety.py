@@ -45,6 +45,14 @@ from typing import Iterable, NamedTuple
 
 import libcst as cst
 
+from retrace_fix.codemods._graph_loop_hazards import (
+    MUTATORS,
+    PYTHON_INT_KEYWORDS,
+    SIDE_EFFECT_PREFIXES,
+    STATEMENT_BLOCKERS,
+    TF_NEEDS_PYTHON_INT,
+    TF_SHAPE_CHANGING,
+)
 from retrace_fix.codemods._loop_context import LoopContext
 from retrace_fix.codemods._tf_values import (
     TF_NOT_AN_OP,
@@ -68,52 +76,6 @@ class Blocker(NamedTuple):
     #: the loop-carried name whose shape this statement changes every iteration (a graph loop
     #: carries it only with a shape invariant); None for every other hazard
     grows: str | None = None
-
-
-# --------------------------------------------------------------------------- tables
-
-#: calls whose only purpose is a Python side effect (or a value that changes per call)
-_SIDE_EFFECT_PREFIXES = (
-    "builtins.print",
-    "builtins.input",
-    "builtins.open",
-    "builtins.exec",
-    "builtins.eval",
-    "builtins.setattr",
-    "builtins.delattr",
-    "builtins.breakpoint",
-    "logging.",
-    "time.",
-    "random.",
-    "numpy.random.",
-    "datetime.",
-    "sys.",
-    "os.",
-    "warnings.",
-    "pdb.",
-)
-#: container methods that mutate a Python list/dict/set
-_MUTATORS = frozenset(
-    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard", "popitem"}
-)
-#: TF ops whose arguments must be Python ints (a tensor loop variable breaks them)
-TF_NEEDS_PYTHON_INT = frozenset(
-    {
-        "tensorflow.split",
-        "tensorflow.unstack",
-        "tensorflow.random.set_seed",
-        "tensorflow.autograph.experimental.set_loop_options",
-    }
-)
-_PYTHON_INT_KEYWORDS = frozenset({"num", "seed", "name", "num_or_size_splits"})
-#: TF ops that change the shape of what they are given / build a shape from their arguments
-_TF_SHAPE_CHANGING = frozenset(
-    {
-        "concat", "stack", "expand_dims", "tile", "pad", "repeat", "reshape", "squeeze",
-        "zeros", "ones", "fill", "range", "eye", "slice", "broadcast_to", "gather_nd",
-        "boolean_mask", "unique", "where",
-    }
-)
 
 
 def statement_header(node: cst.CSTNode) -> str:
@@ -159,27 +121,6 @@ def _is_python_literal_value(e) -> str | None:
     if isinstance(e, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return "a Python string"
     return None
-
-
-#: statements that block by their kind alone, and why (``{code}``: the statement on one line,
-#: ``{header}``: its header)
-_STATEMENT_BLOCKERS = {
-    "Break": "`break` leaves the loop early: a graph loop needs it as a loop-carried flag",
-    "Continue": "`continue` skips part of the body: a graph loop needs it as a loop-carried flag",
-    "Return": "`{code}` returns from inside the loop",
-    "Yield": "`yield` inside the loop",
-    "Await": "`await` inside the loop",
-    "Raise": "`{code}` raises from inside the loop",
-    "Try": "`try` inside the loop: exceptions cannot cross a graph loop",
-    "TryStar": "`try` inside the loop: exceptions cannot cross a graph loop",
-    "With": "`{header}` enters a context manager inside the loop",
-    "Global": "`global` inside the loop body",
-    "Nonlocal": "`nonlocal` inside the loop body",
-    "Del": "`{code}` deletes a name inside the loop",
-    "Import": "an import inside the loop body",
-    "ImportFrom": "an import inside the loop body",
-    "While": "`{header}` is a nested while loop",
-}
 
 
 class _BodyChecker(cst.CSTVisitor):
@@ -290,7 +231,7 @@ class _BodyChecker(cst.CSTVisitor):
         return False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        reason = _STATEMENT_BLOCKERS.get(type(node).__name__)
+        reason = STATEMENT_BLOCKERS.get(type(node).__name__)
         if reason is not None:
             self.block(node, reason.format(code=short_code(node), header=statement_header(node)))
         return super().on_visit(node)
@@ -381,11 +322,11 @@ class _BodyChecker(cst.CSTVisitor):
         func = node.func
         q = qualified_name(self.scope, func)
         shown = short_code(node)
-        if q is not None and q.startswith(_SIDE_EFFECT_PREFIXES):
+        if q is not None and q.startswith(SIDE_EFFECT_PREFIXES):
             self.block(node, f"`{shown}` is a Python side effect: it would run once per trace, "
                              "not once per iteration")
             return
-        if isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS and not self.is_tf_receiver(func.value):
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and not self.is_tf_receiver(func.value):
             self.block(node, f"`{shown}` mutates a Python container inside the loop "
                              "(a graph loop cannot fill it; use tf.TensorArray)")
             return
@@ -399,7 +340,7 @@ class _BodyChecker(cst.CSTVisitor):
             if q in TF_NEEDS_PYTHON_INT and any(self.mentions_taint(a.value) for a in node.args):
                 self.block(node, f"`{shown}` needs a Python int where the loop variable is passed")
             elif any(
-                a.keyword is not None and a.keyword.value in _PYTHON_INT_KEYWORDS and self.mentions_taint(a.value)
+                a.keyword is not None and a.keyword.value in PYTHON_INT_KEYWORDS and self.mentions_taint(a.value)
                 for a in node.args
             ):
                 self.block(node, f"`{shown}` needs a Python value where the loop variable is passed")
@@ -471,7 +412,7 @@ class _BodyChecker(cst.CSTVisitor):
                 nonlocal found
                 q = qualified_name(checker.scope, n.func) or ""
                 short = q.rsplit(".", 1)[-1]
-                if q.startswith("tensorflow.") and short in _TF_SHAPE_CHANGING:
+                if q.startswith("tensorflow.") and short in TF_SHAPE_CHANGING:
                     names = set()
                     for a in n.args:
                         names |= names_in(a.value)

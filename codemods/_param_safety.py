@@ -15,7 +15,8 @@ from typing import Iterable
 
 import libcst as cst
 
-from retrace_fix.codemods._loop_safety import TF_NEEDS_PYTHON_INT, Blocker, loop_blockers, statement_header
+from retrace_fix.codemods._graph_loop_hazards import TF_NEEDS_PYTHON_INT
+from retrace_fix.codemods._loop_safety import Blocker, loop_blockers, statement_header
 from retrace_fix.codemods._tf_values import ValueReads, is_tf_op, names_in, qualified_name, range_call
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import Scope, all_params

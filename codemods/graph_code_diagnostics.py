@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from retrace_fix.codemods._body_facts import CLOCKS as _CLOCKS
+from retrace_fix.codemods._trace_time_draws import CLOCKS as _CLOCKS
 from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
 from retrace_fix.codemods._report_only import ReportOnlyCodemod, doc_page, report_only_rules
 from retrace_fix.codemods.static_to_dynamic_shape import static_read
