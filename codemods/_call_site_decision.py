@@ -108,7 +108,7 @@ def build_plan(sources: dict, traces: TraceSet) -> CallSitePlan:
     should read (:func:`wants_files`), or None for one that cannot be read or parsed safely.  A file
     missing from it is not part of the run: its call sites cannot be rewritten.
     """
-    plan = CallSitePlan()
+    result = CallSitePlan()
     modules: dict[str, ParsedModule | None] = {}
 
     def module(relpath: str) -> ParsedModule | None:
@@ -133,8 +133,8 @@ def build_plan(sources: dict, traces: TraceSet) -> CallSitePlan:
                 continue
             decision = _decide(function, node, signature_plan, parsed, module, sources)
             if decision is not None:
-                plan.decisions[function.key] = decision
-    return plan
+                result.decisions[function.key] = decision
+    return result
 
 
 # --------------------------------------------------------------------------- one function

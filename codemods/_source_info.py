@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.codemods._base import RetraceCodemod
 
 
-_PLAN_KEY = "retrace_fix.trace_plans"
+_SIGNATURE_PLANS_KEY = "retrace_fix.trace_plans"
 
 
 def site_keywords(site: TfFunctionSite) -> dict[str, cst.Arg]:
@@ -64,7 +64,7 @@ def _method_info(node: cst.FunctionDef, site: TfFunctionSite, scope: Scope, info
 
 def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
     """The signature plan of every recorded tf.function of this tree (cached per tree)."""
-    return per_tree(codemod, _PLAN_KEY, lambda: _plan_all(codemod))
+    return per_tree(codemod, _SIGNATURE_PLANS_KEY, lambda: _plan_all(codemod))
 
 
 def _plan_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:

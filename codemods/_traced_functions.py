@@ -5,7 +5,8 @@ name, falling back to the first line (``co_firstlineno`` is the first
 decorator's line); one whose parameters differ from the recorded ones (the code
 changed since recording) is left out.  :func:`param_infos` reads a ``def``'s
 parameters and literal defaults; :func:`traced_dims` says which dimensions of a
-tensor parameter varied between the traces.
+tensor parameter varied between the traces; :func:`per_tree` keeps what is
+worked out once per tree (these matches, the signature plans) in ``context.scratch``.
 
 Never imports TensorFlow.
 """
