@@ -16,9 +16,8 @@ signature; ``reduce_retracing`` is proven on the converted traces).
 One function's decision (:func:`_decide`) runs in named steps: is there
 anything to decide (:func:`_subject`), which parameters the body lets become
 tensors (:func:`_body_verdicts`), the proof of exactly that conversion
-(:func:`_proof`), every recorded call site
-(:func:`~retrace_fix.codemods._call_site_edits.site_verdict`), then the finding
-(:func:`_refused`, :func:`_failed` or :func:`_fix`).
+(:func:`_proof`), what converting does at every recorded call site
+(:func:`_converted`), then the finding (:func:`_refused`, or :func:`_fix`).
 
 Never imports TensorFlow.
 """
@@ -35,7 +34,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod
 from retrace_fix.codemods._call_site_edits import site_verdict
 from retrace_fix.codemods._call_site_matching import ParsedModule, callee_of, read_module, unrecorded_calls
-from retrace_fix.codemods._call_site_records import CODE, DONE, REFUSED, CallSitePlan, Decision, SiteVerdict
+from retrace_fix.codemods._call_site_records import CODE, DONE, REFUSED, Callee, CallSitePlan, Decision, SiteVerdict
 from retrace_fix.codemods._call_site_targets import Target, cast_target, scalar_target
 from retrace_fix.codemods._call_site_wording import actions_text, params_text, proof_wording, spelled, varied_text
 from retrace_fix.codemods._finding_text import MAX_MESSAGE, clauses, joined, one_line
@@ -183,6 +182,25 @@ class _Subject:
                         *args, **kwargs)
 
 
+@dataclass
+class _Conversion:
+    """What converting the accepted parameters at every recorded call site does."""
+
+    accepted: list  # (Target, ...)
+    conversions: tuple  # (Conversion, ...)
+    callee: Callee
+    sites: tuple  # (SiteVerdict, ...): every recorded call site
+    subjects: tuple  # what a finding is about
+    after: int  # traces on the recorded run once converted
+    relax: str = ""  # reduce_retracing=True on top: "" (not needed), traced, unproven or failed
+    relax_note: str = ""
+    relax_after: int = 0
+
+    def decision(self, subject: _Subject, tier: Tier, message: str, reason: str, **kwargs) -> Decision:
+        return subject.decision(tier, message, reason, self.conversions, self.callee, self.sites,
+                                before=subject.before, after=self.after, **kwargs)
+
+
 def _decide(
     function: FunctionTraces,
     node: cst.FunctionDef,
@@ -207,37 +225,25 @@ def _decide(
     proof = _proof(subject, accepted, conversions)
     if lone_flag and not proof.traced:
         return None  # a flag alone: only a proven conversion is worth a finding
-    dtypes = {c.param: c.dtype for c in conversions}
-    after = traces_after(function, subject.skip_self, dtypes, subject.kinds)
-    callee = callee_of(node, parsed, subject.source, subject.skip_self)
-    sites = tuple(site_verdict(site, callee, conversions, function, module, sources) for site in function.call_sites)
-    subjects = (("function", function.qualname, ""), *(
-        ("dtype" if t.conversion.kind == FIX_CAST else "python-value", function.qualname, t.conversion.param)
-        for t in accepted
-    ))
-    relax, relax_note, relax_after = _relaxed(subject, accepted, dtypes, after)
-    if all(s.status == DONE for s in sites):  # converted since recording (a second run, same traces)
-        return subject.decision(Tier.SAFE, "", "", conversions, callee, sites, before=subject.before, after=after,
-                                relax=relax, relax_note=relax_note, relax_after=relax_after, done=True,
-                                draws=subject.source.facts.draws_note())
-    if after >= subject.before and not (relax in ("traced", "unproven") and relax_after < subject.before):
+    converted = _converted(subject, accepted, module, sources)
+    if all(s.status == DONE for s in converted.sites):  # converted since recording (a second run, same traces)
+        return converted.decision(subject, Tier.SAFE, "", "", relax=converted.relax, relax_note=converted.relax_note,
+                                  relax_after=converted.relax_after, done=True, draws=subject.source.facts.draws_note())
+    if not _folds(subject, converted):
         return None  # converting these values would fold nothing on the recorded run
-    unrecorded = unrecorded_calls(function, callee, conversions, sites, parsed, module, node)
-    reason_parts = _reason_parts(subject, accepted, kept, no_signature, sites, after, relax, relax_after)
+    unrecorded = unrecorded_calls(function, converted.callee, conversions, converted.sites, parsed, module, node)
+    reason_parts = _reason_parts(subject, converted, kept, no_signature)
     proof_text, proof_status = proof_wording(subject.name, proof, conversions)
-    refused = [s for s in sites if s.status == REFUSED]
+    refused = [s for s in converted.sites if s.status == REFUSED]
     if subject.fallback and (refused or proof_status != "traced"):
         return None  # RTF003 offers its (unproven) signature
-    found = (conversions, callee, sites)
     if refused:
-        return _refused(subject, found, refused, reason_parts, proof_text, subjects, after)
+        return _refused(subject, converted, refused, reason_parts, proof_text)
     if proof_status == "failed":
         message = one_line(f"{subject.head}: with {params_text(conversions)} as tensors tracing fails: {proof.error}")
         reason = "; ".join([*reason_parts, proof_text])
-        return subject.decision(Tier.DIAGNOSTIC, message, reason, *found, subjects=subjects, before=subject.before,
-                                after=after)
-    return _fix(subject, accepted, found, reason_parts, (proof_text, proof_status), unrecorded, subjects,
-                (after, relax, relax_note, relax_after))
+        return converted.decision(subject, Tier.DIAGNOSTIC, message, reason, subjects=converted.subjects)
+    return _fix(subject, converted, reason_parts, proof_text, proof_status, unrecorded)
 
 
 def _subject(function: FunctionTraces, node: cst.FunctionDef, plan: SignaturePlan,
@@ -346,49 +352,67 @@ def _proof(subject: _Subject, accepted: list[Target], conversions: tuple) -> Pro
     return proof
 
 
-def _relaxed(subject: _Subject, accepted: list[Target], dtypes: dict, after: int) -> tuple[str, str, int]:
-    """``reduce_retracing=True`` on top of the conversion (RTF004 adds it): (result, note, traces after);
-    result "" where it is not needed, else traced, unproven or failed."""
-    plan, function = subject.plan, subject.function
+def _converted(subject: _Subject, accepted: list[Target], module, sources: dict) -> _Conversion:
+    """The conversion of ``accepted`` at every recorded call site: each site's verdict, the traces it
+    leaves, and ``reduce_retracing=True`` on top (RTF004 adds it where the shapes still vary)."""
+    function, node, plan, skip_self = subject.function, subject.node, subject.plan, subject.skip_self
+    conversions = tuple(t.conversion for t in accepted)
+    dtypes = {c.param: c.dtype for c in conversions}
+    after = traces_after(function, skip_self, dtypes, subject.kinds)
+    callee = callee_of(node, subject.parsed, subject.source, skip_self)
+    sites = tuple(site_verdict(site, callee, conversions, function, module, sources) for site in function.call_sites)
+    subjects = (("function", function.qualname, ""), *(
+        ("dtype" if t.conversion.kind == FIX_CAST else "python-value", function.qualname, t.conversion.param)
+        for t in accepted
+    ))
+    converted = _Conversion(accepted, conversions, callee, sites, subjects, after, relax_after=after)
     if not plan.shape_varies or plan.static_blockers:  # a static read of a varying dim: RTF004 says so
-        return "", "", after
+        return converted
     own = tuple(t.conversion.param for t in accepted if t.constants)
-    combined = call_site_relax_candidate(function, subject.skip_self, dtypes, subject.kinds, own)
+    combined = call_site_relax_candidate(function, skip_self, dtypes, subject.kinds, own)
     if combined is None:
-        return "", "", after
+        return converted
     proof = stored_oracle(function)(combined)
-    relax = proof.result if proof.result in ("traced", "failed") else "unproven"
-    return relax, proof.error or proof.note or "", traces_after(function, subject.skip_self, dtypes, subject.kinds,
-                                                                relaxed=True)
+    converted.relax = proof.result if proof.result in ("traced", "failed") else "unproven"
+    converted.relax_note = proof.error or proof.note or ""
+    converted.relax_after = traces_after(function, skip_self, dtypes, subject.kinds, relaxed=True)
+    return converted
+
+
+def _folds(subject: _Subject, converted: _Conversion) -> bool:
+    """Does the conversion (with ``reduce_retracing`` where that is not known to fail) fold traces?"""
+    if converted.after < subject.before:
+        return True
+    return converted.relax in ("traced", "unproven") and converted.relax_after < subject.before
 
 
 def _at_sites(sites: tuple) -> str:
     return "at its call site" if len(sites) == 1 else f"at its {len(sites)} call sites"
 
 
-def _reason_parts(subject: _Subject, accepted: list[Target], kept: list[str], no_signature: str, sites: tuple,
-                  after: int, relax: str, relax_after: int) -> list[str]:
-    """The reason of a finding, clause by clause: what varied, the conversion and what it folds, ..."""
-    before = subject.before
+def _reason_parts(subject: _Subject, converted: _Conversion, kept: list[str], no_signature: str) -> list[str]:
+    """The reason of a finding, clause by clause: what varied and why no signature, the conversion at
+    the call sites and the traces it leaves, what stays as it is, ``reduce_retracing`` on top."""
+    before, accepted, sites = subject.before, converted.accepted, converted.sites
     conversion_text = "; ".join(f"`{t.conversion.param}` becomes {spelled(t.conversion, t.conversion.param)} "
                                 f"{_at_sites(sites)}" for t in accepted)
     site_list = ", ".join(f"{s.where} ({s.count} traced call{'s' if s.count != 1 else ''})" for s in sites)
     parts = [
         f"{subject.head} ({joined(t.what for t in accepted)}); no input_signature: {no_signature}",
-        f"{conversion_text} ({site_list}): {before} → {after} traces on the recorded run",
+        f"{conversion_text} ({site_list}): {before} → {converted.after} traces on the recorded run",
         *(i for t in accepted for i in t.info),
     ]
     if kept:
         parts.append("left as they are: " + joined(kept))
-    if relax in ("traced", "unproven"):
-        parts.append(f"reduce_retracing=True then folds the shapes (RTF004): {before} → {relax_after} traces")
+    if converted.relax in ("traced", "unproven"):
+        parts.append(f"reduce_retracing=True then folds the shapes (RTF004): {before} → {converted.relax_after} traces")
     return parts
 
 
-def _refused(subject: _Subject, found: tuple, refused: list[SiteVerdict], reason_parts: list[str],
-             proof_text: str, subjects: tuple, after: int) -> Decision:
+def _refused(subject: _Subject, converted: _Conversion, refused: list[SiteVerdict], reason_parts: list[str],
+             proof_text: str) -> Decision:
     """Some recorded call site cannot be rewritten: every site or none, so a diagnostic naming it."""
-    conversions = found[0]
+    conversions = converted.conversions
     more = f" (+{len(refused) - 1} more)" if len(refused) > 1 else ""
     message = one_line(f"{subject.head}: {params_text(conversions)} cannot be converted at every call site: "
                        f"{refused[0].reason}{more}")
@@ -398,17 +422,14 @@ def _refused(subject: _Subject, found: tuple, refused: list[SiteVerdict], reason
         f"convert them by hand at every call site ({', '.join(spelled(c, c.param) for c in conversions)})",
         proof_text,
     ])
-    return subject.decision(Tier.DIAGNOSTIC, message, reason, *found, subjects=subjects, before=subject.before,
-                            after=after)
+    return converted.decision(subject, Tier.DIAGNOSTIC, message, reason, subjects=converted.subjects)
 
 
-def _fix(subject: _Subject, accepted: list[Target], found: tuple, reason_parts: list[str], proof: tuple,
-         unrecorded: list[str], subjects: tuple, traces: tuple) -> Decision | None:
+def _fix(subject: _Subject, converted: _Conversion, reason_parts: list[str], proof_text: str, proof_status: str,
+         unrecorded: list[str]) -> Decision | None:
     """Every recorded call site is rewritten: safe where nothing speaks against it, else unsafe with why
     (None where that is no better than RTF003's unproven signature)."""
-    conversions, callee, sites = found
-    proof_text, proof_status = proof
-    after, relax, relax_note, relax_after = traces
+    accepted = converted.accepted
     unsafe = [n for t in accepted for n in t.notes]
     draws = subject.source.facts.draws_note()
     if draws:
@@ -423,18 +444,20 @@ def _fix(subject: _Subject, accepted: list[Target], found: tuple, reason_parts: 
         return None  # no better than RTF003's unproven signature: RTF003 offers that
     # safe: the whole reason; unsafe: printed after the finding, why it is unsafe and nothing more
     reason = "; ".join([*reason_parts, proof_text] if tier is Tier.SAFE else unsafe)
-    before, name, function = subject.before, subject.name, subject.function
-    actions, where, expected = actions_text(conversions), _at_sites(sites), f"{before} → {after} traces"
+    before, after, name, function = subject.before, converted.after, subject.name, subject.function
+    actions, where = actions_text(converted.conversions), _at_sites(converted.sites)
+    expected = f"{before} → {after} traces"
     message = f"{subject.head} ({varied_text(accepted)}): {actions} {where} ({expected})"
     if len(message) > MAX_MESSAGE:
         message = f"{subject.head}: {actions} {where} ({expected})"
     times = "once" if after == 1 else f"{after} times"
     site_message = one_line(f"{actions} so that `{name}` ({function.file}:{function.firstlineno}) traces {times}, "
                             f"not {before} times")
-    return subject.decision(
-        tier, one_line(message), reason, conversions, callee, sites,
-        site_message=site_message, verifiable=proof_status != "traced", before=before, after=after,
-        relax=relax, relax_note=relax_note, relax_after=relax_after, subjects=subjects, draws=draws,
+    return converted.decision(
+        subject, tier, one_line(message), reason,
+        site_message=site_message, verifiable=proof_status != "traced",
+        relax=converted.relax, relax_note=converted.relax_note, relax_after=converted.relax_after,
+        subjects=converted.subjects, draws=draws,
         own_constants=tuple((t.conversion.param, t.python_type) for t in accepted if t.constants),
     )
 
