@@ -4,6 +4,8 @@
   a diagnostic.  One such codemod emits several codes; ``RetraceCodemod.report``
   checks suppressions (``# retrace-fix: ignore[RTF104]``) against the code
   being reported;
+* :class:`TfFunctionDiagnostics` - one that reads only modules with tf.functions
+  (the rest of the module by name only), with the run's cached binding tables;
 * :func:`doc_page` - the *What it does / Why it retraces / Example / Fix safety*
   page of one code;
 * :func:`report_only_rules` - the rules of one such codemod, a row per code.
@@ -11,11 +13,12 @@
 
 from __future__ import annotations
 
-from abc import ABC
+from abc import ABC, abstractmethod
 
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
+from retrace_fix.codemods._callsites import CachedScope
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
@@ -47,6 +50,23 @@ class ReportOnlyCodemod(RetraceCodemod, ABC):
             self.report(node, message, code=code, subjects=subjects)
         finally:
             self._function_stack = saved
+
+
+class TfFunctionDiagnostics(ReportOnlyCodemod, ABC):
+    """A report-only codemod that reads only modules with tf.functions, the rest of the module by name
+    only, with the binding tables the run's codemods share (``self.scope``)."""
+
+    NEEDS_WHOLE_MODULE = False
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        if self.analysis.tf_functions:
+            self.scope = CachedScope(self.analysis.table, self.context.scratch)
+            self.diagnose_module(tree)
+        return tree
+
+    @abstractmethod
+    def diagnose_module(self, tree: cst.Module) -> None:
+        """Report on ``tree``, a module with tf.functions (never edits it)."""
 
 
 def doc_page(what: str, why: str, example: str, safety: str) -> str:

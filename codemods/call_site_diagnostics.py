@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable
+from retrace_fix.codemods._callsites import CallSite, ModuleCalls, TfCallable
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
-from retrace_fix.codemods._report_only import ReportOnlyCodemod, doc_page, report_only_rules
+from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
 from retrace_fix.codemods._stated_types import UNKNOWN, VARYING, dtype_of, shape_of
 from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
 from retrace_fix.node_text import short_code
@@ -283,19 +283,14 @@ RULES = report_only_rules(
 )
 
 
-class CallSiteDiagnosticsCommand(ReportOnlyCodemod):
+class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
     RULES = RULES
     ORDER = 110
     NAME = "call-site-diagnostics"
     SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
-    TRIGGERS = (b"function",)
-    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if not self.analysis.tf_functions:
-            return tree
+    def diagnose_module(self, tree: cst.Module) -> None:
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
-        self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self._per_call_functions()
         graph_code = set(self.analysis.tf_functions)
         for callee in self.calls.callables.values():
@@ -316,7 +311,6 @@ class CallSiteDiagnosticsCommand(ReportOnlyCodemod):
                     self._dtype_drift(callee, param, exprs)
                 if not _generalises_shapes(callee.site):
                     self._shape_drift(callee, param, exprs)
-        return tree
 
     # ------------------------------------------------------------ helpers
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
+from retrace_fix.codemods._callsites import py_function_targets as _py_function_targets
 from retrace_fix.codemods._trace_time_draws import CLOCKS as _CLOCKS
 from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
-from retrace_fix.codemods._report_only import ReportOnlyCodemod, doc_page, report_only_rules
+from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
 from retrace_fix.codemods.static_to_dynamic_shape import static_read
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import dotted_name, named_params
@@ -123,21 +123,15 @@ RULES = report_only_rules(
 _RELAX_KEYWORDS = ("reduce_retracing", "experimental_relax_shapes")
 
 
-class GraphDiagnosticsCommand(ReportOnlyCodemod):
+class GraphDiagnosticsCommand(TfFunctionDiagnostics):
     RULES = RULES
     ORDER = 100
     NAME = "graph-code-diagnostics"
     SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
-    TRIGGERS = (b"function",)
-    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if not self.analysis.tf_functions:
-            return tree
-        self.scope = CachedScope(self.analysis.table, self.context.scratch)
+    def diagnose_module(self, tree: cst.Module) -> None:
         self._py_function_targets = _py_function_targets(tree, self.scope)
         tree.visit(_ReadOnly(self))
-        return tree
 
 
 class _ReadOnly(cst.CSTVisitor):
