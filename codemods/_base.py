@@ -66,7 +66,7 @@ class CodemodSettings:
     #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
     #: ``verifiable=True``; the user's program then keeps or drops each of them
     verify_candidates: bool = False
-    #: RTF005's decisions for the file's project root (``retrace_fix.codemods._call_site_plan.CallSitePlan``),
+    #: RTF005's decisions for the file's project root (``retrace_fix.codemods._call_site_records.CallSitePlan``),
     #: made once for the whole run before the files are processed; None without traces or RTF005
     call_sites: Any = None
     #: only these fixes may be edited, by identity ``(code, line in the file, ordinal)``

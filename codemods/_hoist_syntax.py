@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._loop_safety import is_tf_op
+from retrace_fix.codemods._tf_values import is_tf_op
 from retrace_fix.cst_tree import node_ids
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import named_params

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._loop_safety import is_tf_op, loop_blockers, range_call
+from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.codemods._module_reader import ModuleReader
+from retrace_fix.codemods._stated_types import dtype_of
 from retrace_fix.codemods._static_shapes import integer
-from retrace_fix.codemods._trace_plan import traced_dims, traced_functions
-from retrace_fix.codemods.diagnostics_calls import dtype_of
+from retrace_fix.codemods._tf_values import is_tf_op, range_call
+from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
 from retrace_fix.cst_tree import find_nodes, node_ids, parent_map
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code

@@ -19,15 +19,9 @@ import libcst as cst
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, py_function_targets
 from retrace_fix.codemods._input_signatures import signature_tensor_params
-from retrace_fix.codemods._loop_safety import (
-    Blocker,
-    is_tensor_expr,
-    is_tf_op,
-    loop_blockers,
-    param_blockers,
-    range_call,
-    tf_valued_names,
-)
+from retrace_fix.codemods._loop_safety import Blocker, loop_blockers
+from retrace_fix.codemods._param_safety import param_blockers
+from retrace_fix.codemods._tf_values import is_tensor_expr, is_tf_op, range_call, tf_valued_names
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._loop_safety import loop_blockers, range_call
+from retrace_fix.codemods._loop_safety import loop_blockers
 from retrace_fix.codemods._module_reader import ModuleReader
 from retrace_fix.codemods._static_shapes import integer, static_read
-from retrace_fix.codemods._trace_plan import param_infos, traced_dims, traced_functions
+from retrace_fix.codemods._tf_values import range_call
+from retrace_fix.codemods._traced_functions import param_infos, traced_dims, traced_functions
 from retrace_fix.cst_tree import parent_map
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import binding_sites, loads_of, local_bindings, named_params, statement_binds, times_bound

@@ -16,7 +16,7 @@ import libcst as cst
 
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._trace_plan import plans
+from retrace_fix.codemods._source_info import plans
 from retrace_fix.traces.generalize import SignaturePlan
 
 

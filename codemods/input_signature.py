@@ -120,10 +120,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._trace_plan import (
-    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, short_list, tf_spelling,
-)
+from retrace_fix.codemods._finding_text import clauses, joined, one_line, short_list
+from retrace_fix.codemods._tf_function_edits import add_keyword, call_arg_indent, tf_spelling
 from retrace_fix.codemods._traced_defs import TracedDefsCodemod
+from retrace_fix.node_text import code_of
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule

@@ -103,9 +103,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._trace_plan import (
-    MAX_MESSAGE, add_keyword, clauses, joined, one_line, short_list, site_keywords,
-)
+from retrace_fix.codemods._finding_text import MAX_MESSAGE, clauses, joined, one_line, short_list
+from retrace_fix.codemods._source_info import site_keywords
+from retrace_fix.codemods._tf_function_edits import add_keyword
 from retrace_fix.codemods._traced_defs import TracedDefsCodemod
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
