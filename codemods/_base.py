@@ -66,7 +66,7 @@ class CodemodSettings:
     #: a ``--verify`` run: also edit the unsafe fixes and the diagnostics reported with
     #: ``verifiable=True``; the user's program then keeps or drops each of them
     verify_candidates: bool = False
-    #: RTF005's decisions for the file's project root (``retrace_fix.codemods._call_site_plan.CallSitePlan``),
+    #: RTF005's decisions for the file's project root (``retrace_fix.codemods._call_site_records.CallSitePlan``),
     #: made once for the whole run before the files are processed; None without traces or RTF005
     call_sites: Any = None
     #: only these fixes may be edited, by identity ``(code, line in the file, ordinal)``
@@ -237,9 +237,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         hooks = self._fast_hooks
         if hooks is None:
             return super().on_visit(node)
-        entry = hooks.get(type(node))
-        if entry is None:
-            entry = _hook_entry(type(self), hooks, type(node))
+        entry = hooks.get(type(node)) or _hook_entry(type(self), hooks, type(node))
         visit = entry[0]
         if visit is None:
             return True
@@ -249,9 +247,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         hooks = self._fast_hooks
         if hooks is None:
             return super().on_leave(original_node, updated_node)
-        entry = hooks.get(type(original_node))
-        if entry is None:
-            entry = _hook_entry(type(self), hooks, type(original_node))
+        entry = hooks.get(type(original_node)) or _hook_entry(type(self), hooks, type(original_node))
         leave = entry[1]
         if leave is None:
             return updated_node

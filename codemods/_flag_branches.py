@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from retrace_fix.cst_tree import find_nodes, stored_targets
 from retrace_fix.node_text import first_line as _short
-from retrace_fix.tfnames import Scope, local_bindings, mentions as _mentions
+from retrace_fix.tfnames import Scope, binding_sites, local_bindings, mentions as _mentions
 
 #: methods that change a Python container (or object) in place
 _MUTATORS = frozenset(
@@ -90,64 +91,30 @@ class _Tests(cst.CSTVisitor):
 
 
 def _outer_names(node: cst.FunctionDef) -> set[str]:
-    names: set[str] = set()
-
-    class _Declared(cst.CSTVisitor):
-        def visit_Global(self, stmt: cst.Global) -> None:
-            names.update(item.name.value for item in stmt.names)
-
-        def visit_Nonlocal(self, stmt: cst.Nonlocal) -> None:
-            names.update(item.name.value for item in stmt.names)
-
-    node.visit(_Declared())
-    return names
+    """Names ``node`` (or a function in it) declares ``global`` or ``nonlocal``."""
+    return {name for name, site in binding_sites(node, nested=True) if isinstance(site, (cst.Global, cst.Nonlocal))}
 
 
 def _side_effect(branch: cst.CSTNode, scope: Scope, outer: set[str]) -> str | None:
     """The first Python side effect in ``branch`` (a statement block or an expression), or None."""
-    found: list[str] = []
 
-    class _Effects(cst.CSTVisitor):
-        def _target(self, target: cst.BaseExpression, stmt: cst.CSTNode) -> None:
-            if isinstance(target, (cst.Attribute, cst.Subscript)):
-                found.append(_short(stmt))
-            elif isinstance(target, cst.Name) and target.value in outer:
-                found.append(_short(stmt))
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._target(element.value, stmt)
+    def effect(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            return any(
+                isinstance(target, (cst.Attribute, cst.Subscript))
+                or (isinstance(target, cst.Name) and target.value in outer)
+                for target in stored_targets(node)
+            )
+        if isinstance(node, (cst.Global, cst.Nonlocal, cst.Del, cst.Yield)):
+            return True
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        if (scope.qualify(func) or "").split(".")[0] in _LIBRARIES:
+            return False
+        if isinstance(func, cst.Name):
+            return func.value in ("print", "setattr", "delattr", "exec", "open", "input")
+        return isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS
 
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                self._target(target.target, node)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._target(node.target, node)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._target(node.target, node)
-
-        def visit_Global(self, node: cst.Global) -> None:
-            found.append(_short(node))
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            found.append(_short(node))
-
-        def visit_Del(self, node: cst.Del) -> None:
-            found.append(_short(node))
-
-        def visit_Yield(self, node: cst.Yield) -> None:
-            found.append(_short(node))
-
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            qualified = scope.qualify(func) or ""
-            if qualified.split(".")[0] in _LIBRARIES:
-                return
-            if isinstance(func, cst.Name) and func.value in ("print", "setattr", "delattr", "exec", "open", "input"):
-                found.append(_short(node))
-            elif isinstance(func, cst.Attribute) and func.attr.value in _MUTATORS:
-                found.append(_short(node))
-
-    branch.visit(_Effects())
-    return found[0] if found else None
+    found = find_nodes(branch, effect)
+    return _short(found[0]) if found else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.tfnames import Scope, dotted_name
+from retrace_fix.tfnames import Scope, dotted_name, local_bindings
 
 KERAS_MODEL_CLASSES = frozenset(
     {
@@ -160,7 +160,7 @@ class KerasEvidence(cst.CSTVisitor):
             for function in reversed(functions):
                 if name in self.model_names.get(function, ()):
                     return True
-                if _binds(function, name):
+                if name in local_bindings(function):
                     return False
             return name in self.model_names.get(None, ())
         if (
@@ -170,9 +170,3 @@ class KerasEvidence(cst.CSTVisitor):
         ):
             return receiver.attr.value in self.model_attrs
         return False
-
-
-def _binds(function: cst.FunctionDef, name: str) -> bool:
-    from retrace_fix.tfnames import local_bindings
-
-    return name in local_bindings(function)

@@ -127,15 +127,12 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._own_constants import own_constants, rewritten
-from retrace_fix.codemods._call_site_plan import (
-    EDIT,
-    CallSitePlan,
-    Decision,
-    build_plan,
-    module_for,
-    site_edits,
-)
-from retrace_fix.codemods._trace_plan import add_keyword, tf_spelling, traced_functions
+from retrace_fix.codemods._call_site_decision import build_plan
+from retrace_fix.codemods._call_site_edits import site_edits
+from retrace_fix.codemods._call_site_matching import module_for
+from retrace_fix.codemods._call_site_records import EDIT, CallSitePlan, Decision
+from retrace_fix.codemods._tf_function_edits import add_keyword, tf_spelling
+from retrace_fix.codemods._traced_functions import traced_functions
 from retrace_fix.findings import Tier
 from retrace_fix.tfnames import Scope
 from retrace_fix.rules import Rule

@@ -58,10 +58,11 @@ import libcst as cst
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls, literal_value
-from retrace_fix.codemods.range_to_tf_range import _global_names
+from retrace_fix.cst_tree import find_nodes, method_call_on
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
+from retrace_fix.tfnames import binding_sites, global_names
 
 RULE = Rule(
     code="RTF010",
@@ -97,7 +98,7 @@ class CompileInLoopCommand(RetraceCodemod):
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        self._globals = _global_names(tree)
+        self._globals = global_names(tree)
         self._loops: list[cst.CSTNode] = []
         self._ifs: list[int] = []  # for each `if` around the node: how many loops were open at it
         self._edits: dict[int, tuple[str, str, cst.BaseExpression]] = {}  # id(statement) -> (flag, receiver, lr)
@@ -230,59 +231,8 @@ class CompileInLoopCommand(RetraceCodemod):
 
 
 def _trains(loop: cst.CSTNode, receiver: str) -> cst.Call | None:
-    found: list[cst.Call] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            func = node.func
-            if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                    and func.value.value == receiver and func.attr.value in _TRAIN_METHODS):
-                found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-    loop.visit(_V())
+    found = find_nodes(loop, lambda node: method_call_on(node, receiver, _TRAIN_METHODS), skip=(cst.FunctionDef,))
     return found[0] if found else None
-
-
-def _bound_in(loop: cst.CSTNode) -> set[str]:
-    """Names the loop binds (its target, assignments, augmented assignments, ``with ... as``, walrus)."""
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def _target(self, target) -> None:
-            if isinstance(target, cst.Name):
-                names.add(target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._target(element.value)
-            elif isinstance(target, cst.StarredElement):
-                self._target(target.value)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._target(node.target)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._target(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._target(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._target(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            self._target(node.name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            self._target(node.target)
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            self._target(node.target)
-
-    loop.visit(_V())
-    return names
 
 
 def _invariant(expr: cst.BaseExpression, rebound: set[str]) -> bool:
@@ -310,3 +260,10 @@ def _all_names(tree: cst.Module) -> set[str]:
 
     tree.visit(_V())
     return names
+
+
+def _bound_in(loop: cst.CSTNode) -> set[str]:
+    """Names the loop binds (its target, assignments, ``with ... as``, walrus, imports, nested defs), in
+    nested scopes too."""
+    skipped = (cst.Param, cst.Global, cst.Nonlocal)
+    return {name for name, node in binding_sites(loop, nested=True) if not isinstance(node, skipped)}

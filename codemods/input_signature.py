@@ -120,10 +120,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._trace_plan import (
-    add_keyword, call_arg_indent, clauses, code_of, joined, one_line, plans, short_list, tf_spelling,
-)
+from retrace_fix.codemods._finding_text import clauses, joined, one_line, short_list
+from retrace_fix.codemods._tf_function_edits import add_keyword, call_arg_indent, tf_spelling
+from retrace_fix.codemods._traced_defs import TracedDefsCodemod
+from retrace_fix.node_text import code_of
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
@@ -146,7 +146,7 @@ KEYWORD = "input_signature"
 MAX_LINE = 88
 
 
-class InputSignatureCommand(RetraceCodemod):
+class InputSignatureCommand(TracedDefsCodemod):
     RULES = (RULE,)
     ORDER = 20  # before RTF001, which reads the signature it adds
     NEEDS_TRACES = True
@@ -154,30 +154,9 @@ class InputSignatureCommand(RetraceCodemod):
     # ------------------------------------------------------------------ traversal
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._plans = plans(self) if self.settings.traces is not None else {}
         self._edits: dict[cst.CSTNode, cst.BaseExpression] = {}
-        self._wrap_sites: dict[cst.Call, tuple[cst.FunctionDef, TfFunctionSite]] = {}
         self._import_needed: str | None = None
-        for function, site in self.analysis.tf_functions.items():
-            if site.form == "wrap-call" and function in self._plans and site.call is not None:
-                self._wrap_sites[site.call] = (function, site)
-        return True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        super().visit_FunctionDef(node)
-        plan = self._plans.get(node)
-        site = self.tf_site(node)
-        if plan is not None and site is not None and site.form != "wrap-call" and site.decorator is not None:
-            self._handle(node, site, plan, site.decorator)
-        return True
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        entry = self._wrap_sites.get(node)
-        if entry is not None:
-            function, site = entry
-            if not self._def_suppressed(function):
-                self._handle(function, site, self._plans[function], node)
-        return True
+        return super().visit_Module(node)
 
     def leave_Decorator(self, original_node: cst.Decorator, updated_node: cst.Decorator) -> cst.Decorator:
         value = self._edits.get(original_node)
@@ -200,11 +179,7 @@ class InputSignatureCommand(RetraceCodemod):
 
     # ------------------------------------------------------------------ decisions
 
-    def _def_suppressed(self, function: cst.FunctionDef) -> bool:
-        sup = self.analysis.suppressions
-        return bool(sup.by_line) and sup.suppresses(self.analysis.line_of(function.name), self.CODE)
-
-    def _handle(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
         if not plan.retraced or plan.already_signed:
             return  # traced once, or only while callers were traced (nothing at steady state)
         if self.call_sites_converted(plan.function):

@@ -119,13 +119,23 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import child_fields
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
+from retrace_fix.codemods._predict_facts import (
+    PREDICT_METHODS,
+    is_self_attribute,
+    one_output,
+    per_step_methods,
+    predict_calls,
+    quiet,
+    self_attribute_calls,
+    without_keyword,
+)
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
+from retrace_fix.tfnames import local_bindings
 
 RULE = Rule(
     code="RTF002",
@@ -136,9 +146,6 @@ RULE = Rule(
     golden="predict-to-call",
 )
 
-PREDICT_METHODS = ("predict", "predict_on_batch")
-#: Keras calls that pay a per-call setup when made once per step of a Python loop
-PER_STEP_METHODS = (*PREDICT_METHODS, "train_on_batch")
 #: keywords ``Model.predict`` accepts that are meaningless for a direct call
 DROPPABLE_KEYWORDS = frozenset({"verbose"})
 #: keywords only Keras' predict has: their presence identifies the receiver as Keras
@@ -163,14 +170,14 @@ class PredictToCallCommand(RetraceCodemod):
         of a loop of a module that builds a ``Sequential`` or ``Model`` (the unsafe form needs
         the model's constructor): a module needs parsing when it has such a call, or a
         predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
-        in_loop, anywhere = _predict_calls(tree)
+        in_loop, anywhere = predict_calls(tree)
         if in_loop and ("Model" in outline.text or "Sequential" in outline.text):
             return True
-        if _self_attribute_calls(tree) and ("Model" in outline.text or "Sequential" in outline.text):
+        if self_attribute_calls(tree) and ("Model" in outline.text or "Sequential" in outline.text):
             return True  # `self.model.predict(...)` / `train_on_batch` in a method a loop may call
         if not anywhere or not outline.references_tf_function:
             return False
-        return any(_predict_calls(node)[1] for node in outline.tf_function_code())
+        return any(predict_calls(node)[1] for node in outline.tf_function_code())
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)
@@ -209,7 +216,7 @@ class PredictToCallCommand(RetraceCodemod):
         blocker = self._blocker(original_node, method)
         if blocker:
             # `batch_size=` only splits the input: the direct call computes the same rows
-            verifiable = self._blocker(_without_keyword(original_node, "batch_size"), method) is None
+            verifiable = self._blocker(without_keyword(original_node, "batch_size"), method) is None
             if self.report(
                 original_node,
                 f"`{method}` inside a tf.function fails at trace time; {blocker}, so call the "
@@ -281,24 +288,7 @@ class PredictToCallCommand(RetraceCodemod):
         self._loops_stack()[-1].pop()
         return updated_node
 
-    def visit_For(self, node: cst.For) -> None:
-        self._enter_loop(node)
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter_loop(node)
-
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._enter_loop(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._enter_loop(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._enter_loop(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._enter_loop(node)
-
+    visit_For = visit_While = visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = _enter_loop
     leave_For = leave_While = leave_ListComp = leave_GeneratorExp = leave_SetComp = leave_DictComp = _leave_loop
 
     def _in_loop_body(self, node: cst.CSTNode) -> bool:
@@ -332,7 +322,7 @@ class PredictToCallCommand(RetraceCodemod):
         receiver = func.value
         if isinstance(receiver, cst.Name):
             model_kind = self._single_output_model(receiver.value)
-        elif _is_self_attribute(receiver):
+        elif is_self_attribute(receiver):
             model_kind = self._single_output_attribute(receiver.attr.value)  # type: ignore[attr-defined]
         else:
             return updated_node
@@ -342,7 +332,7 @@ class PredictToCallCommand(RetraceCodemod):
         if where is None:
             return updated_node
         method = func.attr.value
-        if method == "predict" and not _quiet(original_node):
+        if method == "predict" and not quiet(original_node):
             self.report(
                 original_node,
                 f"Keras `{method}` on one batch {where} pays its per-call setup every iteration; "
@@ -380,7 +370,7 @@ class PredictToCallCommand(RetraceCodemod):
         if isinstance(receiver, cst.Name):
             is_keras = self.keras.receiver_is_model(receiver, self._function_stack, self.scope, False)
         else:
-            is_keras = _is_self_attribute(receiver) and receiver.attr.value in self.keras.model_attrs  # type: ignore[attr-defined]
+            is_keras = is_self_attribute(receiver) and receiver.attr.value in self.keras.model_attrs  # type: ignore[attr-defined]
         if not is_keras:
             return
         where = self._per_step_place(node)
@@ -400,7 +390,7 @@ class PredictToCallCommand(RetraceCodemod):
         if attr not in self.keras.model_attrs:
             return None
         values = [value for _fn, targets, value in self.keras._pending
-                  if any(_is_self_attribute(t) and t.attr.value == attr for t in targets)]  # type: ignore[attr-defined]
+                  if any(is_self_attribute(t) and t.attr.value == attr for t in targets)]  # type: ignore[attr-defined]
         if not values:
             return None
         return "model" if self._single_output_builds(values) else None
@@ -409,7 +399,7 @@ class PredictToCallCommand(RetraceCodemod):
         """"model" when every binding of ``name`` visible here builds a single-output Keras model."""
         owner = None
         for function in reversed(self._function_stack):
-            if name in _function_bindings(function):
+            if name in local_bindings(function):
                 owner = function
                 break
         values = [value for fn, targets, value in self.keras._pending if fn is owner
@@ -430,7 +420,7 @@ class PredictToCallCommand(RetraceCodemod):
             qualified = self.scope.qualify(value.func)
             if qualified in ("keras.Sequential", "keras.models.Sequential"):
                 continue
-            if qualified in ("keras.Model", "keras.models.Model") and _one_output(value, self.keras):
+            if qualified in ("keras.Model", "keras.models.Model") and one_output(value, self.keras):
                 continue
             return False
         return True
@@ -497,158 +487,3 @@ class PredictToCallCommand(RetraceCodemod):
             comma=cst.MaybeSentinel.DEFAULT if x_is_last else last.comma,
         )
         return node.with_changes(func=receiver, args=[first, training])
-
-
-#: the fields of a loop whose code runs once per iteration (as ``_in_loop_body`` reads them;
-#: a ``while`` loop's test too); None: every field
-_LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
-    ast.For: ("body",), ast.AsyncFor: ("body",), ast.While: None,
-    ast.ListComp: ("elt",), ast.SetComp: ("elt",), ast.GeneratorExp: ("elt",), ast.DictComp: ("key", "value"),
-}
-
-
-def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
-    """(a predict call on a bare name in the body of a loop or comprehension, any predict call)
-    in ``root``."""
-    anywhere = False
-    stack: list[tuple[ast.AST, bool]] = [(root, False)]
-    while stack:
-        node, in_loop = stack.pop()
-        kind = type(node)
-        if kind is ast.Call:
-            func = node.func
-            if type(func) is ast.Attribute and func.attr in PREDICT_METHODS:
-                if in_loop and type(func.value) is ast.Name:
-                    return True, True
-                anywhere = True
-        bodies = _LOOP_BODIES.get(kind, ())
-        for name in child_fields(kind):
-            value = getattr(node, name, None)
-            flag = in_loop or bodies is None or name in bodies
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, flag))
-    return False, anywhere
-
-
-def _self_attribute_calls(root: ast.AST) -> bool:
-    """Is there a ``self.<attr>.predict(...)`` / ``.train_on_batch(...)`` call in ``root``?"""
-    for node in ast.walk(root):
-        if type(node) is ast.Call:
-            func = node.func
-            if (
-                type(func) is ast.Attribute
-                and func.attr in PER_STEP_METHODS
-                and type(func.value) is ast.Attribute
-                and type(func.value.value) is ast.Name
-                and func.value.value.id == "self"
-            ):
-                return True
-    return False
-
-
-def _is_self_attribute(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
-
-
-class _StepCalls(cst.CSTVisitor):
-    """The method names called in the body of a Python loop (``agent.act(s)``), and the
-    ``self.<method>()`` calls each method makes."""
-
-    def __init__(self) -> None:
-        self.in_loops: set[str] = set()
-        self.self_calls: dict[str, set[str]] = {}
-        self._frames: list[tuple[str | None, int]] = [(None, 0)]
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._frames.append((node.name.value, 0))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._frames.pop()
-
-    def _looped(self, *parts: cst.CSTNode | None) -> None:
-        name, depth = self._frames[-1]
-        self._frames[-1] = (name, depth + 1)
-        for part in parts:
-            if part is not None:
-                part.visit(self)
-        self._frames[-1] = (name, depth)
-
-    def visit_For(self, node: cst.For) -> bool:
-        node.target.visit(self)
-        node.iter.visit(self)
-        self._looped(node.body)
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_While(self, node: cst.While) -> bool:
-        self._looped(node.test, node.body)
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not isinstance(func, cst.Attribute):
-            return
-        name, depth = self._frames[-1]
-        if depth:
-            self.in_loops.add(func.attr.value)
-        if name is not None and isinstance(func.value, cst.Name) and func.value.value == "self":
-            self.self_calls.setdefault(name, set()).add(func.attr.value)
-
-
-def per_step_methods(module: cst.Module) -> frozenset[str]:
-    """Names of the methods a Python loop of ``module`` calls every step: called as
-    ``obj.<name>(...)`` in a loop body, or as ``self.<name>()`` from such a method."""
-    calls = _StepCalls()
-    module.visit(calls)
-    found = set(calls.in_loops)
-    todo = list(found)
-    while todo:
-        for callee in calls.self_calls.get(todo.pop(), ()):
-            if callee not in found:
-                found.add(callee)
-                todo.append(callee)
-    return frozenset(found)
-
-
-def _function_bindings(function: cst.FunctionDef) -> dict:
-    from retrace_fix.tfnames import local_bindings
-
-    return local_bindings(function)
-
-
-def _without_keyword(call: cst.Call, keyword: str) -> cst.Call:
-    return call.with_changes(args=[a for a in call.args if a.keyword is None or a.keyword.value != keyword])
-
-
-def _quiet(call: cst.Call) -> bool:
-    """``verbose=0`` / ``verbose=False``: ``predict`` prints nothing a direct call would drop."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "verbose":
-            value = arg.value
-            return (isinstance(value, cst.Integer) and value.evaluated_value == 0) or (
-                isinstance(value, cst.Name) and value.value == "False"
-            )
-    return False
-
-
-def _one_output(call: cst.Call, evidence: KerasEvidence) -> bool:
-    """``keras.Model(inputs, outputs)`` with ``outputs`` a single tensor expression."""
-    outputs = None
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "outputs":
-            outputs = arg.value
-    if outputs is None and len(positional) >= 2:
-        outputs = positional[1].value
-    if outputs is None:
-        return False
-    if isinstance(outputs, cst.Name):
-        # every assignment of that name (any scope) must be a single tensor expression
-        values = [value for _owner, targets, value in evidence._pending
-                  if any(isinstance(t, cst.Name) and t.value == outputs.value for t in targets)]
-        return bool(values) and all(isinstance(v, (cst.Call, cst.Attribute, cst.Subscript)) for v in values)
-    return isinstance(outputs, (cst.Call, cst.Attribute, cst.Subscript))

@@ -103,10 +103,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._trace_plan import (
-    MAX_MESSAGE, add_keyword, clauses, joined, one_line, plans, short_list, site_keywords,
-)
+from retrace_fix.codemods._finding_text import MAX_MESSAGE, clauses, joined, one_line, short_list
+from retrace_fix.codemods._source_info import site_keywords
+from retrace_fix.codemods._tf_function_edits import add_keyword
+from retrace_fix.codemods._traced_defs import TracedDefsCodemod
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
@@ -125,7 +125,7 @@ OLD_KEYWORD = "experimental_relax_shapes"
 NEW_KEYWORD = "reduce_retracing"
 
 
-class ReduceRetracingCommand(RetraceCodemod):
+class ReduceRetracingCommand(TracedDefsCodemod):
     RULES = (RULE,)
     ORDER = 40  # after RTF003: it adds reduce_retracing only where no signature fits
     TRIGGERS = (OLD_KEYWORD.encode(),)
@@ -134,32 +134,10 @@ class ReduceRetracingCommand(RetraceCodemod):
     # ------------------------------------------------------------------ trace-driven
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._plans = plans(self) if self.settings.traces is not None else {}
         self._edits: set[cst.CSTNode] = set()
-        self._wrap_sites: dict[cst.Call, tuple[cst.FunctionDef, TfFunctionSite]] = {}
-        for function, site in self.analysis.tf_functions.items():
-            if site.form == "wrap-call" and function in self._plans and site.call is not None:
-                self._wrap_sites[site.call] = (function, site)
-        return True
+        return super().visit_Module(node)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        super().visit_FunctionDef(node)
-        plan = self._plans.get(node)
-        site = self.tf_site(node)
-        if plan is not None and site is not None and site.form != "wrap-call" and site.decorator is not None:
-            self._handle_traces(node, site, plan, site.decorator)
-        return True
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        entry = self._wrap_sites.get(node)
-        if entry is not None:
-            function, site = entry
-            sup = self.analysis.suppressions
-            if not (sup.by_line and sup.suppresses(self.analysis.line_of(function.name), self.CODE)):
-                self._handle_traces(function, site, self._plans[function], node)
-        return True
-
-    def _handle_traces(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
         converted = self.call_sites_converted(plan.function)
         if converted is not None:  # RTF005 passes tensors at the call sites: relax the converted traces
             self._after_call_sites(function, site, converted, anchor)

@@ -3,10 +3,16 @@
 * :func:`parent_map` - each node's parent, keyed by ``id(node)`` (LibCST nodes hold
   no parent link; metadata's ``ParentNodeProvider`` needs a wrapper and a copy);
 * :func:`target_names` - the plain names an assignment or loop target binds
-  (``a``, ``a, (b, *c)``); attributes and subscripts bind no name.
+  (``a``, ``a, (b, *c)``); attributes and subscripts bind no name;
+* :func:`node_ids` - the ids of a node and every node under it;
+* :func:`find_nodes` - the nodes under a node that match a test, in source order;
+* :func:`method_call_on` - is a node ``name.method(...)`` for one of some methods;
+* :func:`stored_targets` - what an assignment stores to (``a``, ``b.c``, ``d[0]``).
 """
 
 from __future__ import annotations
+
+from typing import Callable, Collection
 
 import libcst as cst
 
@@ -41,3 +47,63 @@ def target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return []
+
+
+def node_ids(node: cst.CSTNode | None) -> set[int]:
+    """``{id(n)}`` of ``node`` and every node under it (empty for None)."""
+    found: set[int] = set()
+    if node is None:
+        return found
+
+    class _V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            found.add(id(n))
+            return True
+
+    node.visit(_V())
+    return found
+
+
+def find_nodes(root: cst.CSTNode, match: Callable[[cst.CSTNode], bool], skip: tuple[type, ...] = ()) -> list:
+    """Every node under ``root`` (``root`` included) for which ``match`` is true, in source order;
+    a node of a type in ``skip`` (other than ``root``) is neither tested nor entered."""
+    found: list = []
+
+    class _V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if skip and node is not root and isinstance(node, skip):
+                return False
+            if match(node):
+                found.append(node)
+            return True
+
+    root.visit(_V())
+    return found
+
+
+def method_call_on(node: cst.CSTNode, name: str, methods: Collection[str]) -> bool:
+    """Is ``node`` a call ``name.m(...)`` with ``m`` in ``methods``?"""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+            and func.value.value == name and func.attr.value in methods)
+
+
+def stored_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What an ``Assign``, ``AssignTarget``, ``AugAssign`` or ``AnnAssign`` stores to, tuples and lists
+    taken apart (``a, (b.c, *d[0]) = ...`` → ``a``, ``b.c``, ``d[0]``); nothing for other nodes."""
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+        targets = [node.target]
+    else:
+        return []
+    out: list[cst.BaseExpression] = []
+    while targets:
+        target = targets.pop(0)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            targets[:0] = [element.value for element in target.elements]
+        else:
+            out.append(target)
+    return out

@@ -626,7 +626,7 @@ def _transform_text(
     # one problem, one finding: drop call-site diagnostics another selected code already covers
     findings = drop_duplicates(findings, suppressed, DEFERS_TO)
     if has_traces:  # which recorded functions this file's defs matched (unmatched ones are reported)
-        from retrace_fix.codemods._trace_plan import matched_keys
+        from retrace_fix.codemods._traced_functions import matched_keys
 
         hits = matched_keys(context.scratch)
         if hits is None and any(cls.NEEDS_TRACES for cls in codemods):
@@ -857,7 +857,7 @@ def _traces_mention(traces: Any, relpath: str) -> bool:
 
 
 def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions:
-    """``options`` with RTF005's plan of every project root of ``jobs`` (:mod:`retrace_fix.codemods._call_site_plan`).
+    """``options`` with RTF005's plan of every project root of ``jobs`` (:mod:`retrace_fix.codemods._call_site_decision`).
 
     RTF005 rewrites every recorded call site of a function or none, and those sites may be in any
     module: that is decided here, once, from the files of the run that define a candidate function
@@ -866,7 +866,7 @@ def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions
     """
     if not options.wants_call_site_plans:
         return options
-    from retrace_fix.codemods._call_site_plan import build_plan, wants_files
+    from retrace_fix.codemods._call_site_decision import build_plan, wants_files
 
     by_root: dict[str, dict[str, FileJob]] = {}
     for job in jobs:

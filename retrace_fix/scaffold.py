@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._diagnostics import DiagnosticsCodemod
+from retrace_fix.codemods._report_only import ReportOnlyCodemod
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
@@ -78,7 +78,7 @@ RULE = Rule(
 )
 
 
-class {cls}(DiagnosticsCodemod):
+class {cls}(ReportOnlyCodemod):
     RULES = (RULE,)
     ORDER = {order}
     TRIGGERS = (b"function",)  # files without any of these bytes are never parsed

@@ -16,12 +16,19 @@ The table maps a bound name to the dotted name it stands for::
 :func:`canonical` folds the many spellings of the same API together
 (``tensorflow.keras.X`` / ``tf_keras.X`` / ``keras.X`` → ``keras.X``,
 ``tensorflow.compat.v2.function`` → ``tensorflow.function``).
+
+It is also the one home of "who binds what": :func:`binding_sites` walks a scope and
+names every binding with the node that makes it; :func:`local_bindings`,
+:func:`bound_names`, :func:`statement_binds`, :func:`times_bound` and
+:func:`global_names` are the questions the codemods ask of it.  Its counterpart, "who
+reads what": :func:`mentions`, :func:`names_in` and :func:`loads_of`.
 """
 
 from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import libcst as cst
 
@@ -189,36 +196,137 @@ def _bind_import(node: cst.Import | cst.ImportFrom, out: dict[str, str | None]) 
             out[bound.value] = f"{module}.{name}"
 
 
-def _scope_bindings(roots: list, imports: dict[str, str | None], values: set[str]) -> None:
-    """Names bound directly in one scope, starting from ``roots`` (nested defs, classes and
-    lambdas are not entered; their names are bindings of this scope)."""
+def binding_sites(scope, nested: bool = False) -> Iterator[tuple[str, cst.CSTNode]]:
+    """Every name bound in ``scope``, with the node that binds it, in source order.
+
+    ``scope`` is a function or lambda (its parameters and body), a class (its body), or any
+    other node or list of nodes (a module, a statement, a block).  The binding node is an
+    ``Assign`` (once per name per target), ``AnnAssign``, ``AugAssign``, ``For``, ``NamedExpr``,
+    the ``AsName`` of ``with``/``except``, the ``Import``/``ImportFrom`` statement
+    (``import a.b`` binds ``a``), a ``Param``, a ``FunctionDef``/``ClassDef`` (its name), or a
+    ``Global``/``Nonlocal`` (each name it declares: a declaration, not a binding).
+    Comprehension targets bind nothing outside the comprehension.  A def, class or lambda
+    inside ``scope`` is a scope of its own: its body is walked only when ``nested`` is true.
+    """
+    if isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+        roots = [scope.params, scope.body]
+    elif isinstance(scope, cst.ClassDef):
+        roots = [scope.body]
+    elif isinstance(scope, (list, tuple)):
+        roots = list(scope)
+    else:
+        roots = [scope]
     stack = list(reversed(roots))
+    actions = _ACTIONS
     while stack:
         node = stack.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.ClassDef:
-            values.add(node.name.value)
+        action = actions.get(type(node))
+        if action is None:
+            push_children(node, stack)
+        elif action == _TARGET:
+            for name in target_names(node.target):
+                yield name, node
+            push_children(node, stack)
+        elif action == _LEAF:
             continue
-        if kind is cst.Lambda:
-            continue
-        if kind is cst.Import or kind is cst.ImportFrom:
-            _bind_import(node, imports)
-        elif kind in _TARGET_KINDS:
-            values.update(target_names(node.target))
-        elif kind is cst.AsName:  # with ... as x / except E as x / import aliases
-            values.update(target_names(node.name))
-        elif kind is cst.Param:
-            values.add(node.name.value)
-        elif kind is cst.Global:
+        elif action == _ASSIGN:
+            for target in node.targets:
+                for name in target_names(target.target):
+                    yield name, node
+            push_children(node, stack)
+        elif action == _SCOPE:  # a def or class binds its name here
+            if type(node) is not cst.Lambda:
+                yield node.name.value, node
+            if nested:
+                push_children(node, stack)
+        elif action == _PARAM:
+            yield node.name.value, node
+            push_children(node, stack)
+        elif action == _IMPORT:
+            for name in _imported_names(node):
+                yield name, node
+        elif action == _AS_NAME:  # with ... as x / except E as x (imports are handled above)
+            for name in target_names(node.name):
+                yield name, node
+        else:  # global / nonlocal
             for item in node.names:
-                values.discard(item.name.value)
-        elif kind in _LEAVES:
-            continue
-        push_children(node, stack)
+                yield item.name.value, node
 
 
-_TARGET_KINDS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr})
-_LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis})
+_SCOPE, _IMPORT, _ASSIGN, _TARGET, _AS_NAME, _PARAM, _DECLARED, _LEAF = range(8)
+#: what binding_sites does with a node, by type (other types: walk their children)
+_ACTIONS = {
+    cst.FunctionDef: _SCOPE, cst.ClassDef: _SCOPE, cst.Lambda: _SCOPE,
+    cst.Import: _IMPORT, cst.ImportFrom: _IMPORT,
+    cst.Assign: _ASSIGN,
+    cst.AnnAssign: _TARGET, cst.AugAssign: _TARGET, cst.For: _TARGET, cst.NamedExpr: _TARGET,
+    cst.AsName: _AS_NAME,
+    cst.Param: _PARAM,
+    cst.Global: _DECLARED, cst.Nonlocal: _DECLARED,
+    cst.Name: _LEAF, cst.Integer: _LEAF, cst.Float: _LEAF, cst.Imaginary: _LEAF, cst.SimpleString: _LEAF,
+    cst.Ellipsis: _LEAF,
+}
+
+_DECLARATIONS = (cst.Global, cst.Nonlocal)
+#: bindings that take effect on every pass of a loop or read the old value: never "bound once"
+_REBINDINGS = (cst.AugAssign, cst.For)
+
+
+def _imported_names(node: cst.Import | cst.ImportFrom) -> list[str]:
+    if isinstance(node.names, cst.ImportStar):
+        return []
+    names = []
+    for alias in node.names:
+        bound = alias.asname.name if alias.asname is not None else alias.name
+        while isinstance(bound, cst.Attribute):  # import a.b binds a
+            bound = bound.value
+        if isinstance(bound, cst.Name):
+            names.append(bound.value)
+    return names
+
+
+def bound_names(scope, nested: bool = False) -> set[str]:
+    """The names :func:`binding_sites` finds bound in ``scope`` (declarations left out)."""
+    return {name for name, node in binding_sites(scope, nested) if not isinstance(node, _DECLARATIONS)}
+
+
+def statement_binds(statement: cst.CSTNode) -> set[str]:
+    """The names a statement binds in the scope that holds it (a def or class: its name)."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return {statement.name.value}
+    return bound_names(statement)
+
+
+def times_bound(function: cst.FunctionDef, name: str) -> int:
+    """How often ``function`` binds ``name`` in its own scope, parameters included; a binding
+    that repeats or reads the old value (``for name in``, ``name += 1``) counts twice, so that
+    1 means "bound once"."""
+    return sum(
+        2 if isinstance(node, _REBINDINGS) else 1
+        for bound, node in binding_sites(function)
+        if bound == name and not isinstance(node, _DECLARATIONS)
+    )
+
+
+def global_names(module: cst.Module) -> set[str]:
+    """Names some function of ``module`` declares ``global`` (and may rebind)."""
+    return {name for name, node in binding_sites(module, nested=True) if isinstance(node, cst.Global)}
+
+
+def _scope_bindings(roots: list, imports: dict[str, str | None], values: set[str]) -> None:
+    """Names bound directly in one scope, starting from ``roots``: imports into ``imports``
+    (name -> what it imports), the rest into ``values``."""
+    seen: set[int] = set()
+    for name, node in binding_sites(roots):
+        kind = type(node)
+        if kind is cst.Import or kind is cst.ImportFrom:
+            if id(node) not in seen:
+                seen.add(id(node))
+                _bind_import(node, imports)
+        elif kind is cst.Global:
+            values.discard(name)
+        elif kind is not cst.Nonlocal:
+            values.add(name)
 
 
 def _collect_bindings(body, aliases: dict[str, str | None], rebound: set[str]) -> None:
@@ -262,19 +370,57 @@ def _cached_local_bindings(node: cst.FunctionDef | cst.Lambda) -> dict[str, str 
 
 def mentions(expr: cst.CSTNode, name: str) -> bool:
     """Does ``expr`` read the name ``name`` (not as an attribute: ``x.name`` reads only ``x``)?"""
-    found = []
+    return name in names_in(expr)
+
+
+def names_in(expr: cst.CSTNode) -> list[str]:
+    """The plain names in ``expr``, in source order, attribute names left out (``x.name`` has only
+    ``x``); the keyword of a keyword argument is a name here too."""
+    found: list[str] = []
 
     class _Names(cst.CSTVisitor):
         def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
+            found.append(node.value)
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
             node.value.visit(self)
             return False
 
     expr.visit(_Names())
-    return bool(found)
+    return found
+
+
+def loads_of(function: cst.FunctionDef, name: str) -> list[cst.Name]:
+    """Every read of local ``name`` in ``function`` (nested scopes that rebind it skipped)."""
+    found: list[cst.Name] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function or name not in local_bindings(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return name not in local_bindings(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return not isinstance(node.target, cst.Name)  # `a[batch] = ...` reads it
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)
+            return False
+
+        def visit_Param(self, node: cst.Param) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+    function.body.visit(_V())
+    return found
 
 
 def named_params(params: cst.Parameters, keyword_only: bool = True) -> list[cst.Param]:

@@ -166,6 +166,18 @@ def test_commands_do_not_import_each_other():
     assert crossing == []
 
 
+def test_public_codemod_modules_do_not_import_each_other():
+    """Each rule's module (a public module of codemods/, as ``retrace_fix.codemods`` discovers them)
+    stands alone; what two rules share lives in a private ``_`` module."""
+    public = {
+        name for name in MODULES
+        if name.startswith("retrace_fix.codemods.") and not name.rpartition(".")[2].startswith("_")
+    }
+    assert len(public) >= 10, sorted(public)
+    crossing = [(name, target) for name in sorted(public) for target in sorted(graph()[name] & public)]
+    assert crossing == []
+
+
 def test_the_rewriter_never_imports_tensorflow():
     for name, path in MODULES.items():
         if layer_of(name) > layer_of("retrace_fix.engine") or name.startswith("retrace_fix.traces"):

@@ -6,7 +6,8 @@ import libcst as cst
 import pytest
 
 from retrace_fix.analysis import qualnames
-from retrace_fix.codemods._trace_plan import body_facts, literal_default, param_infos
+from retrace_fix.codemods._body_facts import body_facts
+from retrace_fix.codemods._traced_functions import literal_default, param_infos
 from retrace_fix.tfnames import ImportTable, Scope
 from retrace_fix.traces.generalize import (
     NO_LITERAL,

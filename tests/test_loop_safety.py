@@ -11,7 +11,9 @@ import textwrap
 import libcst as cst
 import pytest
 
-from retrace_fix.codemods._loop_safety import Blocker, loop_blockers, param_blockers, range_call
+from retrace_fix.codemods._loop_safety import Blocker, loop_blockers
+from retrace_fix.codemods._param_safety import param_blockers
+from retrace_fix.codemods._tf_values import range_call
 from retrace_fix.tfnames import ImportTable, Scope
 
 HEADER = "import tensorflow as tf\nimport numpy as np\nimport random\nimport logging\n\n"
@@ -246,6 +248,29 @@ HAZARDS = {
 def test_each_hazard_is_a_blocker_naming_the_code(body: str, expected: str):
     found = reasons(body)
     assert any(expected in r for r in found), found
+
+
+#: statements that block by their kind alone, each with the whole reason it gives
+STATEMENT_KINDS = {
+    "continue": ("continue", "`continue` skips part of the body: a graph loop needs it as a loop-carried flag"),
+    "return": ("return x", "`return x` returns from inside the loop"),
+    "yield": ("yield x", "`yield` inside the loop"),
+    "raise": ("raise ValueError(n)", "`raise ValueError(n)` raises from inside the loop"),
+    "try": ("try:\n    x = x + 1.0\nexcept ValueError:\n    pass",
+            "`try` inside the loop: exceptions cannot cross a graph loop"),
+    "with": ("with tf.name_scope('s'):\n    x = x + 1.0", "`with tf.name_scope('s')` enters a context manager inside the loop"),
+    "global": ("global g", "`global` inside the loop body"),
+    "del": ("del x", "`del x` deletes a name inside the loop"),
+    "import": ("import os", "an import inside the loop body"),
+    "import-from": ("from os import path", "an import inside the loop body"),
+    "while": ("while x > 0:\n    x = x - 1.0", "`while x > 0` is a nested while loop"),
+}
+
+
+@pytest.mark.parametrize("statement, reason", STATEMENT_KINDS.values(), ids=STATEMENT_KINDS.keys())
+def test_a_statement_that_blocks_by_its_kind_says_so_in_full(statement: str, reason: str):
+    body = "for i in range(n):\n" + textwrap.indent(statement, "    ") + "\nreturn x\n"
+    assert reason in reasons(body)
 
 
 def test_blockers_carry_the_offending_node():

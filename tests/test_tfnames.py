@@ -8,7 +8,16 @@ import libcst as cst
 import pytest
 
 from retrace_fix.analysis import ModuleAnalysis
-from retrace_fix.tfnames import ImportTable, Scope, canonical
+from retrace_fix.tfnames import (
+    ImportTable,
+    Scope,
+    binding_sites,
+    bound_names,
+    canonical,
+    global_names,
+    statement_binds,
+    times_bound,
+)
 
 
 def _scope(src: str) -> Scope:
@@ -113,3 +122,56 @@ def test_tf_function_sites_in_every_spelling():
         "d": ("wrap-call", None),
         "_step": ("wrap-call", "M"),
     }
+
+
+_BINDER = textwrap.dedent("""\
+    def f(a, *rest, k=1, **kw):
+        import numpy as np, os.path
+        from . import near as far
+        b = c, *d = make()
+        e: int = 0
+        a += 1
+        for (g, h) in pairs:
+            with open(g) as i, lock:
+                if (j := h):
+                    pass
+        try:
+            pass
+        except ValueError as err:
+            pass
+        global G
+        [m for m in rest]
+        square = lambda n: n * n
+
+        def inner(p):
+            q = p
+
+        class K:
+            r = 1
+""")
+
+
+def test_binding_sites_name_each_binding_once_with_its_node():
+    function = cst.parse_module(_BINDER).body[0]
+    sites = [(name, type(node).__name__) for name, node in binding_sites(function)]
+    assert sites == [
+        ("a", "Param"), ("rest", "Param"), ("k", "Param"), ("kw", "Param"),
+        ("np", "Import"), ("os", "Import"), ("far", "ImportFrom"),
+        ("b", "Assign"), ("c", "Assign"), ("d", "Assign"), ("e", "AnnAssign"), ("a", "AugAssign"),
+        ("g", "For"), ("h", "For"), ("i", "AsName"), ("j", "NamedExpr"), ("err", "AsName"),
+        ("G", "Global"), ("square", "Assign"), ("inner", "FunctionDef"), ("K", "ClassDef"),
+    ]
+    # comprehension targets (m), lambda parameters (n) and nested scopes' names (p, q, r) are not f's
+    assert {"p", "q", "r"} <= bound_names(function.body, nested=True) - bound_names(function)
+    assert "G" not in bound_names(function) and "m" not in bound_names(function, nested=True)
+
+
+def test_times_bound_counts_loop_and_augmented_bindings_twice():
+    function = cst.parse_module(_BINDER).body[0]
+    assert [times_bound(function, n) for n in ("a", "b", "g", "inner", "q", "G", "missing")] == [3, 1, 2, 1, 0, 0, 0]
+
+
+def test_statement_binds_and_global_names():
+    module = cst.parse_module(_BINDER + "import a.b\nx = y = 1\nfor z in w:\n    v = z\n")
+    assert [statement_binds(s) for s in module.body] == [{"f"}, {"a"}, {"x", "y"}, {"z", "v"}]
+    assert global_names(module) == {"G"}

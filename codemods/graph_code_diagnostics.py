@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._callsites import CachedScope, py_function_targets as _py_function_targets
-from retrace_fix.codemods._trace_plan import CLOCKS as _CLOCKS, traced_dims, traced_functions
-from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
-from retrace_fix.codemods.static_to_dynamic_shape import static_read
-from retrace_fix.findings import Tier
+from retrace_fix.codemods._callsites import py_function_targets as _py_function_targets
+from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
+from retrace_fix.codemods._static_shapes import static_read
+from retrace_fix.codemods._trace_time_draws import CLOCKS as _CLOCKS
+from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
 from retrace_fix.node_text import short_code
-from retrace_fix.rules import Rule
 from retrace_fix.tfnames import dotted_name, named_params
 
 
@@ -111,45 +110,28 @@ Python ``if`` becomes ``tf.cond``), so the rewrite is left to you.
 """,
 )
 
-RULES = (
-    Rule(
-        code="RTF102",
-        name="python-side-effect",
-        tier=Tier.DIAGNOSTIC,
-        summary="time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time",
-        doc=RTF102_DOC,
-        golden="graph-code-diagnostics",
-    ),
-    Rule(
-        code="RTF106",
-        name="static-shape-blocks-fix",
-        tier=Tier.DIAGNOSTIC,
-        summary="x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
-        doc=RTF106_DOC,
-        golden="graph-code-diagnostics",
-        # RTF008 rewrites the read to tf.shape(x)[k] where a tensor is accepted and traces show it varying
-        defers_to=("RTF008",),
-    ),
+RULES = report_only_rules(
+    "graph-code-diagnostics",
+    ("RTF102", "python-side-effect",
+     "time.time()/datetime.now()/random/np.random inside a tf.function run once, at trace time", RTF102_DOC),
+    # RTF008 rewrites the read to tf.shape(x)[k] where a tensor is accepted and traces show it varying
+    ("RTF106", "static-shape-blocks-fix",
+     "x.shape[0]/range(len(x)) where reduce_retracing or input_signature make the dimension None",
+     RTF106_DOC, ("RTF008",)),
 )
 
 _RELAX_KEYWORDS = ("reduce_retracing", "experimental_relax_shapes")
 
 
-class GraphDiagnosticsCommand(DiagnosticsCodemod):
+class GraphDiagnosticsCommand(TfFunctionDiagnostics):
     RULES = RULES
     ORDER = 100
     NAME = "graph-code-diagnostics"
     SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
-    TRIGGERS = (b"function",)
-    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if not self.analysis.tf_functions:
-            return tree
-        self.scope = CachedScope(self.analysis.table, self.context.scratch)
+    def diagnose_module(self, tree: cst.Module) -> None:
         self._py_function_targets = _py_function_targets(tree, self.scope)
         tree.visit(_ReadOnly(self))
-        return tree
 
 
 class _ReadOnly(cst.CSTVisitor):
@@ -300,7 +282,10 @@ class _ReadOnly(cst.CSTVisitor):
         function = self.c.current_function
         if read is None or function is None:
             return ()
-        text = f"{read[0]}.shape[{short_code(read[1])}]"
+        return self._counted_read(function, f"{read[0]}.shape[{short_code(read[1])}]")
+
+    def _counted_read(self, function: cst.FunctionDef, text: str) -> tuple:
+        """``(("static-shape-read", function, "text#n"),)``: the ``n``-th read of ``text`` in ``function``."""
         key = (id(function), text)
         self.read_counts[key] = self.read_counts.get(key, 0) + 1
         return (("static-shape-read", self.c.qualname(function), f"{text}#{self.read_counts[key]}"),)
@@ -347,13 +332,11 @@ class _ReadOnly(cst.CSTVisitor):
             return
         if self._none_guarded(node):
             return
-        self.c.report(
-            node,
-            f"`{short_code(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
-            f"use `tf.shape({holder})[{short_code(index)}]`",
-            code="RTF106",
-            subjects=subjects,
-        )
+        self._rtf106(node, f"`{short_code(node)}` is `None` here ({self._why(relaxed, holder, [k])}); "
+                           f"use `tf.shape({holder})[{short_code(index)}]`", subjects)
+
+    def _rtf106(self, node: cst.CSTNode, message: str, subjects: tuple = ()) -> None:
+        self.c.report(node, message, code="RTF106", subjects=subjects)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         # `x.shape[0] is None` guards: remember them so the read inside is not reported
@@ -378,22 +361,14 @@ class _ReadOnly(cst.CSTVisitor):
         inner = node.value
         if isinstance(inner, cst.Attribute) and inner.attr.value == "shape" and isinstance(inner.value, cst.Name):
             function = self.c.current_function
-            key = (id(function), f"{inner.value.value}.shape.as_list()")
-            self.read_counts[key] = self.read_counts.get(key, 0) + 1
-            subjects = () if function is None else (
-                ("static-shape-read", self.c.qualname(function), f"{key[1]}#{self.read_counts[key]}"),
-            )
+            text = f"{inner.value.value}.shape.as_list()"
+            subjects = () if function is None else self._counted_read(function, text)
             found = self._dims_for(inner.value.value)
             if found is None:
                 return
             dims, relaxed = found
-            self.c.report(
-                node,
-                f"`{short_code(inner)}.as_list()` holds `None` here ({self._why(relaxed, inner.value.value)}); "
-                f"use `tf.shape({inner.value.value})`",
-                code="RTF106",
-                subjects=subjects,
-            )
+            self._rtf106(node, f"`{short_code(inner)}.as_list()` holds `None` here "
+                               f"({self._why(relaxed, inner.value.value)}); use `tf.shape({inner.value.value})`", subjects)
 
     def leave_Call(self, original_node: cst.Call) -> None:
         # len(x) where a Python int is needed: range(len(x)), np.zeros(len(x))
@@ -418,12 +393,9 @@ class _ReadOnly(cst.CSTVisitor):
         else:
             effect = f"`{needed_by.replace('numpy.', 'np.')}` of it fails with a TypeError"
             remedy = f"use the TF op with `{size}`"
-        self.c.report(
-            original_node,
-            f"`{short_code(original_node)}` is a tensor, not a Python int, once dimension 0 is `None` "
-            f"({self._why(relaxed, arg.value, [0])}): {effect}; {remedy}, or keep the dimension static",
-            code="RTF106",
-        )
+        self._rtf106(original_node, f"`{short_code(original_node)}` is a tensor, not a Python int, once dimension 0 "
+                                    f"is `None` ({self._why(relaxed, arg.value, [0])}): {effect}; {remedy}, or keep the "
+                                    "dimension static")
 
 
 class _Relaxed:

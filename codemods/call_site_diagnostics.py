@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, TfCallable, literal_value
+from retrace_fix.codemods._callsites import CallSite, ModuleCalls, TfCallable
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
-from retrace_fix.codemods._diagnostics import DiagnosticsCodemod, doc_page
-from retrace_fix.codemods.range_to_tf_range import signature_tensor_params
-from retrace_fix.findings import Tier
+from retrace_fix.codemods._input_signatures import signature_tensor_params
+from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
+from retrace_fix.codemods._stated_types import UNKNOWN, VARYING, dtype_of, shape_of
 from retrace_fix.node_text import short_code
-from retrace_fix.rules import Rule
-from retrace_fix.tfnames import Scope
 
 RTF101_DOC = doc_page(
     what="""
@@ -261,74 +259,38 @@ diagnostic only: a signature rejects shapes and dtypes it does not cover, and a
 """,
 )
 
-RULES = (
-    Rule(
-        code="RTF101",
-        name="tf-function-per-call",
-        tier=Tier.DIAGNOSTIC,
-        summary="a tf.function created inside a loop or a repeatedly called function traces every time",
-        doc=RTF101_DOC,
-        golden="call-site-diagnostics",
-        # RTF006 moves the creation out where it can prove the program stays the same, or says
-        # what keeps it in place
-        defers_to=("RTF006",),
-    ),
-    Rule(
-        code="RTF103",
-        name="varying-python-argument",
-        tier=Tier.DIAGNOSTIC,
-        summary="a Python int/float/str passed with varying values (loop variable, counter, literals)",
-        doc=RTF103_DOC,
-        golden="call-site-diagnostics",
-        # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
-        # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
-        # --traces) saw the values every caller really passed, other modules' included; RTF005
-        # converts them at the call sites the traces recorded (or says why not); RTF007 turns the
-        # list-building loop over it into a graph loop
-        defers_to=("RTF001", "RTF003", "RTF005", "RTF007"),
-    ),
-    Rule(
-        code="RTF104",
-        name="object-argument-identity",
-        tier=Tier.DIAGNOSTIC,
-        summary="a new custom object or Keras model/optimizer passed per call retraces every time",
-        doc=RTF104_DOC,
-        golden="call-site-diagnostics",
-    ),
-    Rule(
-        code="RTF105",
-        name="dtype-drift",
-        tier=Tier.DIAGNOSTIC,
-        summary="the same parameter receives tensors of different dtypes",
-        doc=RTF105_DOC,
-        golden="call-site-diagnostics",
-        # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
-        # it with a signature or says why none is possible; RTF005 casts at the call sites
-        defers_to=("RTF003", "RTF005"),
-    ),
-    Rule(
-        code="RTF107",
-        name="shape-drift",
-        tier=Tier.DIAGNOSTIC,
-        summary="the same parameter receives tensors of varying shapes (static evidence)",
-        doc=RTF107_DOC,
-        golden="call-site-diagnostics",
-    ),
+RULES = report_only_rules(
+    "call-site-diagnostics",
+    # RTF006 moves the creation out where it can prove the program stays the same, or says
+    # what keeps it in place
+    ("RTF101", "tf-function-per-call",
+     "a tf.function created inside a loop or a repeatedly called function traces every time", RTF101_DOC, ("RTF006",)),
+    # RTF001 has proved the step-count loop safe and fixes the call sites, or names the
+    # line that blocks the fix, where "pass a tensor" could be wrong advice; RTF003 (with
+    # --traces) saw the values every caller really passed, other modules' included; RTF005
+    # converts them at the call sites the traces recorded (or says why not); RTF007 turns the
+    # list-building loop over it into a graph loop
+    ("RTF103", "varying-python-argument",
+     "a Python int/float/str passed with varying values (loop variable, counter, literals)",
+     RTF103_DOC, ("RTF001", "RTF003", "RTF005", "RTF007")),
+    ("RTF104", "object-argument-identity",
+     "a new custom object or Keras model/optimizer passed per call retraces every time", RTF104_DOC),
+    # RTF003 (with --traces) saw the dtypes every caller really passed, and either fixes
+    # it with a signature or says why none is possible; RTF005 casts at the call sites
+    ("RTF105", "dtype-drift",
+     "the same parameter receives tensors of different dtypes", RTF105_DOC, ("RTF003", "RTF005")),
+    ("RTF107", "shape-drift", "the same parameter receives tensors of varying shapes (static evidence)", RTF107_DOC),
 )
 
-class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
+
+class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
     RULES = RULES
     ORDER = 110
     NAME = "call-site-diagnostics"
     SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
-    TRIGGERS = (b"function",)
-    NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        if not self.analysis.tf_functions:
-            return tree
+    def diagnose_module(self, tree: cst.Module) -> None:
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)
-        self.scope = CachedScope(self.analysis.table, self.context.scratch)
         self._per_call_functions()
         graph_code = set(self.analysis.tf_functions)
         for callee in self.calls.callables.values():
@@ -349,7 +311,6 @@ class CallSiteDiagnosticsCommand(DiagnosticsCodemod):
                     self._dtype_drift(callee, param, exprs)
                 if not _generalises_shapes(callee.site):
                     self._shape_drift(callee, param, exprs)
-        return tree
 
     # ------------------------------------------------------------ helpers
 
@@ -582,198 +543,7 @@ def _and_list(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-# --------------------------------------------------------------------------- dtypes
-
-_TF_FLOAT_DEFAULT = {
-    "tensorflow.zeros", "tensorflow.ones", "tensorflow.eye", "tensorflow.random.normal",
-    "tensorflow.random.uniform", "tensorflow.random.truncated_normal", "tensorflow.keras.backend.zeros",
-}
-_NP_FLOAT64 = {
-    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.random.rand", "numpy.random.randn",
-    "numpy.random.random", "numpy.random.normal", "numpy.random.uniform", "numpy.random.standard_normal",
-    "numpy.random.random_sample", "numpy.linspace", "numpy.eye", "numpy.identity",
-}
-_NP_INT64 = {"numpy.random.randint"}
-_DTYPE_NAMES = {
-    "float16", "bfloat16", "float32", "float64", "half", "double", "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string",
-}
-
-
-def _dtype_name(expr: cst.BaseExpression, scope: Scope) -> str | None:
-    if isinstance(expr, cst.SimpleString):
-        value = expr.evaluated_value
-        return value if isinstance(value, str) and value in _DTYPE_NAMES else None
-    q = scope.qualify(expr)
-    if q is None:
-        return None
-    last = q.rsplit(".", 1)[-1]
-    if q.startswith(("tensorflow.", "numpy.")) and last in _DTYPE_NAMES:
-        return {"half": "float16", "double": "float64"}.get(last, last)
-    if q == "builtins.float":
-        return "float64"
-    if q == "builtins.int":
-        return "int64"
-    return None
-
-
-def _keyword(call: cst.Call, name: str, position: int | None = None) -> cst.BaseExpression | None:
-    for index, arg in enumerate(call.args):
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    if position is not None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        if len(positional) > position:
-            return positional[position].value
-    return None
-
-
-def _literal_dtype(value: cst.BaseExpression | None, tf_default: bool) -> str | None:
-    """dtype of a literal (nested lists allowed): TF picks int32/float32, numpy int64/float64."""
-    kinds: set[str] = set()
-
-    def walk(e: cst.BaseExpression) -> bool:
-        lit = literal_value(e)
-        if lit is not None:
-            kinds.add(lit[0])
-            return True
-        if isinstance(e, (cst.List, cst.Tuple)):
-            return all(walk(el.value) for el in e.elements)
-        return False
-
-    if value is None or not walk(value) or not kinds:
-        return None
-    if "str" in kinds:
-        return "string" if kinds == {"str"} else None
-    if "float" in kinds:
-        return "float32" if tf_default else "float64"
-    if kinds == {"bool"}:
-        return "bool"
-    return "int32" if tf_default else "int64"
-
-
-def dtype_of(expr: cst.BaseExpression | None, scope: Scope) -> str | None:
-    """The dtype a TF/numpy constructor call produces, when the code says it; else None."""
-    if not isinstance(expr, cst.Call):
-        return None
-    func = expr.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "astype" and expr.args:
-        return _dtype_name(expr.args[0].value, scope)
-    q = scope.qualify(func)
-    if q is None:
-        return None
-    explicit = _keyword(expr, "dtype")
-    if q in ("tensorflow.constant", "tensorflow.convert_to_tensor"):
-        if explicit is None:
-            explicit = _keyword(expr, "dtype", 1)
-        if explicit is not None:
-            return _dtype_name(explicit, scope)
-        value = _keyword(expr, "value", 0)
-        nested = dtype_of(value, scope) if isinstance(value, cst.Call) else None
-        return nested or _literal_dtype(value, tf_default=True)
-    if q == "tensorflow.cast":
-        target = _keyword(expr, "dtype", 1)
-        return _dtype_name(target, scope) if target is not None else None
-    if q in ("tensorflow.zeros", "tensorflow.ones") and explicit is None:
-        explicit = _keyword(expr, "dtype", 1)  # tf.zeros(shape, tf.int32)
-    if q in _TF_FLOAT_DEFAULT:
-        return _dtype_name(explicit, scope) if explicit is not None else "float32"
-    if q == "tensorflow.range":
-        if explicit is not None:
-            return _dtype_name(explicit, scope)
-        return _literal_dtype(cst.List([cst.Element(a.value) for a in expr.args if a.keyword is None]), True)
-    if q in ("numpy.array", "numpy.asarray"):
-        if explicit is None:
-            explicit = _keyword(expr, "dtype", 1)
-        if explicit is not None:
-            return _dtype_name(explicit, scope)
-        return _literal_dtype(_keyword(expr, "object", 0), tf_default=False)
-    if q in _NP_FLOAT64:
-        return _dtype_name(explicit, scope) if explicit is not None else "float64"
-    if q in _NP_INT64:
-        return _dtype_name(explicit, scope) if explicit is not None else "int64"
-    if q.startswith("numpy.") and q.rsplit(".", 1)[-1] in _DTYPE_NAMES:
-        return q.rsplit(".", 1)[-1]  # np.float32(1.0)
-    return None
-
-
 # --------------------------------------------------------------------------- shapes
-
-VARYING = "varying"  # a dimension that takes several values (loop variable, counter)
-UNKNOWN = "?"  # a dimension the code does not pin down
-
-_TF_SHAPE_FIRST = {
-    "tensorflow.zeros", "tensorflow.ones", "tensorflow.fill", "tensorflow.random.normal",
-    "tensorflow.random.uniform", "tensorflow.random.truncated_normal", "tensorflow.random.stateless_normal",
-    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full",
-}
-_NP_SIZE_KEYWORD = {
-    "numpy.random.normal", "numpy.random.uniform", "numpy.random.randint", "numpy.random.random",
-    "numpy.random.standard_normal", "numpy.random.random_sample", "numpy.random.choice",
-}
-_NP_STAR_DIMS = {"numpy.random.rand", "numpy.random.randn"}
-
-
-def _dims(expr: cst.BaseExpression | None) -> tuple | None:
-    """``(16, 50)`` / ``[n, 5]`` / ``5`` as a shape tuple (names kept symbolic)."""
-    if expr is None:
-        return None
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        out = []
-        for element in expr.elements:
-            if isinstance(element, cst.StarredElement):
-                return None
-            value = element.value
-            if isinstance(value, cst.Integer):
-                out.append(value.evaluated_value)
-            elif isinstance(value, cst.Name) and value.value != "None":
-                out.append(value)
-            else:
-                out.append(UNKNOWN)
-        return tuple(out)
-    if isinstance(expr, cst.Integer):
-        return (expr.evaluated_value,)
-    if isinstance(expr, cst.Name) and expr.value != "None":
-        return (expr,)  # np.zeros(n) or np.zeros(shape): resolved (or dropped) by _resolve_dims
-    return None
-
-
-def _literal_shape(value: cst.BaseExpression | None) -> tuple | None:
-    """Shape of a (rectangular) nested literal list: ``[[1, 2], [3, 4]]`` -> (2, 2)."""
-    if value is None:
-        return None
-    if literal_value(value) is not None:
-        return ()
-    if isinstance(value, (cst.List, cst.Tuple)):
-        inner = [_literal_shape(e.value) for e in value.elements]
-        if not inner or any(i is None for i in inner) or len(set(inner)) != 1:
-            return None if inner else (0,)
-        return (len(inner), *inner[0])
-    return None
-
-
-def shape_of(expr: cst.BaseExpression | None, scope: Scope) -> tuple | None:
-    """The static shape a TF/numpy constructor call produces (dims: int, Name, or UNKNOWN), else None."""
-    if not isinstance(expr, cst.Call):
-        return None
-    q = scope.qualify(expr.func)
-    if q is None:
-        return None
-    if q in ("tensorflow.constant", "tensorflow.convert_to_tensor", "numpy.array", "numpy.asarray"):
-        if _keyword(expr, "shape") is not None:
-            return _dims(_keyword(expr, "shape"))
-        return _literal_shape(_keyword(expr, "value" if q.startswith("tensorflow") else "object", 0))
-    if q in _TF_SHAPE_FIRST:
-        return _dims(_keyword(expr, "shape", 0) if q.startswith("tensorflow") else _keyword(expr, "shape", 0))
-    if q == "tensorflow.reshape":
-        return _dims(_keyword(expr, "shape", 1))
-    if q in _NP_SIZE_KEYWORD:
-        size = _keyword(expr, "size")
-        return _dims(size) if size is not None else None
-    if q in _NP_STAR_DIMS:
-        dims = [a.value for a in expr.args if a.keyword is None and not a.star]
-        return _dims(cst.Tuple([cst.Element(d) for d in dims])) if dims else ()
-    return None
 
 
 def _differ(shapes: list[tuple]) -> bool:

@@ -1,0 +1,449 @@
+"""RTF006's decisions: what to do with each repeated tf.function creation.
+
+:class:`HoistDecider` reads the unchanged tree and returns one :class:`HoistDecision`
+per creation it has something to say about: move a nested ``def`` to module level
+("module-def") or make it a method ("method"), create ``tf.function(f)`` once at
+module level ("module-assign") or once per object ("self-cache"), or only report
+why it stays ("diagnostic").  The command in
+:mod:`retrace_fix.codemods.hoist_tf_function` reports them and makes the edits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from retrace_fix.codemods._class_facts import (
+    attribute_stores,
+    attributes_set_per_call,
+    base_class_risks,
+    class_statements,
+    enclosing_class,
+    first_param,
+    method_self,
+    self_attribute_reads,
+)
+from retrace_fix.codemods._creations import Creation, find_creations, is_factory, repeated_evidence
+from retrace_fix.codemods._hoist_bodies import body_hazards, fresh_objects
+from retrace_fix.codemods._hoist_facts import HoistFacts
+from retrace_fix.codemods._hoist_syntax import (
+    access_name,
+    escapes,
+    header_ids,
+    is_tf_function_decorator,
+    lambda_arguments,
+    lambda_target_call,
+    statement_of,
+)
+from retrace_fix.cst_tree import node_ids, parent_map
+from retrace_fix.findings import Tier
+from retrace_fix.node_text import code_of, short_code
+from retrace_fix.tfnames import statement_binds
+
+
+@dataclass
+class HoistDecision:
+    """One creation site this codemod has something to say about."""
+
+    creation: Creation
+    kind: str  # "module-def" | "method" | "module-assign" | "self-cache" | "diagnostic"
+    message: str
+    tier: Tier
+    reason: str = ""
+    name: str = ""  # the new module-level or method name
+    anchor: cst.CSTNode | None = None  # the statement the new one goes before (module body or class body)
+    container: cst.CSTNode | None = None  # cst.Module or the ClassDef holding the anchor
+    self_name: str = "self"
+    renames: set[int] = field(default_factory=set)  # ids of Name nodes that become `self.<name>`
+    wrap: cst.Call | None = None  # module-assign: the tf.function(...) call to move
+    replace: cst.Call | None = None  # module-assign: the call replaced (by the name, or by `name(args)`)
+    lambda_call: cst.Call | None = None  # tf.function(lambda: f(args))(): the `f(args)` call
+    target: cst.BaseExpression | None = None  # module-assign: the wrapped function (`f`, `module.f`)
+    verifiable: bool = False
+    needs: set[str] = field(default_factory=set)  # sibling nested defs it calls: they must move too
+    finding: int = -1  # index of its finding in the codemod's findings
+    extra: list[str] = field(default_factory=list)  # captured names that become keyword-only parameters
+    calls: set[int] = field(default_factory=set)  # ids of the calls that then pass them
+
+
+_OTHER_FORMS = ("create it once (module level or `__init__`) and reuse it (retrace-fix moves nested defs, "
+                "`tf.function(f)` of a module-level or imported `f` and `tf.function(lambda: f(...))()`)")
+
+
+class HoistDecider(HoistFacts):
+    """Decides, on the unchanged tree, what to do with every repeated tf.function creation."""
+
+    def decisions(self) -> list[HoistDecision]:
+        candidates: list[tuple[Creation, str]] = []
+        for creation in find_creations(self.analysis, self.scope, self.c.context.scratch):
+            owner = creation.owner
+            if owner is None or any(f in self.analysis.tf_functions for f in creation.functions):
+                continue  # module level (RTF101's), or created only while another tf.function traces
+            if creation.guarded or is_factory(owner):
+                continue
+            evidence = (self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
+                        or self.method_evidence(creation))
+            if evidence is None:
+                continue
+            candidates.append((creation, evidence))
+        if not candidates:
+            return []
+        self._siblings: dict[int, set[str]] = {}
+        for creation, _ in candidates:
+            if creation.is_def:
+                self._siblings.setdefault(id(creation.owner), set()).add(creation.node.name.value)
+        decisions = [self.decide(creation, evidence) for creation, evidence in candidates]
+        return self.settle_siblings([decision for decision in decisions if decision is not None])
+
+    def decide(self, creation: Creation, evidence: str) -> HoistDecision | None:
+        head = f"{creation.shown} creates a new tf.function {evidence}"
+        if creation.is_def:
+            return self.decide_def(creation, head)
+        return self.decide_call(creation, head)
+
+    def diagnostic(self, creation: Creation, head: str, why: str, verifiable: bool = False) -> HoistDecision:
+        return HoistDecision(creation, "diagnostic", f"{head}; it stays: {why}", Tier.DIAGNOSTIC, verifiable=verifiable)
+
+    def decide_def(self, creation: Creation, head: str) -> HoistDecision | None:
+        inner = creation.node
+        assert isinstance(inner, cst.FunctionDef)
+        owner = creation.owner
+        name = inner.name.value
+        owner_scope = self.scopes.get(inner)
+        inner_scope = self.scopes.get(inner.body)
+        if owner_scope is None or inner_scope is None:
+            return self.diagnostic(creation, head, "retrace-fix cannot resolve its names")
+        problems: list[str] = []
+        soft: list[str] = []  # refused for lack of evidence: a --verify run may try the edit
+        unsafe: list[str] = []
+        # the def is the name's only binding in its function, and it is only called
+        bindings = list(owner_scope.assignments[name])
+        if len(bindings) != 1 or bindings[0].node is not inner:
+            problems.append(f"`{name}` is bound more than once in `{owner.name.value}`")
+        def_line = self.line(inner)
+        uses = [a for b in bindings if b.node is inner for a in b.references]
+        parents = parent_map(owner)
+        inside = node_ids(inner.body)
+        for access in uses:
+            use = access.node
+            if id(use) not in inside and self.line(use) < def_line:
+                problems.append(f"`{name}` is used before its definition (line {self.line(use)})")
+                break
+            escape = escapes(use, parents, self.scope)
+            if escape is not None:
+                soft.append(f"`{name}` is {escape}: callers may expect a new function each time "
+                            "(create it once where it is used, or cache it)")
+                break
+        extra = [d for d in inner.decorators if not is_tf_function_decorator(d, self.scope)]
+        if extra:
+            problems.append(f"it has another decorator (`@{short_code(extra[0].decorator)}`), which would run once "
+                            "instead of on every call")
+        if inner.asynchronous is not None:
+            problems.append("it is `async`")
+        # what the def line evaluates (decorators, defaults, annotations) and what the body reads
+        header = header_ids(inner)
+        header_names = [a for a in owner_scope.accesses if id(a.node) in header]
+        captured: dict[str, None] = {}
+        module_names: dict[str, None] = {}
+        late = [access_name(a) for a in header_names if self.resolve(a, inner) == "captured"]
+        if late:
+            problems.append(f"its decorator or defaults read {', '.join(f'`{n}`' for n in dict.fromkeys(late))} "
+                            f"of `{owner.name.value}`")
+        body_reads: list = []
+        for scope in self.scopes_under(inner_scope):
+            for access in scope.accesses:
+                where = self.resolve(access, inner, own_scopes=True)
+                if where == "captured":
+                    captured.setdefault(access_name(access), self.position(access.node))
+                elif where == "module":
+                    module_names[access_name(access)] = None
+                body_reads.append(access)
+        captured = dict(sorted(captured.items(), key=lambda item: item[1] or (0, 0)))
+        captured.pop(name, None)  # recursion: after the move the module-level name is the function itself
+        # sibling tf.functions it calls resolve to the module-level ones once they move too
+        needs = {n for n in captured if n in self._siblings.get(id(owner), ()) and n != name}
+        for sibling in needs:
+            captured.pop(sibling)
+        blockers, effects = body_hazards(inner, self.scope, self.analysis.module)
+        problems.extend(blockers)
+        unsafe.extend(effects)
+        move_kind = None
+        self_name = method_self(owner, creation, self.scope)
+        if self_name is not None and list(captured) == [self_name]:
+            move_kind = "method"
+        if not captured:
+            move_kind = "module-def"
+        elif needs:
+            move_kind = None  # a method that calls siblings: left to the user
+        if move_kind is None and fresh_objects(owner, set(captured), self.scope):
+            return None  # it closes over objects built anew on every call: one trace per call is inherent
+        if move_kind is None:
+            shown = ", ".join(f"`{n}`" for n in captured)
+            where = "them" if len(captured) > 1 else "it"
+            problems.insert(0, f"it uses {shown} of `{owner.name.value}` (pass {where} as "
+                               f"{'arguments' if len(captured) > 1 else 'an argument'} to move it out)")
+            message = "; ".join([*problems, *soft])
+            if len(problems) == 1 and not soft and not needs and self._calls_only(uses, owner):
+                # the edit a --verify run may try: captured values passed as keyword arguments, to a
+                # method when it also uses the instance (`self` cannot be a keyword of a tf.function call)
+                if self_name is not None and self_name in captured:
+                    decision = self._method_decision(creation, head, name, uses, header_names, module_names, [],
+                                             self_name, owner, inner)
+                    kind = "method"
+                else:
+                    decision = self._module_def_decision(creation, head, name, uses, header_names, needs,
+                                                         module_names, [])
+                    kind = "module-def"
+                if decision.kind == kind and (kind == "method" or "self" not in captured):
+                    decision.tier, decision.verifiable = Tier.DIAGNOSTIC, True
+                    decision.message, decision.reason = self.diagnostic(creation, head, message).message, ""
+                    decision.extra = [n for n in captured if kind == "module-def" or n != self_name]
+                    decision.calls = {id(parent_map(owner)[id(a.node)]) for a in uses}
+                    return decision
+            return self.diagnostic(creation, head, message)
+        if problems:
+            return self.diagnostic(creation, head, "; ".join([*problems, *soft]))
+        if move_kind == "module-def":
+            decision = self._module_def_decision(creation, head, name, uses, header_names, needs, module_names, unsafe)
+            return self._soften(decision, creation, head, soft)
+        if needs:
+            return self.diagnostic(creation, head, f"it uses {', '.join(f'`{n}`' for n in sorted(needs))} "
+                                                   f"of `{owner.name.value}`")
+        assert self_name is not None
+        decision = self._method_decision(creation, head, name, uses, header_names, module_names, unsafe, self_name,
+                                         owner, inner)
+        return self._soften(decision, creation, head, soft)
+
+    def _method_decision(self, creation, head, name, uses, header_names, module_names, unsafe, self_name, owner,
+                     inner) -> HoistDecision:
+        """A ``@tf.function`` method of the class of ``owner`` (a method whose body defines it)."""
+        cls = enclosing_class(self.analysis.module, owner)
+        assert cls is not None
+        unsafe = list(unsafe)
+        taken = self.method_taken(cls, name)
+        if taken:
+            return self.diagnostic(creation, head, taken)
+        unsafe.extend(base_class_risks(cls, name, self.analysis.module))
+        unsafe.extend(self.rebound(module_names))
+        unsafe.extend(attributes_set_per_call(cls, inner, self_name))
+        header_problem = [a for a in header_names if self.resolve(a, inner) not in ("module", "builtin")]
+        if header_problem:
+            return self.diagnostic(creation, head, "its decorator or defaults read local values")
+        decision = self._fix(creation, head, "method", unsafe,
+                              f"make it a `@tf.function` method (`{self_name}.{name}`): one function per object, "
+                              "traced once")
+        decision.name, decision.anchor, decision.container, decision.self_name = name, owner, cls, self_name
+        decision.renames = {id(a.node) for a in uses}
+        return decision
+
+    def _soften(self, decision: HoistDecision, creation: Creation, head: str, soft: list[str]) -> HoistDecision:
+        """A fix refused only for lack of evidence: a diagnostic whose edit a --verify run may try."""
+        if not soft or decision.kind == "diagnostic":
+            return decision
+        decision.message = self.diagnostic(creation, head, "; ".join(soft)).message
+        decision.tier, decision.reason, decision.verifiable = Tier.DIAGNOSTIC, "", True
+        return decision
+
+    def _module_def_decision(self, creation, head, name, uses, header_names, needs, module_names,
+                             unsafe) -> HoistDecision:
+        inner = creation.node
+        anchor = self.anchor_of(inner)
+        late = self.late_header_names(header_names, anchor, inner)
+        if late:
+            return self.diagnostic(creation, head, f"its decorator or defaults read {late}, which is not "
+                                                   "bound at module level before it")
+        taken = self.name_taken(name, uses)
+        if taken:
+            return self.diagnostic(creation, head, taken)
+        unsafe = [*unsafe, *self.rebound(module_names)]
+        self._taken.add(name)
+        decision = self._fix(creation, head, "module-def", unsafe, "move it to module level: one function, traced once")
+        decision.name, decision.anchor, decision.container, decision.needs = name, anchor, self.analysis.module, needs
+        return decision
+
+    def _calls_only(self, uses, owner: cst.FunctionDef) -> bool:
+        """Every use of the def is a plain call (where extra keyword arguments can be passed)."""
+        parents = parent_map(owner)
+        for access in uses:
+            parent = parents.get(id(access.node))
+            if not (isinstance(parent, cst.Call) and parent.func is access.node):
+                return False
+            if any(arg.star == "**" for arg in parent.args):
+                return False
+        return bool(uses)
+
+    def _fix(self, creation: Creation, head: str, kind: str, unsafe: list[str], what: str) -> HoistDecision:
+        tier = Tier.UNSAFE if unsafe else Tier.SAFE
+        return HoistDecision(creation, kind, f"{head}: {what}", tier, reason="; ".join(dict.fromkeys(unsafe)))
+
+    def decide_call(self, creation: Creation, head: str) -> HoistDecision:
+        call = creation.node
+        assert isinstance(call, cst.Call)
+        wrap = call if self.scope.is_tf_function(call.func) else None
+        if wrap is None:  # tf.function(...)(f): leave the spelling to the user
+            return self.diagnostic(creation, head, _OTHER_FORMS)
+        target = wrap.args[0].value
+        owner = creation.owner
+        parents = parent_map(owner)
+        parent = parents.get(id(call))
+        lambda_call = None
+        if isinstance(target, cst.Lambda):
+            lambda_call = lambda_target_call(target, parent, call)
+            if lambda_call is None:
+                return self.diagnostic(creation, head, _OTHER_FORMS)
+            target = lambda_call.func
+        owner_scope = self.scopes.get(call)
+        anchor = self.anchor_of(call)
+        unsafe: list[str] = []
+        imported = self.imported_function(target, owner_scope, anchor)
+        if imported is not None:
+            definition = None
+            shown = imported
+            unsafe.append(f"`{shown}` is defined in another module: retrace-fix cannot check that it creates no "
+                          "variables while tracing (a shared function creates them once)")
+        elif isinstance(target, cst.Name):
+            shown = target.value
+            definition = self.module_def(target.value)
+            if definition is None:
+                return self.diagnostic(creation, head, f"`{shown}` is not a function defined once at module "
+                                                       "level; create the tf.function once and reuse it")
+            if definition in self.analysis.tf_functions and \
+                    self.analysis.tf_functions[definition].form != "wrap-call":
+                return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
+            if self.line(definition) >= self.line(anchor):
+                return self.diagnostic(creation, head, f"`{shown}` is defined after `{owner.name.value}`")
+        elif self.own_method(creation, target) is not None:
+            return self._self_cache_decision(creation, head, wrap, target, owner_scope, anchor, parents, lambda_call)
+        else:
+            return self.diagnostic(creation, head, _OTHER_FORMS)
+        wrap_ids = node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in node_ids(arg.value)}
+        for access in owner_scope.accesses if owner_scope is not None else ():
+            if id(access.node) in wrap_ids:
+                where = self.resolve(access, None)
+                if where not in ("module", "builtin") or not self.bound_before(access, anchor):
+                    return self.diagnostic(creation, head, f"its options read `{access_name(access)}`, which is not "
+                                                           "bound at module level before it")
+        soft: list[str] = []
+        if lambda_call is not None:
+            replace = parent
+            refusal, risk = lambda_arguments(lambda_call, shown)
+            if refusal:
+                return self.diagnostic(creation, head, refusal)
+            unsafe.extend(filter(None, [risk]))
+        else:
+            replace = call
+            escape = escapes(call, parents, self.scope, created=True)
+            holder = parents.get(id(call))
+            if escape is None and isinstance(holder, cst.Assign):
+                escape = self.assigned_escape(holder, owner_scope, parents)
+            soft = [f"the new tf.function is {escape}: callers may expect a new function each time"] if escape else []
+        if definition is not None:
+            blockers, effects = body_hazards(definition, self.scope, self.analysis.module)
+            if blockers:
+                return self.diagnostic(creation, head, "; ".join(blockers))
+            unsafe.extend(effects)
+        created = code_of(wrap.with_changes(args=[cst.Arg(target), *wrap.args[1:]]))
+        name = self._wraps.get(created) or self.fresh(f"_tf_{shown.rsplit('.', 1)[-1]}")
+        self._wraps[created] = name
+        decision = self._fix(creation, head, "module-assign", unsafe,
+                              f"create it once, at module level (`{name}`), and reuse it")
+        decision.name, decision.anchor, decision.container = name, anchor, self.analysis.module
+        decision.wrap, decision.replace, decision.lambda_call, decision.target = wrap, replace, lambda_call, target
+        return self._soften(decision, creation, head, soft if lambda_call is None else [])
+
+    def _self_cache_decision(self, creation: Creation, head: str, wrap: cst.Call, target: cst.Attribute,
+                         owner_scope, anchor, parents: dict, lambda_call: cst.Call | None = None) -> HoistDecision:
+        """``tf.function(self.m, ...)`` (or ``tf.function(lambda: self.m(a))()``) in a method: one
+        tf.function per object, cached on it."""
+        owner = creation.owner
+        self_name = target.value.value
+        attr = target.attr.value
+        cls = enclosing_class(self.analysis.module, owner)
+        if cls is None:
+            return self.diagnostic(creation, head, _OTHER_FORMS)
+        methods = [s for s in class_statements(cls) if isinstance(s, cst.FunctionDef) and s.name.value == attr]
+        if len(methods) != 1 or methods[0].decorators:
+            return self.diagnostic(creation, head, f"`{short_code(target)}` is not a plain method of "
+                                                   f"`{cls.name.value}`; create the tf.function once in `__init__`")
+        method = methods[0]
+        if method in self.analysis.tf_functions and self.analysis.tf_functions[method].form != "wrap-call":
+            return self.diagnostic(creation, head, f"`{short_code(target)}` is already a tf.function")
+        stores = attribute_stores(self.analysis.module, attr)
+        if stores:
+            return self.diagnostic(creation, head, f"an attribute `{attr}` is assigned at line "
+                                                   f"{self.line(stores[0])}: `{short_code(target)}` may be another "
+                                                   "function by then")
+        if any("__slots__" in statement_binds(s) for s in class_statements(cls)):
+            return self.diagnostic(creation, head, f"`{cls.name.value}` defines `__slots__`: no attribute to cache "
+                                                   "the tf.function on")
+        wrap_ids = {i for arg in wrap.args[1:] for i in node_ids(arg.value)}
+        for access in owner_scope.accesses if owner_scope is not None else ():
+            if id(access.node) in wrap_ids and self.resolve(access, None) not in ("module", "builtin"):
+                return self.diagnostic(creation, head, f"its options read `{access_name(access)}`, a value of "
+                                                       f"this call of `{owner.name.value}`")
+        statement = statement_of(creation.node, parents, owner)
+        if statement is None:
+            return self.diagnostic(creation, head, _OTHER_FORMS)
+        blockers, effects = body_hazards(method, self.scope, self.analysis.module)
+        if blockers:
+            return self.diagnostic(creation, head, "; ".join(blockers))
+        unsafe = list(effects)
+        unsafe.extend(attributes_set_per_call(cls, method, first_param(method) or self_name))
+        for read in self_attribute_reads(method, first_param(method) or self_name):
+            outside = [n for n in attribute_stores(self.analysis.module, read)  # the class's own: above
+                       if not any(self.inside(n, f) for f in class_statements(cls) if isinstance(f, cst.FunctionDef))]
+            if outside and read not in {m.name.value for m in class_statements(cls) if isinstance(m, cst.FunctionDef)}:
+                unsafe.append(f"`{self_name}.{read}` is assigned at line {self.line(outside[0])}: the method keeps "
+                              "the value its first trace read")
+        bases = [short_code(b.value) for b in cls.bases if short_code(b.value) != "object"]
+        if bases:
+            unsafe.append(f"`{cls.name.value}` derives from `{bases[0]}`: an attribute holding a tf.function may be "
+                          "tracked or saved with the object (Keras layers, `tf.Module`)")
+        soft: list[str] = []
+        if lambda_call is not None:
+            refusal, risk = lambda_arguments(lambda_call, attr, ", and a Python number traces once per value")
+            if refusal:
+                return self.diagnostic(creation, head, refusal)
+            unsafe.extend(filter(None, [risk]))
+        else:
+            escape = escapes(creation.node, parents, self.scope, created=True)
+            holder = parents.get(id(creation.node))
+            if escape is None and isinstance(holder, cst.Assign):
+                escape = self.assigned_escape(holder, owner_scope, parents)
+            soft = [f"the new tf.function is {escape}: callers may expect a new function each time"] if escape else []
+        name = self.fresh_attribute(f"_tf_{attr}")
+        decision = self._fix(creation, head, "self-cache", unsafe,
+                              f"create it once per object and keep it on `{self_name}.{name}`")
+        decision.name, decision.self_name, decision.anchor = name, self_name, statement
+        decision.wrap = wrap.with_changes(args=[cst.Arg(target), *wrap.args[1:]]) if lambda_call is not None else wrap
+        decision.lambda_call = lambda_call
+        decision.replace = parents.get(id(creation.node)) if lambda_call is not None else creation.node
+        return self._soften(decision, creation, head, soft)
+
+    def settle_siblings(self, decisions: list[HoistDecision]) -> list[HoistDecision]:
+        """Nested defs of one function that call each other move together, in the weakest tier of them."""
+        by_name = {(id(p.creation.owner), p.name): p for p in decisions if p.kind == "module-def"}
+        changed = True
+        while changed:
+            changed = False
+            for decision in decisions:
+                if decision.kind != "module-def" or not decision.needs:
+                    continue
+                needed = [by_name.get((id(decision.creation.owner), n)) for n in sorted(decision.needs)]
+                missing = [n for n, p in zip(sorted(decision.needs), needed) if p is None or p.kind != "module-def"]
+                if missing:
+                    head = decision.message.split(": ", 1)[0]
+                    shown = ", ".join(f"`{n}`" for n in missing)
+                    decisions[decisions.index(decision)] = self.diagnostic(
+                        decision.creation, head, f"it uses {shown} of `{decision.creation.owner.name.value}`, which cannot "
+                                             "move")
+                    by_name.pop((id(decision.creation.owner), decision.name), None)
+                    changed = True
+                    break
+                if decision.tier is Tier.SAFE and any(p.tier is Tier.UNSAFE for p in needed):
+                    decision.tier = Tier.UNSAFE
+                    decision.reason = "; ".join(filter(None, [decision.reason, "it calls " + ", ".join(
+                        f"`{p.name}`" for p in needed if p.tier is Tier.UNSAFE) + ", whose move is unsafe"]))
+                    changed = True
+        return decisions

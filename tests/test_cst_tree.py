@@ -1,0 +1,56 @@
+"""The small reads of a LibCST tree in retrace_fix.cst_tree."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from retrace_fix.cst_tree import find_nodes, method_call_on, node_ids, parent_map, stored_targets, target_names
+from retrace_fix.node_text import code_of
+
+
+def _statement(code: str) -> cst.BaseStatement:
+    return cst.parse_module(code).body[0]
+
+
+def test_stored_targets_take_tuples_apart_and_keep_attributes_and_subscripts():
+    assign = _statement("a, (b.c, *d[0]) = e = f\n").body[0]
+    assert [code_of(t) for t in stored_targets(assign)] == ["a", "b.c", "d[0]", "e"]
+    assert [code_of(t) for t in stored_targets(_statement("x.y += 1\n").body[0])] == ["x.y"]
+    assert [code_of(t) for t in stored_targets(_statement("z: int = 0\n").body[0])] == ["z"]
+    assert stored_targets(_statement("f(x)\n").body[0]) == []
+    assert target_names(assign.targets[0].target) == ["a"]  # attributes and subscripts bind no name
+
+
+def test_find_nodes_in_source_order_skipping_nested_scopes_but_not_the_root():
+    function = _statement(
+        "def f(xs):\n"
+        "    for a in xs:\n"
+        "        pass\n"
+        "    g = lambda: [1 for b in xs]\n"
+        "    def inner():\n"
+        "        for c in xs:\n"
+        "            pass\n"
+        "    for d in xs:\n"
+        "        pass\n"
+    )
+    loops = find_nodes(function, lambda n: isinstance(n, cst.For), skip=(cst.FunctionDef, cst.Lambda))
+    assert [code_of(loop.target) for loop in loops] == ["a", "d"]
+    every = find_nodes(function, lambda n: isinstance(n, (cst.For, cst.CompFor)))
+    assert [code_of(node.target) for node in every] == ["a", "b", "c", "d"]
+
+
+def test_method_call_on_names_the_receiver_and_the_methods():
+    call = cst.parse_expression("model.fit(x)")
+    assert method_call_on(call, "model", {"fit", "train_on_batch"})
+    assert not method_call_on(call, "other", {"fit"})
+    assert not method_call_on(call, "model", {"predict"})
+    assert not method_call_on(cst.parse_expression("self.model.fit(x)"), "model", {"fit"})
+
+
+def test_node_ids_and_parent_map_cover_every_node_below():
+    expr = cst.parse_expression("f(a, b + 1)")
+    ids = node_ids(expr)
+    parents = parent_map(expr)
+    assert id(expr) in ids and id(expr) not in parents
+    assert set(parents) == ids - {id(expr)}
+    assert node_ids(None) == set()
