@@ -1,7 +1,7 @@
 """Patches: parsed, applied to a text, applied to a tree of files (``retrace-fix apply``).
 
 The patch primitives shared with :mod:`retrace_fix.interactive` and
-:mod:`retrace_fix.bulk`: parsing with :mod:`unidiff` and applying hunks to a
+:mod:`retrace_fix.bulk.run`: parsing with :mod:`unidiff` and applying hunks to a
 text with offset search (diffs are written by :mod:`retrace_fix.diffs`); and
 the work of ``retrace-fix apply PATCH... [--root DIR] [--dry-run]``
 (:mod:`retrace_fix.commands.apply` is the command's entry), which applies saved

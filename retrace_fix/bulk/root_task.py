@@ -33,8 +33,8 @@ from retrace_fix import __version__
 from retrace_fix.discovery import DiscoveryError, discover, display_path
 from retrace_fix.engine import RunOptions, explicit_roots, make_jobs, process_file, with_call_site_plans
 from retrace_fix.findings import FileResult
-from retrace_fix.gitsource import GitSource, clone
-from retrace_fix.roots import contains
+from retrace_fix.bulk.git_sources import GitSource, clone
+from retrace_fix.bulk.roots import contains
 
 #: the engine's per-file work runs one file at a time per process: a task on a
 #: multi-threaded worker waits here (git clones, outside it, still overlap)

@@ -35,11 +35,11 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix import __version__
 from retrace_fix.discovery import display_path
 from retrace_fix.findings import FileResult, Finding
-from retrace_fix.gitcmd import GitError, output, repository_toplevel, run_git
+from retrace_fix.bulk.git import GitError, output, repository_toplevel, run_git
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.bulk import BulkReport, Root
+    from retrace_fix.bulk.run import BulkReport, Root
 
 #: who commits when git knows no identity (no user.name / user.email anywhere)
 FALLBACK_IDENTITY = {
@@ -135,7 +135,7 @@ def _repository_of(directory: str) -> tuple[str, str]:
     """(top level, this directory's path in the repository with a trailing ``/`` or '').
 
     The repository is the one whose ``.git`` entry is at or above ``directory``
-    (:func:`~retrace_fix.gitcmd.repository_toplevel`): a bare repository
+    (:func:`~retrace_fix.bulk.git.repository_toplevel`): a bare repository
     committed into the tree (``tools/HEAD``, ``tools/config``...) is never it.
     """
     toplevel = repository_toplevel(directory)

@@ -3,7 +3,7 @@
 * A local path's root is the directory it names, or the directory holding the
   file it names; arguments with the same root directory form one root, labelled
   by the first spelling given.
-* A git URL (``URL[@REV]``, see :mod:`retrace_fix.gitsource`) is a root of its
+* A git URL (``URL[@REV]``, see :mod:`retrace_fix.bulk.git_sources`) is a root of its
   own, named after the repository.
 * Names (the stem of the root's ``--patch-dir`` patch) are the directory's or
   repository's name with unusual characters replaced; when two roots share a
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from retrace_fix.gitsource import GitSource, is_git_url, parse_git_root
+from retrace_fix.bulk.git_sources import GitSource, is_git_url, parse_git_root
 
 
 class RootError(Exception):

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence, TypeVar
 
-from retrace_fix.roots import plan_roots
+from retrace_fix.bulk.roots import plan_roots
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.fix_request import FixRequest

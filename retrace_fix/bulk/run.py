@@ -14,7 +14,7 @@
   patches), paths relative to the root, ``a/``/``b/`` prefixes, and touches no
   source file.  Names come from the root's directory name; when two roots
   share a name the later ones get ``-2``, ``-3``... in argument order (see
-  :mod:`retrace_fix.roots`).  Each patch is written atomically; an
+  :mod:`retrace_fix.bulk.roots`).  Each patch is written atomically; an
   interrupted run writes no patch.
 * The per-root summary (files scanned, files changed, fixes by code,
   diagnostics, errors, patch) is printed as a table (to standard output with
@@ -39,8 +39,8 @@ from retrace_fix.discovery import display_path
 from retrace_fix.patches import encode
 from retrace_fix.writes import WriteRefused, write_file
 from retrace_fix.findings import FileResult, Tier
-from retrace_fix.gitsource import is_git_url
-from retrace_fix.roots import contains, plan_roots, root_directory
+from retrace_fix.bulk.git_sources import is_git_url
+from retrace_fix.bulk.roots import contains, plan_roots, root_directory
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover

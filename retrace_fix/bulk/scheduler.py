@@ -1,13 +1,13 @@
 """Bulk runs as one task per root: on a Dask cluster (``--scheduler``), or here when roots are git URLs.
 
 The coordinator (this module) plans the roots, hands each one to an executor
-as a :class:`~retrace_fix.roottask.RootTask`, and turns the outcomes into the
+as a :class:`~retrace_fix.bulk.root_task.RootTask`, and turns the outcomes into the
 same result and per-root report a local run builds, which the fix command
 (:func:`retrace_fix.commands.fix.finish`) then prints and writes exactly as it does
 for a local run: ``--patch-dir`` patches, ``--summary``, the table, JSON,
 ``--branch``.  Only the coordinator writes.
 
-Executors: :func:`retrace_fix.cluster.run_on_dask` with ``--scheduler``;
+Executors: :func:`retrace_fix.bulk.cluster.run_on_dask` with ``--scheduler``;
 without it (git URL roots on one machine) :func:`run_here`, ``--jobs``
 threads that clone in parallel and process files one at a time.  Either way a
 root whose task fails is tried once more, then reported as an error of that
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from retrace_fix import output
-from retrace_fix.bulk import BulkReport, Root
+from retrace_fix.bulk.run import BulkReport, Root
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult
-from retrace_fix.roots import RootEntry, RootError, contains, has_git_urls, plan_roots, root_key
-from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
+from retrace_fix.bulk.roots import RootEntry, RootError, contains, has_git_urls, plan_roots, root_key
+from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 
 from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
 
@@ -77,7 +77,7 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
     )
     with _progress([task.label for task in tasks]) as on_done:
         if request.scheduler is not None:
-            from retrace_fix.cluster import SchedulerError, dask_client, run_on_dask
+            from retrace_fix.bulk.cluster import SchedulerError, dask_client, run_on_dask
 
             try:
                 with dask_client(request.scheduler, request.jobs) as client:
@@ -133,7 +133,7 @@ def run_here(
     task_function: Callable[[RootTask, TaskSettings], RootOutcome] = process_root,
 ) -> list[RootOutcome]:
     """Run the tasks in this process (``jobs`` threads); each failed task once more; outcomes in task order."""
-    from retrace_fix.cluster import describe_failure
+    from retrace_fix.bulk.cluster import describe_failure
 
     def attempt(task: RootTask) -> RootOutcome:
         try:
