@@ -39,7 +39,8 @@ from retrace_fix.bulk.git import GitError, output, repository_toplevel, run_git
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.bulk.run import BulkReport, Root
+    from retrace_fix.bulk.roots import Root
+    from retrace_fix.bulk.run import BulkReport
 
 #: who commits when git knows no identity (no user.name / user.email anywhere)
 FALLBACK_IDENTITY = {
@@ -96,7 +97,7 @@ def commit_branches(name: str, report: "BulkReport", err: IO[str], proof: str | 
         if not root.changed:
             continue
         try:
-            toplevel, prefix = _repository_of(root.directory)
+            toplevel, prefix = _repository_of(root.key)
         except GitError as exc:
             _fail(report, [root], f"{root.label}: no branch {name}: not in a git repository ({exc})", err)
             continue

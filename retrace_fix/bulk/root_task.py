@@ -58,6 +58,16 @@ class TaskSettings:
 
 @dataclass(frozen=True)
 class RootTask:
+    """What a worker is sent to process one :class:`~retrace_fix.bulk.roots.Root`.
+
+    A type of its own rather than the root itself: it is pickled to a Dask
+    worker (or handed to a thread that runs while the coordinator goes on), and
+    sent again unchanged when the task is retried, so it is frozen and holds
+    only what processing needs (the position its outcome is matched by, the
+    arguments' absolute paths, the deeper roots to leave alone), never the
+    root's files or the report's state.
+    """
+
     index: int  # position in the run
     label: str  # as given
     name: str  # unique in the run; cloned files are named ``<name>/<path>``

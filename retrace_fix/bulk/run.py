@@ -31,16 +31,15 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Iterable
+from typing import IO, TYPE_CHECKING, Callable
 
 from retrace_fix.bounded_read import InputError, describe_size, read_limited
 from retrace_fix.diffs import unified_diff
 from retrace_fix.discovery import display_path
 from retrace_fix.patches import encode
 from retrace_fix.writes import WriteRefused, write_file
-from retrace_fix.findings import FileResult, Tier
 from retrace_fix.bulk.git_sources import is_git_url
-from retrace_fix.bulk.roots import contains, plan_roots, root_directory
+from retrace_fix.bulk.roots import Root, build_roots
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,89 +91,6 @@ def read_repos_file(path: str) -> list[str]:
     return roots
 
 
-@dataclass
-class Root:
-    label: str  # as given on the command line / in --repos
-    directory: str  # absolute (not resolved: links stay as given)
-    name: str = ""  # patch file name stem, unique in the run
-    files: list[FileResult] = field(default_factory=list)
-
-    # ---------------------------------------------------------------- numbers
-
-    @property
-    def scanned(self) -> list[FileResult]:
-        """Python files looked at (problems such as a missing root are not files)."""
-        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi", ".ipynb"))]
-
-    @property
-    def changed(self) -> list[FileResult]:
-        return [f for f in self.files if f.changed]
-
-    @property
-    def fixes(self) -> dict[str, int]:
-        counts = Counter(x.code for f in self.files for x in f.findings if x.applied)
-        return dict(sorted(counts.items()))
-
-    @property
-    def diagnostics(self) -> int:
-        return sum(1 for f in self.files for x in f.findings if x.tier is Tier.DIAGNOSTIC)
-
-    @property
-    def not_applied(self) -> int:
-        return sum(1 for f in self.files for x in f.findings if x.fixable and not x.applied)
-
-    @property
-    def errors(self) -> list[str]:
-        return [f.error for f in self.files if f.error]
-
-    def relpath(self, file_result: FileResult) -> str:
-        absolute = os.path.abspath(file_result.path)
-        return Path(os.path.relpath(absolute, self.directory)).as_posix()
-
-    def patch_bytes(self) -> bytes:
-        """The root's patch: every changed file, sorted by path, in the file's own encoding."""
-        chunks = []
-        for file_result in sorted(self.changed, key=self.relpath):
-            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result), quoted=True)
-            try:
-                chunks.append(diff.encode(file_result.encoding))
-            except (UnicodeEncodeError, LookupError):
-                chunks.append(encode(diff))
-        return b"".join(chunks)
-
-
-def build_roots(paths: Iterable[str], result: "RunResult", all_paths: Iterable[str] | None = None) -> list[Root]:
-    """One :class:`Root` per distinct root directory, in argument order, with its files.
-
-    ``all_paths`` is the whole list when this run is one shard of it (``--shard``):
-    names are given over it, and a file that a deeper root of another shard owns
-    is left out, so the shards together give exactly the whole run's roots.
-    """
-    paths = list(paths)
-    wanted = {root_directory(raw) for raw in paths}
-    roots: list[Root] = []
-    every: list[Root] = []
-    by_label: dict[str, Root] = {}
-    for entry in plan_roots(all_paths if all_paths is not None else paths):
-        root = Root(label=entry.label, directory=entry.key, name=entry.name)
-        every.append(root)
-        if entry.key in wanted:
-            roots.append(root)
-            for raw in entry.paths:
-                by_label.setdefault(raw, root)
-    here = {id(root) for root in roots}
-    ordered = sorted(every, key=lambda r: len(r.directory), reverse=True)  # deepest first
-    for file_result in result.files:
-        absolute = os.path.abspath(file_result.path)
-        owner = by_label.get(file_result.path) if file_result.original is None else None
-        owner = owner or next((r for r in ordered if contains(r.directory, absolute)), None)
-        if owner is None:
-            owner = roots[0] if roots else None
-        if owner is not None and id(owner) in here:
-            owner.files.append(file_result)
-    return roots
-
-
 # --------------------------------------------------------------------------- report
 
 
@@ -192,7 +108,7 @@ class BulkReport:
 
     @classmethod
     def build(cls, request: "FixRequest", result: "RunResult") -> "BulkReport":
-        roots = build_roots(request.paths, result, getattr(request, "all_paths", None))
+        roots = build_roots(request.paths, result.files, getattr(request, "all_paths", None))
         return cls(mode=request.mode, roots=roots, patch_dir=request.patch_dir)
 
     # ---------------------------------------------------------------- rows
@@ -390,6 +306,18 @@ def finish_report(report: BulkReport | None, request: "FixRequest", err: IO[str]
 # --------------------------------------------------------------------------- --patch-dir
 
 
+def patch_bytes(root: Root) -> bytes:
+    """The root's patch: every changed file, sorted by path, in the file's own encoding."""
+    chunks = []
+    for file_result in sorted(root.changed, key=root.relpath):
+        diff = unified_diff(file_result.original or "", file_result.fixed or "", root.relpath(file_result), quoted=True)
+        try:
+            chunks.append(diff.encode(file_result.encoding))
+        except (UnicodeEncodeError, LookupError):
+            chunks.append(encode(diff))
+    return b"".join(chunks)
+
+
 def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None,
                     extend_json: "Callable[[str], str] | None" = None) -> int:
     """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched.
@@ -414,7 +342,7 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
         err.write(f"retrace-fix: error: --patch-dir {patch_dir}: not a directory\n")
         return EXIT_ERROR
     for root in report.roots:
-        data = root.patch_bytes()
+        data = patch_bytes(root)
         if not data:
             continue
         target = patch_dir / f"{root.name}.patch"
@@ -460,9 +388,8 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
 __all__ = [
     "BulkError",
     "BulkReport",
-    "Root",
-    "build_roots",
     "finish_report",
+    "patch_bytes",
     "read_repos_file",
     "report_for",
     "write_patch_dir",
