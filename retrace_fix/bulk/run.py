@@ -167,26 +167,12 @@ class BulkReport:
             header.append("patch")
         table = [header]
         for row in self.rows():
-            cells = [
-                row["root"],
-                str(row["files_scanned"]),
-                str(row["files_changed"]),
-                _fixes_text(row["fixes"], " ") or "-",
-                str(row["diagnostics"]),
-                str(row["errors"]),
-            ]
+            cells = _cells(row["root"], row, _fixes_text(row["fixes"], " ") or "-")
             if with_patch:
                 cells.append(row["patch"] or "-")
             table.append(cells)
         totals = self.totals()
-        total_row = [
-            f"total ({plural(totals['roots'], 'root')})",
-            str(totals["files_scanned"]),
-            str(totals["files_changed"]),
-            _fixes_text(totals["fixes"], " ") or "-",
-            str(totals["diagnostics"]),
-            str(totals["errors"]),
-        ]
+        total_row = _cells(f"total ({plural(totals['roots'], 'root')})", totals, _fixes_text(totals["fixes"], " ") or "-")
         if with_patch:
             total_row.append(str(len(self.patches)))
         table.append(total_row)
@@ -219,25 +205,11 @@ class BulkReport:
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "|".join(align) + "|")
         for row in self.rows():
-            cells = [
-                f"`{_md(row['root'])}`",
-                str(row["files_scanned"]),
-                str(row["files_changed"]),
-                _md(_fixes_text(row["fixes"], ", ", "×")) or "–",
-                str(row["diagnostics"]),
-                str(row["errors"]),
-            ]
+            cells = _cells(f"`{_md(row['root'])}`", row, _md(_fixes_text(row["fixes"], ", ", "×")) or "–")
             if with_patch:
                 cells.append(f"`{_md(row['patch'])}`" if row["patch"] else "–")
             out.append("| " + " | ".join(cells) + " |")
-        total_cells = [
-            "**total**",
-            str(totals["files_scanned"]),
-            str(totals["files_changed"]),
-            _md(_fixes_text(totals["fixes"], ", ", "×")) or "–",
-            str(totals["diagnostics"]),
-            str(totals["errors"]),
-        ]
+        total_cells = _cells("**total**", totals, _md(_fixes_text(totals["fixes"], ", ", "×")) or "–")
         if with_patch:
             total_cells.append(plural(len(self.patches), "patch"))
         out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
@@ -264,6 +236,11 @@ class BulkReport:
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
+
+
+def _cells(label: str, row: dict, fixes: str) -> list[str]:
+    """A table row's cells: ``label``, then the numbers of a root's row (or of the totals), ``fixes`` as written."""
+    return [label, str(row["files_scanned"]), str(row["files_changed"]), fixes, str(row["diagnostics"]), str(row["errors"])]
 
 
 def _fixes_text(fixes: dict[str, int], sep: str, times: str = ":") -> str:
