@@ -1,4 +1,6 @@
-"""Bulk runs: many roots in one call, a summary per root, one patch per root.
+"""A bulk run's list and outputs: ``--repos FILE``, the per-root report (table, JSON, ``--summary``), ``--patch-dir``.
+
+Bulk runs: many roots in one call, a summary per root, one patch per root.
 
 * Every PATH argument (and every line of ``--repos FILE``) is a **root**: a
   directory (a repository, usually), or a file, whose root is then the
