@@ -135,7 +135,7 @@ def fix_command(
 
     repo_roots: list[str] = []
     if repos is not None:
-        from retrace_fix.bulk import BulkError, read_repos_file
+        from retrace_fix.bulk.run import BulkError, read_repos_file
 
         try:
             repo_roots = read_repos_file(repos)
@@ -163,7 +163,7 @@ def fix_command(
     if show_fixes and patch_dir is not None:
         raise _fail("--show-fixes lists the fixes a fix run applies; --patch-dir applies none")
     if branch is not None:
-        from retrace_fix.branch import check_branch_name
+        from retrace_fix.bulk.branches import check_branch_name
 
         if modes:
             raise _fail(f"--branch and {modes[0]} cannot be combined (--branch commits the fixes)")
@@ -194,7 +194,7 @@ def fix_command(
             raise _fail(f"{given[0]} only works with --verify")
     shard_slice = None
     if shard is not None:
-        from retrace_fix.shard import Shard
+        from retrace_fix.bulk.shard import Shard
 
         try:
             shard_slice = Shard.parse(shard)

@@ -52,7 +52,7 @@ class FixRequest:
     repos: list[str] = field(default_factory=list)  # roots read from --repos FILE (also in paths)
     summary: Path | None = None  # --summary FILE.md: per-root Markdown summary (bulk runs)
     scheduler: str | None = None  # --scheduler ADDRESS|local: one task per root on a Dask cluster
-    shard: Any = None  # --shard K/N (retrace_fix.shard.Shard): only that slice of the roots
+    shard: Any = None  # --shard K/N (retrace_fix.bulk.shard.Shard): only that slice of the roots
     all_paths: list[str] | None = None  # the whole list of roots when ``paths`` is one shard of it
     branch: str | None = None  # --branch NAME: commit the fixes to a new branch per git repository
     #: PATH ``-``: the source comes from standard input, named this (``--stdin-filename``; ``-`` without it)

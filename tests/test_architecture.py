@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix", "retrace_fix.findings", "retrace_fix.rules", "retrace_fix.linemap", "retrace_fix.wording",
         "retrace_fix.node_text", "retrace_fix.cst_tree", "retrace_fix.docstring_markdown",
         "retrace_fix.patch.diffs", "retrace_fix.patch.hunk_search", "retrace_fix.sources",  # sources: writes, bounded_read
-        "retrace_fix.gitcmd", "retrace_fix.notebooks",  # notebooks: notebook
+        "retrace_fix.bulk.git", "retrace_fix.notebooks",  # notebooks: notebook
         # imports nothing of the project: the fidelity benchmark's probe loads it by its path
         "retrace_fix.traces.import_hook",
     ]),
@@ -38,14 +38,13 @@ LAYERS: list[tuple[str, list[str]]] = [
         "retrace_fix.tfnames", "retrace_fix.fastvisit", "retrace_fix.ast_walk", "retrace_fix.tf_functions",
         "retrace_fix.partial_parse", "retrace_fix.positions",
         "retrace_fix.analysis",
-        "retrace_fix.config", "retrace_fix.sources.discovery", "retrace_fix.sources.ignore_patterns", "retrace_fix.gitsource", "retrace_fix.roots",
+        "retrace_fix.config", "retrace_fix.sources.discovery", "retrace_fix.sources.ignore_patterns", "retrace_fix.bulk.git_sources", "retrace_fix.bulk.roots",
     ]),
     ("codemods and traces", ["retrace_fix.codemods", "retrace_fix.traces"]),
     ("engine", ["retrace_fix.engine"]),
     ("runs and their outputs", [
         "retrace_fix.fix_request", "retrace_fix.output", "retrace_fix.patch",  # patch: all but diffs, hunk_search
-        "retrace_fix.bulk", "retrace_fix.roottask", "retrace_fix.cluster",
-        "retrace_fix.shard", "retrace_fix.taskrun", "retrace_fix.branch", "retrace_fix.bench",
+        "retrace_fix.bulk", "retrace_fix.bench",
         "retrace_fix.sources.stdin",
         "retrace_fix.verify",
     ]),

@@ -149,7 +149,7 @@ def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
 
 def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
     """A git URL root costs its Python files: a sparse checkout, and no object copied from a repository here."""
-    from retrace_fix.gitsource import GitSource, _local_objects, clone
+    from retrace_fix.bulk.git_sources import GitSource, _local_objects, clone
     from tests.gitrepos import git, state
 
     source = new_repo(tmp_path / "source", {

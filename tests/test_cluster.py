@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.gitsource import GitSource, parse_git_root
-from retrace_fix.shard import Shard
+from retrace_fix.bulk.git_sources import GitSource, parse_git_root
+from retrace_fix.bulk.shard import Shard
 from tests.gitrepos import commit_all, git, new_repo, state
 from tests.cli_runner import run_cli
 from tests.test_bulk import CLEAN, LATIN1, PREDICT, RELAX, tree, write
@@ -265,7 +265,7 @@ class Attempts:
         self.calls = CALLS
 
     def __call__(self, task, settings):
-        from retrace_fix.roottask import process_root
+        from retrace_fix.bulk.root_task import process_root
 
         CALLS[task.name] = CALLS.get(task.name, 0) + 1
         if task.name == self.doomed or (task.name == self.flaky and CALLS[task.name] == 1):
@@ -274,10 +274,10 @@ class Attempts:
 
 
 def _tasks(corpus: Path):
-    from retrace_fix.roots import plan_roots
-    from retrace_fix.roottask import TaskSettings
+    from retrace_fix.bulk.roots import plan_roots
+    from retrace_fix.bulk.root_task import TaskSettings
     from retrace_fix.engine import RunOptions
-    from retrace_fix.taskrun import make_tasks
+    from retrace_fix.bulk.scheduler import make_tasks
 
     entries = plan_roots((corpus / "repos.txt").read_text().split())
     settings = TaskSettings(options=RunOptions(), excludes=(), clone_excludes=(), cwd=str(corpus))
@@ -288,7 +288,7 @@ def test_a_lost_worker_fails_only_its_root_after_one_retry(in_corpus, scheduler)
     from distributed import Client
     from distributed.comm.core import CommClosedError
 
-    from retrace_fix.cluster import run_on_dask
+    from retrace_fix.bulk.cluster import run_on_dask
 
     tasks, settings = _tasks(in_corpus)
     attempts = Attempts(doomed="golf", flaky="echo", exception=CommClosedError)
@@ -308,7 +308,7 @@ def test_a_lost_worker_fails_only_its_root_after_one_retry(in_corpus, scheduler)
 
 
 def test_run_here_retries_once_too(in_corpus):
-    from retrace_fix.taskrun import run_here
+    from retrace_fix.bulk.scheduler import run_here
 
     tasks, settings = _tasks(in_corpus)
     attempts = Attempts(doomed="alpha", flaky="beta", exception=RuntimeError)
@@ -319,7 +319,7 @@ def test_run_here_retries_once_too(in_corpus):
 
 
 def _die_on_golf(task, settings):  # runs in a worker process
-    from retrace_fix.roottask import process_root
+    from retrace_fix.bulk.root_task import process_root
 
     if task.name == "golf":
         os._exit(1)
@@ -329,7 +329,7 @@ def _die_on_golf(task, settings):  # runs in a worker process
 def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus):
     import cloudpickle
 
-    from retrace_fix.cluster import dask_client, run_on_dask
+    from retrace_fix.bulk.cluster import dask_client, run_on_dask
 
     tasks, settings = _tasks(in_corpus)
     tasks = [t for t in tasks if t.name in ("golf", "echo", "gamma")]
@@ -356,12 +356,12 @@ def test_scheduler_local_end_to_end(in_corpus):
 
 
 def test_an_interrupted_task_run_writes_nothing(in_corpus, monkeypatch):
-    import retrace_fix.taskrun as taskrun
+    from retrace_fix.bulk import scheduler
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(taskrun, "run_here", interrupted)
+    monkeypatch.setattr(scheduler, "run_here", interrupted)
     code, _, _ = run_cli("--patch-dir", "stopped", "--summary", "stopped/S.md", "--repos", "repos.txt").outcome
     assert code == 130
     assert not (in_corpus / "stopped").exists()
@@ -398,7 +398,7 @@ def test_scheduler_without_dask_names_the_extra(in_corpus, monkeypatch):
 
 
 def test_unreachable_scheduler_is_one_line(in_corpus, monkeypatch):
-    import retrace_fix.cluster as cluster
+    from retrace_fix.bulk import cluster
 
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "0.5s")
     code, _, err = run_cli("--diff", "--scheduler", "tcp://127.0.0.1:9", "work/gamma").outcome
@@ -441,7 +441,7 @@ def test_git_root_parsing(entry, source, name):
 
 
 def test_repos_file_keeps_urls_and_resolves_paths(tmp_path):
-    from retrace_fix.bulk import read_repos_file
+    from retrace_fix.bulk.run import read_repos_file
 
     listing = tmp_path / "lists" / "repos.txt"
     write(listing, "../a\nhttps://h/x.git@v1  # pinned\ngit@h:o/y.git\n")

@@ -12,16 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from retrace_fix.output import render as output
-from retrace_fix.branch import commit_branches
-from retrace_fix.bulk import BulkReport, finish_report, report_for, write_patch_dir
-from retrace_fix.sources.discovery import display_path
+from retrace_fix.bulk.branches import commit_branches
+from retrace_fix.bulk.run import BulkReport, finish_report, report_for, write_patch_dir
 from retrace_fix.engine import RunOptions, RunResult, run
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
 from retrace_fix.patch.interactive import run_interactive
 from retrace_fix.output.next_step import next_step_hint
 from retrace_fix.sources.stdin import read_stdin_source
-from retrace_fix.taskrun import run_root_tasks, wants_root_tasks
+from retrace_fix.bulk.scheduler import run_root_tasks, wants_root_tasks
 from retrace_fix.sources.writes import WriteRefused, replace_file
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,8 +34,8 @@ def run_fix_command(request: FixRequest) -> int:
     if request.stdin_filename is not None:  # PATH `-`: one source from standard input
         return run_stdin(request)
     if request.shard is not None:
-        from retrace_fix.roots import RootError
-        from retrace_fix.shard import narrow
+        from retrace_fix.bulk.roots import RootError
+        from retrace_fix.bulk.shard import narrow
 
         try:
             request = narrow(request, request.shard)

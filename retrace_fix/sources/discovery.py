@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrace_fix.gitcmd import repository_root
+from retrace_fix.bulk.git import repository_root
 from retrace_fix.sources.ignore_patterns import IgnorePatterns, compile_patterns
 
 DEFAULT_EXCLUDED_DIRS = frozenset(
@@ -61,7 +61,7 @@ def find_project_root(start: str | os.PathLike | None = None) -> str:
     2. else the nearest directory holding a ``.git`` entry, from ``start`` upwards
        (``start``: a directory, or a file's directory; default: the current
        directory), found as bulk runs find a repository
-       (:func:`retrace_fix.gitcmd.repository_root`);
+       (:func:`retrace_fix.bulk.git.repository_root`);
     3. else the current directory.
 
     Paths are resolved (symbolic links followed), as the recorder resolves the

@@ -18,7 +18,7 @@ belongs to (:class:`TraceAssignment`):
 * in a run over several roots, a root that no ``--traces`` covers uses its own
   ``.retrace/traces.json`` when it has one.
 
-Pure Python apart from ``git`` (through :mod:`retrace_fix.gitcmd`), which is
+Pure Python apart from ``git`` (through :mod:`retrace_fix.bulk.git`), which is
 asked only in the process that writes or reads a trace file, never in a
 recorded program.
 """
@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrace_fix.gitcmd import GitError, output, run_git
+from retrace_fix.bulk.git import GitError, output, run_git
 from retrace_fix.traces.model import TraceFileError, TraceSet, load_trace_file
 
 #: the trace file a root holds for itself (what ``retrace-fix record`` writes by default)

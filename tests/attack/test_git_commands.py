@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix import gitcmd
-from retrace_fix.gitcmd import run_git
+from retrace_fix.bulk import git as git_runner
+from retrace_fix.bulk.git import run_git
 from retrace_fix.traces.project import project_of
 from tests.cli_runner import run_cli
 from tests.gitrepos import new_repo
@@ -193,8 +193,8 @@ def test_a_work_tree_moved_elsewhere_by_the_config_is_refused(tmp_path, monkeypa
     assert f"git's work tree for it is {elsewhere.resolve()}" in err and "(core.worktree?)" in err
     assert subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/heads/fixbr"], cwd=victim,
                           capture_output=True).returncode == 1  # no branch made
-    with pytest.raises(gitcmd.GitError, match="no .git at or above"):
-        gitcmd.repository_toplevel(tmp_path)
+    with pytest.raises(git_runner.GitError, match="no .git at or above"):
+        git_runner.repository_toplevel(tmp_path)
 
 
 def test_bench_and_verify_copies_hold_no_git_entry(tmp_path):

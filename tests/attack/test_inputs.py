@@ -63,9 +63,9 @@ def test_apply_from_endless_stdin_stops_at_the_limit(tmp_path, monkeypatch):
 
 
 def test_repos_over_the_limit_is_refused(tmp_path, monkeypatch):
-    from retrace_fix import bulk
+    from retrace_fix.bulk import run
 
-    monkeypatch.setattr(bulk, "MAX_REPOS_BYTES", 1 << 10)
+    monkeypatch.setattr(run, "MAX_REPOS_BYTES", 1 << 10)
     (tmp_path / "repos.txt").write_text("alpha\n" * 1000)
     code, out, err = run_cli("--patch-dir", "p", "--repos", "repos.txt", cwd=tmp_path).outcome
     assert code == 2 and "larger than" in err and err.count("\n") == 1, err

@@ -1,13 +1,13 @@
 """Bulk runs as one task per root: on a Dask cluster (``--scheduler``), or here when roots are git URLs.
 
 The coordinator (this module) plans the roots, hands each one to an executor
-as a :class:`~retrace_fix.roottask.RootTask`, and turns the outcomes into the
+as a :class:`~retrace_fix.bulk.root_task.RootTask`, and turns the outcomes into the
 same result and per-root report a local run builds, which the fix command
 (:func:`retrace_fix.commands.fix.finish`) then prints and writes exactly as it does
 for a local run: ``--patch-dir`` patches, ``--summary``, the table, JSON,
 ``--branch``.  Only the coordinator writes.
 
-Executors: :func:`retrace_fix.cluster.run_on_dask` with ``--scheduler``;
+Executors: :func:`retrace_fix.bulk.cluster.run_on_dask` with ``--scheduler``;
 without it (git URL roots on one machine) :func:`run_here`, ``--jobs``
 threads that clone in parallel and process files one at a time.  Either way a
 root whose task fails is tried once more, then reported as an error of that
@@ -20,26 +20,16 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from retrace_fix.output import render as output
-from retrace_fix.bulk import BulkReport, Root
+from retrace_fix.bulk.run import BulkReport
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult
-from retrace_fix.roots import RootEntry, RootError, contains, has_git_urls, plan_roots, root_key
-from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
+from retrace_fix.bulk.roots import Root, RootError, contains, has_git_urls, plan_roots, root_key
+from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 
 from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
-
-
-@dataclass
-class ClonedRoot(Root):
-    """A git URL root: its files are named ``<name>/<path in the repository>``."""
-
-    def relpath(self, file_result: FileResult) -> str:
-        prefix = self.name + "/"
-        return file_result.path[len(prefix):] if file_result.path.startswith(prefix) else file_result.path
 
 
 def wants_root_tasks(request: FixRequest) -> bool:
@@ -59,16 +49,16 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
     scheduler that cannot be used.
     """
     try:
-        entries = plan_roots(request.all_paths if request.all_paths is not None else request.paths)
+        every = plan_roots(request.all_paths if request.all_paths is not None else request.paths)
     except RootError as exc:
         raise UsageProblem(str(exc)) from None
     options, excludes = resolve_options(request)
     wanted = {root_key(raw) for raw in request.paths}
-    here = [entry for entry in entries if entry.key in wanted]
+    here = [root for root in every if root.key in wanted]
     problem = unsupported(request, here)
     if problem:
         raise UsageProblem(problem)
-    tasks = [task for task, entry in zip(make_tasks(here, entries), here) if entry.error is None]
+    tasks = [task for task, root in zip(make_tasks(here, every), here) if root.url_error is None]
     settings = TaskSettings(
         options=options,
         excludes=tuple((base, tuple(patterns)) for base, patterns in excludes),
@@ -77,7 +67,7 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
     )
     with _progress([task.label for task in tasks]) as on_done:
         if request.scheduler is not None:
-            from retrace_fix.cluster import SchedulerError, dask_client, run_on_dask
+            from retrace_fix.bulk.cluster import SchedulerError, dask_client, run_on_dask
 
             try:
                 with dask_client(request.scheduler, request.jobs) as client:
@@ -87,17 +77,17 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
         else:
             outcomes = run_here(tasks, settings, request.jobs, on_done)
     by_index = {outcome.index: outcome for outcome in outcomes}
-    for index, entry in enumerate(here):  # a malformed git URL: that root's error, the others ran
-        if entry.error is not None:
-            by_index[index] = RootOutcome(index, problems=[FileResult(path=entry.label, error=entry.error)])
+    for index, root in enumerate(here):  # a malformed git URL: that root's error, the others ran
+        if root.url_error is not None:
+            by_index[index] = RootOutcome(index, problems=[FileResult(path=root.label, error=root.url_error)])
     return gather(request, here, [by_index[index] for index in range(len(here))])
 
 
-def unsupported(request: FixRequest, entries: Sequence[RootEntry]) -> str | None:
+def unsupported(request: FixRequest, roots: Sequence[Root]) -> str | None:
     """Why this run cannot be done as root tasks (None: it can)."""
     if request.mode == "interactive":
         return "--interactive needs local files: it cannot be combined with --scheduler or git URL roots"
-    remote = next((entry.label for entry in entries if entry.is_remote), None)
+    remote = next((root.label for root in roots if root.is_remote), None)
     if remote is None:
         return None
     if request.branch is not None:
@@ -107,21 +97,21 @@ def unsupported(request: FixRequest, entries: Sequence[RootEntry]) -> str | None
     return None
 
 
-def make_tasks(here: Sequence[RootEntry], every: Sequence[RootEntry]) -> list[RootTask]:
+def make_tasks(here: Sequence[Root], every: Sequence[Root]) -> list[RootTask]:
     """One task per root of this run; a local root skips what deeper roots (of any shard) own."""
     tasks = []
-    for index, entry in enumerate(here):
-        if entry.is_remote:
-            tasks.append(RootTask(index, entry.label, entry.name, source=entry.source))
+    for index, root in enumerate(here):
+        if root.is_remote:
+            tasks.append(RootTask(index, root.label, root.name, source=root.source))
             continue
         deeper = [
             os.path.abspath(raw)
             for other in every
-            if not other.is_remote and other.key != entry.key and contains(entry.key, other.key)
+            if not other.is_remote and other.key != root.key and contains(root.key, other.key)
             for raw in other.paths
         ]
-        paths = tuple((raw, os.path.abspath(raw)) for raw in entry.paths)
-        tasks.append(RootTask(index, entry.label, entry.name, paths=paths, skip=tuple(deeper)))
+        paths = tuple((raw, os.path.abspath(raw)) for raw in root.paths)
+        tasks.append(RootTask(index, root.label, root.name, paths=paths, skip=tuple(deeper)))
     return tasks
 
 
@@ -133,7 +123,7 @@ def run_here(
     task_function: Callable[[RootTask, TaskSettings], RootOutcome] = process_root,
 ) -> list[RootOutcome]:
     """Run the tasks in this process (``jobs`` threads); each failed task once more; outcomes in task order."""
-    from retrace_fix.cluster import describe_failure
+    from retrace_fix.bulk.cluster import describe_failure
 
     def attempt(task: RootTask) -> RootOutcome:
         try:
@@ -162,20 +152,16 @@ def run_here(
     return [outcomes[task.index] for task in tasks]
 
 
-def gather(request: FixRequest, here: Sequence[RootEntry], outcomes: Sequence[RootOutcome]) -> tuple[RunResult, BulkReport]:
+def gather(request: FixRequest, here: Sequence[Root], outcomes: Sequence[RootOutcome]) -> tuple[RunResult, BulkReport]:
     """The run's result (files sorted by path, then what could not be processed) and its per-root report."""
-    roots: list[Root] = []
     files: list[FileResult] = []
     problems: list[FileResult] = []
-    for entry, outcome in zip(here, outcomes):
-        kind = ClonedRoot if entry.is_remote else Root
-        root = kind(label=entry.label, directory=entry.key, name=entry.name)
+    for root, outcome in zip(here, outcomes):
         root.files = [*outcome.files, *outcome.problems]
-        roots.append(root)
         files += outcome.files
         problems += outcome.problems
     files.sort(key=lambda r: r.path)
-    report = BulkReport(mode=request.mode, roots=roots, patch_dir=request.patch_dir)
+    report = BulkReport(mode=request.mode, roots=list(here), patch_dir=request.patch_dir)
     return RunResult(files=files + problems), report
 
 
@@ -196,4 +182,4 @@ def _progress(labels: list[str]) -> Iterator[Callable[[RootOutcome], None] | Non
         yield lambda outcome: progress.update(bar, advance=1, description=labels[outcome.index])
 
 
-__all__ = ["ClonedRoot", "gather", "make_tasks", "run_here", "run_root_tasks", "unsupported", "wants_root_tasks"]
+__all__ = ["gather", "make_tasks", "run_here", "run_root_tasks", "unsupported", "wants_root_tasks"]

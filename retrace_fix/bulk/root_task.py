@@ -33,8 +33,8 @@ from retrace_fix import __version__
 from retrace_fix.sources.discovery import DiscoveryError, discover, display_path
 from retrace_fix.engine import RunOptions, explicit_roots, make_jobs, process_file, with_call_site_plans
 from retrace_fix.findings import FileResult
-from retrace_fix.gitsource import GitSource, clone
-from retrace_fix.roots import contains
+from retrace_fix.bulk.git_sources import GitSource, clone
+from retrace_fix.bulk.roots import contains
 
 #: the engine's per-file work runs one file at a time per process: a task on a
 #: multi-threaded worker waits here (git clones, outside it, still overlap)
@@ -58,6 +58,16 @@ class TaskSettings:
 
 @dataclass(frozen=True)
 class RootTask:
+    """What a worker is sent to process one :class:`~retrace_fix.bulk.roots.Root`.
+
+    A type of its own rather than the root itself: it is pickled to a Dask
+    worker (or handed to a thread that runs while the coordinator goes on), and
+    sent again unchanged when the task is retried, so it is frozen and holds
+    only what processing needs (the position its outcome is matched by, the
+    arguments' absolute paths, the deeper roots to leave alone), never the
+    root's files or the report's state.
+    """
+
     index: int  # position in the run
     label: str  # as given
     name: str  # unique in the run; cloned files are named ``<name>/<path>``

@@ -13,7 +13,7 @@ run reads (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
 ``.retrace/`` traces).  A ``file://`` URL of a repository on this machine
 borrows its objects (git's alternates, as ``git clone --shared`` does) instead
 of packing and copying them: nothing is transferred, and the source is only
-read.  Git runs with :mod:`retrace_fix.gitcmd`'s protections.
+read.  Git runs with :mod:`retrace_fix.bulk.git`'s protections.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrace_fix.gitcmd import GitError, output, run_git
+from retrace_fix.bulk.git import GitError, output, run_git
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _SCP_LIKE = re.compile(r"^[^\s/@:]+@[^\s/:]+:")

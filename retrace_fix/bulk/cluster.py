@@ -22,7 +22,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
+from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 
 EXTRA_HINT = "pip install distributed, or retrace-fix's [dask] extra"
 CONNECT_TIMEOUT = "20s"

@@ -37,6 +37,7 @@ import re
 import stat
 import subprocess
 import tempfile
+from pathlib import Path
 from typing import Mapping, Sequence
 
 #: variables that would make a git command act on another repository, index or object store
@@ -105,16 +106,10 @@ def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def repository_root(start: str | os.PathLike[str]) -> str | None:
     """The nearest directory at or above ``start`` (resolved) that holds a ``.git`` entry, else None."""
-    directory = os.path.realpath(start)
+    directory = Path(os.path.realpath(start))
     if not os.path.isdir(directory):
-        directory = os.path.dirname(directory)
-    while True:
-        if os.path.lexists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+        directory = directory.parent
+    return next((str(above) for above in (directory, *directory.parents) if os.path.lexists(above / ".git")), None)
 
 
 def repository_toplevel(start: str | os.PathLike[str]) -> str:

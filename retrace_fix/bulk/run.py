@@ -1,4 +1,6 @@
-"""Bulk runs: many roots in one call, a summary per root, one patch per root.
+"""A bulk run's list and outputs: ``--repos FILE``, the per-root report (table, JSON, ``--summary``), ``--patch-dir``.
+
+Bulk runs: many roots in one call, a summary per root, one patch per root.
 
 * Every PATH argument (and every line of ``--repos FILE``) is a **root**: a
   directory (a repository, usually), or a file, whose root is then the
@@ -14,7 +16,7 @@
   patches), paths relative to the root, ``a/``/``b/`` prefixes, and touches no
   source file.  Names come from the root's directory name; when two roots
   share a name the later ones get ``-2``, ``-3``... in argument order (see
-  :mod:`retrace_fix.roots`).  Each patch is written atomically; an
+  :mod:`retrace_fix.bulk.roots`).  Each patch is written atomically; an
   interrupted run writes no patch.
 * The per-root summary (files scanned, files changed, fixes by code,
   diagnostics, errors, patch) is printed as a table (to standard output with
@@ -31,16 +33,15 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable, Iterable
+from typing import IO, TYPE_CHECKING, Callable
 
 from retrace_fix.sources.bounded_read import InputError, describe_size, read_limited
 from retrace_fix.patch.diffs import unified_diff
 from retrace_fix.sources.discovery import display_path
 from retrace_fix.patch.parse import encode
 from retrace_fix.sources.writes import WriteRefused, write_file
-from retrace_fix.findings import FileResult, Tier
-from retrace_fix.gitsource import is_git_url
-from retrace_fix.roots import contains, plan_roots, root_directory
+from retrace_fix.bulk.git_sources import is_git_url
+from retrace_fix.bulk.roots import Root, build_roots
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,89 +93,6 @@ def read_repos_file(path: str) -> list[str]:
     return roots
 
 
-@dataclass
-class Root:
-    label: str  # as given on the command line / in --repos
-    directory: str  # absolute (not resolved: links stay as given)
-    name: str = ""  # patch file name stem, unique in the run
-    files: list[FileResult] = field(default_factory=list)
-
-    # ---------------------------------------------------------------- numbers
-
-    @property
-    def scanned(self) -> list[FileResult]:
-        """Python files looked at (problems such as a missing root are not files)."""
-        return [f for f in self.files if f.original is not None or f.path.endswith((".py", ".pyi", ".ipynb"))]
-
-    @property
-    def changed(self) -> list[FileResult]:
-        return [f for f in self.files if f.changed]
-
-    @property
-    def fixes(self) -> dict[str, int]:
-        counts = Counter(x.code for f in self.files for x in f.findings if x.applied)
-        return dict(sorted(counts.items()))
-
-    @property
-    def diagnostics(self) -> int:
-        return sum(1 for f in self.files for x in f.findings if x.tier is Tier.DIAGNOSTIC)
-
-    @property
-    def not_applied(self) -> int:
-        return sum(1 for f in self.files for x in f.findings if x.fixable and not x.applied)
-
-    @property
-    def errors(self) -> list[str]:
-        return [f.error for f in self.files if f.error]
-
-    def relpath(self, file_result: FileResult) -> str:
-        absolute = os.path.abspath(file_result.path)
-        return Path(os.path.relpath(absolute, self.directory)).as_posix()
-
-    def patch_bytes(self) -> bytes:
-        """The root's patch: every changed file, sorted by path, in the file's own encoding."""
-        chunks = []
-        for file_result in sorted(self.changed, key=self.relpath):
-            diff = unified_diff(file_result.original or "", file_result.fixed or "", self.relpath(file_result), quoted=True)
-            try:
-                chunks.append(diff.encode(file_result.encoding))
-            except (UnicodeEncodeError, LookupError):
-                chunks.append(encode(diff))
-        return b"".join(chunks)
-
-
-def build_roots(paths: Iterable[str], result: "RunResult", all_paths: Iterable[str] | None = None) -> list[Root]:
-    """One :class:`Root` per distinct root directory, in argument order, with its files.
-
-    ``all_paths`` is the whole list when this run is one shard of it (``--shard``):
-    names are given over it, and a file that a deeper root of another shard owns
-    is left out, so the shards together give exactly the whole run's roots.
-    """
-    paths = list(paths)
-    wanted = {root_directory(raw) for raw in paths}
-    roots: list[Root] = []
-    every: list[Root] = []
-    by_label: dict[str, Root] = {}
-    for entry in plan_roots(all_paths if all_paths is not None else paths):
-        root = Root(label=entry.label, directory=entry.key, name=entry.name)
-        every.append(root)
-        if entry.key in wanted:
-            roots.append(root)
-            for raw in entry.paths:
-                by_label.setdefault(raw, root)
-    here = {id(root) for root in roots}
-    ordered = sorted(every, key=lambda r: len(r.directory), reverse=True)  # deepest first
-    for file_result in result.files:
-        absolute = os.path.abspath(file_result.path)
-        owner = by_label.get(file_result.path) if file_result.original is None else None
-        owner = owner or next((r for r in ordered if contains(r.directory, absolute)), None)
-        if owner is None:
-            owner = roots[0] if roots else None
-        if owner is not None and id(owner) in here:
-            owner.files.append(file_result)
-    return roots
-
-
 # --------------------------------------------------------------------------- report
 
 
@@ -192,7 +110,7 @@ class BulkReport:
 
     @classmethod
     def build(cls, request: "FixRequest", result: "RunResult") -> "BulkReport":
-        roots = build_roots(request.paths, result, getattr(request, "all_paths", None))
+        roots = build_roots(request.paths, result.files, getattr(request, "all_paths", None))
         return cls(mode=request.mode, roots=roots, patch_dir=request.patch_dir)
 
     # ---------------------------------------------------------------- rows
@@ -251,26 +169,12 @@ class BulkReport:
             header.append("patch")
         table = [header]
         for row in self.rows():
-            cells = [
-                row["root"],
-                str(row["files_scanned"]),
-                str(row["files_changed"]),
-                _fixes_text(row["fixes"], " ") or "-",
-                str(row["diagnostics"]),
-                str(row["errors"]),
-            ]
+            cells = _cells(row["root"], row, _fixes_text(row["fixes"], " ") or "-")
             if with_patch:
                 cells.append(row["patch"] or "-")
             table.append(cells)
         totals = self.totals()
-        total_row = [
-            f"total ({plural(totals['roots'], 'root')})",
-            str(totals["files_scanned"]),
-            str(totals["files_changed"]),
-            _fixes_text(totals["fixes"], " ") or "-",
-            str(totals["diagnostics"]),
-            str(totals["errors"]),
-        ]
+        total_row = _cells(f"total ({plural(totals['roots'], 'root')})", totals, _fixes_text(totals["fixes"], " ") or "-")
         if with_patch:
             total_row.append(str(len(self.patches)))
         table.append(total_row)
@@ -303,25 +207,11 @@ class BulkReport:
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "|".join(align) + "|")
         for row in self.rows():
-            cells = [
-                f"`{_md(row['root'])}`",
-                str(row["files_scanned"]),
-                str(row["files_changed"]),
-                _md(_fixes_text(row["fixes"], ", ", "×")) or "–",
-                str(row["diagnostics"]),
-                str(row["errors"]),
-            ]
+            cells = _cells(f"`{_md(row['root'])}`", row, _md(_fixes_text(row["fixes"], ", ", "×")) or "–")
             if with_patch:
                 cells.append(f"`{_md(row['patch'])}`" if row["patch"] else "–")
             out.append("| " + " | ".join(cells) + " |")
-        total_cells = [
-            "**total**",
-            str(totals["files_scanned"]),
-            str(totals["files_changed"]),
-            _md(_fixes_text(totals["fixes"], ", ", "×")) or "–",
-            str(totals["diagnostics"]),
-            str(totals["errors"]),
-        ]
+        total_cells = _cells("**total**", totals, _md(_fixes_text(totals["fixes"], ", ", "×")) or "–")
         if with_patch:
             total_cells.append(plural(len(self.patches), "patch"))
         out.append("| " + " | ".join(f"**{c}**" if i and c != "–" else c for i, c in enumerate(total_cells)) + " |")
@@ -348,6 +238,11 @@ class BulkReport:
         except OSError as exc:
             return f"--summary {path}: cannot write: {exc.strerror or exc}"
         return None
+
+
+def _cells(label: str, row: dict, fixes: str) -> list[str]:
+    """A table row's cells: ``label``, then the numbers of a root's row (or of the totals), ``fixes`` as written."""
+    return [label, str(row["files_scanned"]), str(row["files_changed"]), fixes, str(row["diagnostics"]), str(row["errors"])]
 
 
 def _fixes_text(fixes: dict[str, int], sep: str, times: str = ":") -> str:
@@ -390,6 +285,18 @@ def finish_report(report: BulkReport | None, request: "FixRequest", err: IO[str]
 # --------------------------------------------------------------------------- --patch-dir
 
 
+def patch_bytes(root: Root) -> bytes:
+    """The root's patch: every changed file, sorted by path, in the file's own encoding."""
+    chunks = []
+    for file_result in sorted(root.changed, key=root.relpath):
+        diff = unified_diff(file_result.original or "", file_result.fixed or "", root.relpath(file_result), quoted=True)
+        try:
+            chunks.append(diff.encode(file_result.encoding))
+        except (UnicodeEncodeError, LookupError):
+            chunks.append(encode(diff))
+    return b"".join(chunks)
+
+
 def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkReport | None = None,
                     extend_json: "Callable[[str], str] | None" = None) -> int:
     """``--patch-dir DIR``: one ``<root-name>.patch`` per root with changes; no source file is touched.
@@ -414,7 +321,7 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
         err.write(f"retrace-fix: error: --patch-dir {patch_dir}: not a directory\n")
         return EXIT_ERROR
     for root in report.roots:
-        data = root.patch_bytes()
+        data = patch_bytes(root)
         if not data:
             continue
         target = patch_dir / f"{root.name}.patch"
@@ -460,9 +367,8 @@ def write_patch_dir(request: "FixRequest", result: "RunResult", report: BulkRepo
 __all__ = [
     "BulkError",
     "BulkReport",
-    "Root",
-    "build_roots",
     "finish_report",
+    "patch_bytes",
     "read_repos_file",
     "report_for",
     "write_patch_dir",

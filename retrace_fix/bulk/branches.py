@@ -35,11 +35,12 @@ from typing import IO, TYPE_CHECKING
 from retrace_fix import __version__
 from retrace_fix.sources.discovery import display_path
 from retrace_fix.findings import FileResult, Finding
-from retrace_fix.gitcmd import GitError, output, repository_toplevel, run_git
+from retrace_fix.bulk.git import GitError, output, repository_toplevel, run_git
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.bulk import BulkReport, Root
+    from retrace_fix.bulk.roots import Root
+    from retrace_fix.bulk.run import BulkReport
 
 #: who commits when git knows no identity (no user.name / user.email anywhere)
 FALLBACK_IDENTITY = {
@@ -96,7 +97,7 @@ def commit_branches(name: str, report: "BulkReport", err: IO[str], proof: str | 
         if not root.changed:
             continue
         try:
-            toplevel, prefix = _repository_of(root.directory)
+            toplevel, prefix = _repository_of(root.key)
         except GitError as exc:
             _fail(report, [root], f"{root.label}: no branch {name}: not in a git repository ({exc})", err)
             continue
@@ -135,7 +136,7 @@ def _repository_of(directory: str) -> tuple[str, str]:
     """(top level, this directory's path in the repository with a trailing ``/`` or '').
 
     The repository is the one whose ``.git`` entry is at or above ``directory``
-    (:func:`~retrace_fix.gitcmd.repository_toplevel`): a bare repository
+    (:func:`~retrace_fix.bulk.git.repository_toplevel`): a bare repository
     committed into the tree (``tools/HEAD``, ``tools/config``...) is never it.
     """
     toplevel = repository_toplevel(directory)
