@@ -25,7 +25,7 @@ from typing import Callable, Iterator, Sequence
 
 from retrace_fix import output
 from retrace_fix.bulk import BulkReport, Root
-from retrace_fix.engine import RunResult
+from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult
 from retrace_fix.roots import RootEntry, RootError, contains, has_git_urls, plan_roots, root_key
 from retrace_fix.roottask import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root

@@ -17,7 +17,7 @@ import shutil
 import pytest
 
 from retrace_fix.commands import fix as fix_command
-from retrace_fix.engine import RunOptions
+from retrace_fix.engine.options import RunOptions
 from retrace_fix.traces.model import TraceSet
 from tests.cli_runner import run_cli
 from tests.gitrepos import new_repo

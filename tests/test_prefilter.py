@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from retrace_fix.codemods import REGISTRY
-from retrace_fix.engine import FileJob, RunOptions, plan_codemods, process_file, selected_codemods
+from retrace_fix.engine.options import FileJob, RunOptions, selected_codemods
+from retrace_fix.engine.prefilter import plan_codemods
+from retrace_fix.engine.process import process_file
 from tests.golden import GOLDEN_ROOT
 
 SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py", "expected.py"))

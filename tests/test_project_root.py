@@ -7,7 +7,7 @@ from pathlib import Path
 
 from retrace_fix import discovery
 from retrace_fix.discovery import ENV_PROJECT_ROOT, find_project_root
-from retrace_fix.engine import make_jobs
+from retrace_fix.engine.run import make_jobs
 from retrace_fix.traces import recorder
 from retrace_fix.traces.recorder import relative_source_path
 
