@@ -94,6 +94,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from retrace_fix.ast_walk import walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, literal_value
 from retrace_fix.codemods.hoist_tf_function import (
@@ -147,19 +148,41 @@ class BindCallableOnceCommand(RetraceCodemod):
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline) -> bool:
-        """A loop with a call that passes an attribute, a lambda or a ``partial(...)``."""
+        """A loop with a call that passes an attribute, a lambda or a ``partial(...)`` to a name this
+        module defines (a def) or assigns (``step = tf.function(...)``).
+
+        Without traces (the only runs the engine asks this in) RTF009 looks only at the calls that
+        :class:`~retrace_fix.codemods._callsites.ModuleCalls` resolves: a callee named by a bare name
+        or an attribute that is a tf.function of this module (a def, or a module-level
+        ``name = tf.function(...)``), or a module-level def that passes a parameter on to one.
+        Most loops of a TensorFlow module pass an attribute to some call (``len(self.x)``); few
+        pass one to a function of their own module, so most files never need the whole module.
+        """
         if not outline.references_tf_function:
             return False
-        for loop in ast.walk(tree):
-            if not isinstance(loop, (ast.For, ast.While)):
-                continue
-            for node in ast.walk(loop):
-                if isinstance(node, ast.Call):
-                    for value in [*node.args, *(k.value for k in node.keywords)]:
-                        if isinstance(value, (ast.Attribute, ast.Lambda)) or (
-                            isinstance(value, ast.Call) and "partial" in ast.unparse(value.func)
-                        ):
-                            return True
+        callees: set[str] = set()
+        loops: list[ast.AST] = []
+        for node in walk(tree):
+            kind = type(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                callees.add(node.name)
+            elif kind is ast.Assign:
+                callees.update(target.id for target in node.targets if type(target) is ast.Name)
+            elif kind is ast.For or kind is ast.While:
+                loops.append(node)
+        for loop in loops:
+            for node in walk(loop):
+                if type(node) is not ast.Call:
+                    continue
+                func = node.func
+                name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                if name not in callees:
+                    continue
+                for value in [*node.args, *(k.value for k in node.keywords)]:
+                    if isinstance(value, (ast.Attribute, ast.Lambda)) or (
+                        isinstance(value, ast.Call) and "partial" in ast.unparse(value.func)
+                    ):
+                        return True
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

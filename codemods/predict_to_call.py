@@ -119,13 +119,14 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import child_fields
+from retrace_fix.ast_walk import child_fields, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
+from retrace_fix.tf_functions import may_reference_tf_function
 
 RULE = Rule(
     code="RTF002",
@@ -158,15 +159,23 @@ class PredictToCallCommand(RetraceCodemod):
     REQUIRES_TF_FUNCTION = False
 
     @classmethod
+    def might_apply(cls, data: bytes) -> bool:
+        """A predict call (TRIGGERS), and what :meth:`might_apply_to_tree` needs besides, in bytes:
+        the name ``Model`` or ``Sequential``, or a possible tf.function."""
+        return super().might_apply(data) and (
+            b"Model" in data or b"Sequential" in data or may_reference_tf_function(data))
+
+    @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:
         """A predict call is reported only inside a tf.function, or on a bare name in the body
         of a loop of a module that builds a ``Sequential`` or ``Model`` (the unsafe form needs
         the model's constructor): a module needs parsing when it has such a call, or a
         predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
         in_loop, anywhere = _predict_calls(tree)
-        if in_loop and ("Model" in outline.text or "Sequential" in outline.text):
+        keras_model = "Model" in outline.text or "Sequential" in outline.text
+        if in_loop and keras_model:
             return True
-        if _self_attribute_calls(tree) and ("Model" in outline.text or "Sequential" in outline.text):
+        if keras_model and _self_attribute_calls(tree):
             return True  # `self.model.predict(...)` / `train_on_batch` in a method a loop may call
         if not anywhere or not outline.references_tf_function:
             return False
@@ -533,7 +542,7 @@ def _predict_calls(root: ast.AST) -> tuple[bool, bool]:
 
 def _self_attribute_calls(root: ast.AST) -> bool:
     """Is there a ``self.<attr>.predict(...)`` / ``.train_on_batch(...)`` call in ``root``?"""
-    for node in ast.walk(root):
+    for node in walk(root):
         if type(node) is ast.Call:
             func = node.func
             if (

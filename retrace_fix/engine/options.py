@@ -3,6 +3,7 @@ worker), :class:`FileJob` (one file), :class:`RunResult`, and which codemods the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -94,14 +95,19 @@ class RunResult:
 
 
 def selected_codemods(options: RunOptions) -> list[type[RetraceCodemod]]:
-    chosen = []
-    for cls in REGISTRY:
-        if not any(options.code_selected(c) for c in cls.codes()):
-            continue
-        if cls.NEEDS_TRACES and not options.has_traces:
-            continue
-        chosen.append(cls)
-    return chosen
+    """The codemods of the registry that ``--select``/``--ignore`` and the traces leave (asked for
+    every file: decided once per selection)."""
+    select = tuple(options.select) if options.select is not None else None
+    return list(_selected(select, tuple(options.ignore), options.has_traces))
+
+
+@functools.lru_cache(maxsize=64)
+def _selected(select: tuple[str, ...] | None, ignore: tuple[str, ...], has_traces: bool) -> tuple:
+    options = RunOptions(select=select, ignore=ignore)
+    return tuple(
+        cls for cls in REGISTRY
+        if any(options.code_selected(c) for c in cls.codes()) and (has_traces or not cls.NEEDS_TRACES)
+    )
 
 
 def codemods_for_file(options: RunOptions, traces_apply: bool) -> list[type[RetraceCodemod]]:
