@@ -94,7 +94,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from retrace_fix.ast_walk import walk
+from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, CallSite, ModuleCalls, literal_value
 from retrace_fix.codemods.hoist_tf_function import (
@@ -161,16 +161,13 @@ class BindCallableOnceCommand(RetraceCodemod):
         if not outline.references_tf_function:
             return False
         callees: set[str] = set()
-        loops: list[ast.AST] = []
         for node in walk(tree):
             kind = type(node)
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 callees.add(node.name)
             elif kind is ast.Assign:
                 callees.update(target.id for target in node.targets if type(target) is ast.Name)
-            elif kind is ast.For or kind is ast.While:
-                loops.append(node)
-        for loop in loops:
+        for loop in outermost_loops(tree):  # an outer loop holds the calls of the loops inside it
             for node in walk(loop):
                 if type(node) is not ast.Call:
                     continue

@@ -57,7 +57,7 @@ import re
 
 import libcst as cst
 
-from retrace_fix.ast_walk import walk
+from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls, literal_value
 from retrace_fix.codemods.range_to_tf_range import _global_names
@@ -99,13 +99,14 @@ class CompileInLoopCommand(RetraceCodemod):
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline) -> bool:
-        """A loop that calls ``.compile(...)`` and one of the training methods."""
-        for loop in walk(tree):
-            if isinstance(loop, (ast.For, ast.While)):
-                called = {n.func.attr for n in walk(loop)
-                          if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
-                if "compile" in called and called & set(_TRAIN_METHODS):
-                    return True
+        """A loop that calls ``.compile(...)`` and one of the training methods.
+
+        An outer loop holds every call of the loops inside it: the outermost loops are the
+        ones to look at, each read once."""
+        for loop in outermost_loops(tree):
+            called = {n.func.attr for n in walk(loop) if type(n) is ast.Call and type(n.func) is ast.Attribute}
+            if "compile" in called and not called.isdisjoint(_TRAIN_METHODS):
+                return True
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
