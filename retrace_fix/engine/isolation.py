@@ -4,6 +4,7 @@ cap and a time limit, so that a LibCST crash, a runaway allocation or a hang fai
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import pickle
 import select
@@ -50,6 +51,7 @@ def isolated(func: Callable[..., Any], args: tuple, size: int) -> tuple[str, Any
         try:
             os.close(read_fd)
             faulthandler.disable()  # a crash here is reported by the parent, quietly
+            gc.enable()  # forked from a file's processing, where it is paused: hostile input needs it
             payload = pickle.dumps(("ok", _call_with_big_stack(func, args)))
             with os.fdopen(write_fd, "wb") as pipe:
                 pipe.write(payload)
