@@ -7,8 +7,8 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from retrace_fix.engine.options import FileJob, RunOptions, selected_codemods
-from retrace_fix.engine.prefilter import might_contain_target, traces_mention
+from retrace_fix.engine.options import FileJob, RunOptions, codemods_for_file
+from retrace_fix.engine.prefilter import might_contain_target, trace_work
 from retrace_fix.findings import FileResult, Finding
 from retrace_fix.notebook import Notebook, NotebookError, is_python_notebook, read_document, read_notebook
 
@@ -40,10 +40,11 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes, p
         if not is_python_notebook(text):  # an R, Julia ... notebook: not a Python source
             result.skipped = True
             return result
-        traces = options.traces_for(job.root)
-        has_traces = traces is not None and traces_mention(traces, job.relpath)
+        # the codemods a .py of this root would be prefiltered for: the trace-driven ones only
+        # where its traces (or RTF005's plan) concern the notebook
+        traces_apply = any(trace_work(job, options))
         checked = options.check_syntax or not options.prefilter  # every cell parsed, as every .py is then
-        if not checked and not might_contain_target(data, selected_codemods(options), has_traces):
+        if not checked and not might_contain_target(data, codemods_for_file(options, traces_apply), traces_apply):
             result.skipped = True  # nothing to look for: its cells are not parsed (as a .py is not)
             return result
         notebook = read_notebook(data)

@@ -15,7 +15,7 @@ from typing import Any
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.hostile_input import SyntaxProblem, cpython_check, cpython_syntax_problem
-from retrace_fix.engine.options import RunOptions
+from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.partial_parse import Outline
 
 
@@ -39,6 +39,17 @@ def might_contain_target(data: bytes, codemods: list[type[RetraceCodemod]], has_
     if has_traces:
         return True
     return any(cls.might_apply(data) for cls in codemods)
+
+
+def trace_work(job: FileJob, options: RunOptions) -> tuple[bool, bool]:
+    """(its root's traces mention the file, RTF005's call-site plan reports or edits in it): where
+    either holds, the trace-driven codemods act on the file; elsewhere it is planned as in a run
+    without traces."""
+    traces = options.traces_for(job.root)
+    has_traces = traces is not None and traces_mention(traces, job.relpath)
+    call_sites = options.call_sites_for(job.root)
+    edits_here = call_sites is not None and bool(call_sites.editing(job.relpath) or call_sites.defined_in(job.relpath))
+    return has_traces, edits_here
 
 
 def plan_codemods(

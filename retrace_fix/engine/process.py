@@ -18,7 +18,7 @@ from retrace_fix.engine.hostile_input import (
 from retrace_fix.engine.isolation import isolated
 from retrace_fix.engine.notebook_file import process_notebook
 from retrace_fix.engine.options import FileJob, RunOptions, codemods_for_file, selected_codemods
-from retrace_fix.engine.prefilter import decode_source, plan_codemods, round_trips, traces_mention
+from retrace_fix.engine.prefilter import decode_source, plan_codemods, round_trips, trace_work, traces_mention
 from retrace_fix.engine.transform import TransformInput, transform, transform_isolated
 from retrace_fix.findings import FileResult
 from retrace_fix.notebook import is_notebook
@@ -69,10 +69,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         return result
     result.original = result.fixed = text
     result.encoding = encoding
-    traces = options.traces_for(job.root)
-    has_traces = traces is not None and traces_mention(traces, job.relpath)
-    call_sites = options.call_sites_for(job.root)
-    edits_here = call_sites is not None and bool(call_sites.editing(job.relpath) or call_sites.defined_in(job.relpath))
+    has_traces, edits_here = trace_work(job, options)
     to_run, problem, outline = plan_codemods(
         data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here
     )
