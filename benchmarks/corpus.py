@@ -100,7 +100,7 @@ def parses(text: str, strict: bool) -> str | None:
 
 
 def decode(data: bytes) -> str:
-    from retrace_fix.engine import decode_source
+    from retrace_fix.engine.prefilter import decode_source
 
     return decode_source(data)[0]
 
@@ -343,7 +343,8 @@ def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: d
                                    problems: list[str]) -> dict:
     """The findings of each notebook against those of its cells read as one script (the same Python
     text given to the engine as a ``.py`` file), located back into cells."""
-    from retrace_fix.engine import FileJob, RunOptions, process_file
+    from retrace_fix.engine.options import FileJob, RunOptions
+    from retrace_fix.engine.process import process_file
     from retrace_fix.notebooks.notebook import NotebookError, is_python_notebook, read_notebook
 
     by_path = {e["path"]: e for e in payload["files"]}
@@ -389,7 +390,8 @@ def compare_notebooks_with_scripts(tree: Path, notebooks: list[Path], payload: d
 
 
 def compare_prefilter(tree: Path, options: argparse.Namespace, problems: list[str]) -> dict:
-    from retrace_fix.engine import RunOptions, run
+    from retrace_fix.engine.options import RunOptions
+    from retrace_fix.engine.run import run
 
     files = python_files(tree)
     cwd = os.getcwd()
@@ -431,7 +433,7 @@ def baseline_problem(checkout: Path) -> str | None:
     ``codemods/`` and are installed as ``retrace_fix.codemods``: on PYTHONPATH a checkout
     without the link ``retrace_fix/codemods -> ../codemods`` would take the *installed*
     codemods, and the comparison would run a mix of the two."""
-    if not (checkout / "retrace_fix" / "engine.py").is_file():
+    if not (checkout / "retrace_fix" / "cli.py").is_file():
         return "not a retrace-fix checkout"
     if (checkout / "codemods").is_dir() and not (checkout / "retrace_fix" / "codemods").exists():
         return (

@@ -99,22 +99,23 @@ def discover_files(trees: list[str]) -> list[Path]:
 def prefilter_counts(files: list[Path]) -> dict:
     """Files past the byte prefilter, files LibCST parses, lines of all files and the lines
     LibCST is given (blank lines of partial parsing not counted)."""
-    from retrace_fix import engine
+    from retrace_fix.engine.options import RunOptions, selected_codemods
+    from retrace_fix.engine.prefilter import decode_source, might_contain_target, plan_codemods
 
-    options = engine.RunOptions()
-    codemods = engine.selected_codemods(options)
+    options = RunOptions()
+    codemods = selected_codemods(options)
     candidates = parsed = lines = parsed_lines = given_lines = 0
     for path in files:
         try:
             data = path.read_bytes()
-            text = engine.decode_source(data)[0]
+            text = decode_source(data)[0]
         except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             continue
         lines += data.count(b"\n")
-        if not engine.might_contain_target(data, codemods, has_traces=False):
+        if not might_contain_target(data, codemods, has_traces=False):
             continue
         candidates += 1
-        to_run, _, outline = engine.plan_codemods(data, text, codemods, options, has_traces=False)
+        to_run, _, outline = plan_codemods(data, text, codemods, options, has_traces=False)
         if not to_run:
             continue
         parsed += 1

@@ -13,7 +13,7 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import child_fields
+from retrace_fix.ast_walk import child_fields, walk
 from retrace_fix.codemods._keras import KerasEvidence
 
 PREDICT_METHODS = ("predict", "predict_on_batch")
@@ -53,7 +53,7 @@ def predict_calls(root: ast.AST) -> tuple[bool, bool]:
 
 def self_attribute_calls(root: ast.AST) -> bool:
     """Is there a ``self.<attr>.predict(...)`` / ``.train_on_batch(...)`` call in ``root``?"""
-    for node in ast.walk(root):
+    for node in walk(root):
         if type(node) is ast.Call:
             func = node.func
             if (

@@ -93,6 +93,7 @@ import ast
 
 import libcst as cst
 
+from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._bind_decider import ArgDecider
 from retrace_fix.findings import Tier
@@ -120,19 +121,38 @@ class BindCallableOnceCommand(RetraceCodemod):
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline) -> bool:
-        """A loop with a call that passes an attribute, a lambda or a ``partial(...)``."""
+        """A loop with a call that passes an attribute, a lambda or a ``partial(...)`` to a name this
+        module defines (a def) or assigns (``step = tf.function(...)``).
+
+        Without traces (the only runs the engine asks this in) RTF009 looks only at the calls that
+        :class:`~retrace_fix.codemods._callsites.ModuleCalls` resolves: a callee named by a bare name
+        or an attribute that is a tf.function of this module (a def, or a module-level
+        ``name = tf.function(...)``), or a module-level def that passes a parameter on to one.
+        Most loops of a TensorFlow module pass an attribute to some call (``len(self.x)``); few
+        pass one to a function of their own module, so most files never need the whole module.
+        """
         if not outline.references_tf_function:
             return False
-        for loop in ast.walk(tree):
-            if not isinstance(loop, (ast.For, ast.While)):
-                continue
-            for node in ast.walk(loop):
-                if isinstance(node, ast.Call):
-                    for value in [*node.args, *(k.value for k in node.keywords)]:
-                        if isinstance(value, (ast.Attribute, ast.Lambda)) or (
-                            isinstance(value, ast.Call) and "partial" in ast.unparse(value.func)
-                        ):
-                            return True
+        callees: set[str] = set()
+        for node in walk(tree):
+            kind = type(node)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                callees.add(node.name)
+            elif kind is ast.Assign:
+                callees.update(target.id for target in node.targets if type(target) is ast.Name)
+        for loop in outermost_loops(tree):  # an outer loop holds the calls of the loops inside it
+            for node in walk(loop):
+                if type(node) is not ast.Call:
+                    continue
+                func = node.func
+                name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                if name not in callees:
+                    continue
+                for value in [*node.args, *(k.value for k in node.keywords)]:
+                    if isinstance(value, (ast.Attribute, ast.Lambda)) or (
+                        isinstance(value, ast.Call) and "partial" in ast.unparse(value.func)
+                    ):
+                        return True
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

@@ -53,9 +53,11 @@ Fix safety
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
+from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls, literal_value
 from retrace_fix.cst_tree import find_nodes, method_call_on
@@ -78,6 +80,9 @@ RULE = Rule(
 
 _TRAIN_METHODS = ("fit", "train_on_batch", "evaluate", "test_on_batch", "fit_generator")
 _LR_KEYWORDS = ("learning_rate", "lr")
+#: what :meth:`CompileInLoopCommand.might_apply_to_tree` needs besides ``.compile(``, in bytes
+_TRAIN_WORD = re.compile(rb"\b(?:" + b"|".join(m.encode() for m in _TRAIN_METHODS) + rb")\b")
+_LOOP_WORD = re.compile(rb"\b(?:for|while)\b")
 
 
 class CompileInLoopCommand(RetraceCodemod):
@@ -87,14 +92,22 @@ class CompileInLoopCommand(RetraceCodemod):
     REQUIRES_TF_FUNCTION = False  # Keras builds the train function itself
 
     @classmethod
+    def might_apply(cls, data: bytes) -> bool:
+        """``.compile(``, a training method's name and a loop keyword: what :meth:`might_apply_to_tree`
+        looks for, read in the bytes (most files that compile a model never do it in a loop)."""
+        return super().might_apply(data) and _TRAIN_WORD.search(data) is not None and (
+            _LOOP_WORD.search(data) is not None)
+
+    @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline) -> bool:
-        """A loop that calls ``.compile(...)`` and one of the training methods."""
-        for loop in ast.walk(tree):
-            if isinstance(loop, (ast.For, ast.While)):
-                called = {n.func.attr for n in ast.walk(loop)
-                          if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
-                if "compile" in called and called & set(_TRAIN_METHODS):
-                    return True
+        """A loop that calls ``.compile(...)`` and one of the training methods.
+
+        An outer loop holds every call of the loops inside it: the outermost loops are the
+        ones to look at, each read once."""
+        for loop in outermost_loops(tree):
+            called = {n.func.attr for n in walk(loop) if type(n) is ast.Call and type(n.func) is ast.Attribute}
+            if "compile" in called and not called.isdisjoint(_TRAIN_METHODS):
+                return True
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

@@ -135,6 +135,7 @@ from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.partial_parse import Outline
 from retrace_fix.rules import Rule
+from retrace_fix.tf_functions import may_reference_tf_function
 from retrace_fix.tfnames import local_bindings
 
 RULE = Rule(
@@ -165,15 +166,23 @@ class PredictToCallCommand(RetraceCodemod):
     REQUIRES_TF_FUNCTION = False
 
     @classmethod
+    def might_apply(cls, data: bytes) -> bool:
+        """A predict call (TRIGGERS), and what :meth:`might_apply_to_tree` needs besides, in bytes:
+        the name ``Model`` or ``Sequential``, or a possible tf.function."""
+        return super().might_apply(data) and (
+            b"Model" in data or b"Sequential" in data or may_reference_tf_function(data))
+
+    @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:
         """A predict call is reported only inside a tf.function, or on a bare name in the body
         of a loop of a module that builds a ``Sequential`` or ``Model`` (the unsafe form needs
         the model's constructor): a module needs parsing when it has such a call, or a
         predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
         in_loop, anywhere = predict_calls(tree)
-        if in_loop and ("Model" in outline.text or "Sequential" in outline.text):
+        keras_model = "Model" in outline.text or "Sequential" in outline.text
+        if in_loop and keras_model:
             return True
-        if self_attribute_calls(tree) and ("Model" in outline.text or "Sequential" in outline.text):
+        if keras_model and self_attribute_calls(tree):
             return True  # `self.model.predict(...)` / `train_on_batch` in a method a loop may call
         if not anywhere or not outline.references_tf_function:
             return False

@@ -37,6 +37,18 @@ def push_children(node: ast.AST, stack: list) -> None:
             stack.append(value)
 
 
+def outermost_loops(root: ast.AST) -> Iterator[ast.AST]:
+    """The ``for`` and ``while`` statements under ``root`` that no other one holds (their
+    subtrees hold every loop under ``root``; a loop in a def in a loop is held)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.For or type(node) is ast.While:
+            yield node
+        else:
+            push_children(node, stack)
+
+
 def walk(root: ast.AST) -> Iterator[ast.AST]:
     """Every node under ``root``, ``root`` first (depth first, ``ctx`` nodes left out)."""
     stack = [root]

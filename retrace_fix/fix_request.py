@@ -2,7 +2,7 @@
 
 :class:`FixRequest` holds the fix command's options (``retrace-fix [OPTIONS]
 PATH...``, also built by ``bench`` for its fix step); :func:`prepare` turns it
-into the engine's :class:`~retrace_fix.engine.RunOptions` (``[tool.retrace-fix]``
+into the engine's :class:`~retrace_fix.engine.options.RunOptions` (``[tool.retrace-fix]``
 merged with the command line, codes checked, trace files loaded) and the files
 to process.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from retrace_fix.config import ConfigError, find_config, load_config
 from retrace_fix.sources.discovery import DiscoveryError, discover, discover_roots, find_project_root
-from retrace_fix.engine import RunOptions, unknown_codes
+from retrace_fix.engine.options import RunOptions, unknown_codes
 from retrace_fix.sources.ignore_patterns import check_patterns
 
 

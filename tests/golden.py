@@ -45,7 +45,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from retrace_fix.codemods import RULES
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 from retrace_fix.findings import FileResult, Finding
 
 GOLDEN_ROOT = Path(__file__).resolve().parent.parent / "golden"

@@ -12,7 +12,8 @@ import re
 from pathlib import Path
 
 from retrace_fix.codemods import RULES
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 from retrace_fix.findings import FileResult
 from retrace_fix.rules import Example, Rule
 

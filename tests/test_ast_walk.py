@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from retrace_fix.ast_walk import push_children, walk
+from retrace_fix.ast_walk import outermost_loops, push_children, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("retrace_fix/*.py"), *ROOT.glob("codemods/*.py"), *ROOT.glob("golden/*/*/input.py")])
@@ -26,3 +26,16 @@ def test_push_children_matches_iter_child_nodes():
         push_children(node, children)
         assert [id(c) for c in children] == [id(c) for c in ast.iter_child_nodes(node)
                                              if not isinstance(c, ast.expr_context)]
+
+
+def test_outermost_loops_hold_every_loop():
+    tree = ast.parse(
+        "for a in x:\n    while a:\n        pass\n"
+        "def f():\n    for b in y:\n        for c in b:\n            pass\n"
+        "async def g():\n    async for d in z:\n        while d:\n            pass\n"
+        "if x:\n    while True:\n        def h():\n            for e in w:\n                pass\n"
+    )
+    loops = list(outermost_loops(tree))
+    assert sorted(loop.lineno for loop in loops) == [1, 5, 10, 13]  # the async for is no For
+    every = {id(n) for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))}
+    assert every == {id(n) for loop in loops for n in walk(loop) if isinstance(n, (ast.For, ast.While))}

@@ -191,7 +191,7 @@ def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
     corpus = _load("corpus")
     checkout = tmp_path / "base"
     (checkout / "retrace_fix").mkdir(parents=True)
-    (checkout / "retrace_fix" / "engine.py").write_text("")
+    (checkout / "retrace_fix" / "cli.py").write_text("")
     (checkout / "codemods").mkdir()
     assert "retrace_fix/codemods is missing" in corpus.baseline_problem(checkout)
     assert corpus.main([str(tmp_path), "--baseline", str(checkout)]) == 2

@@ -17,7 +17,7 @@ import shutil
 import pytest
 
 from retrace_fix.commands import fix as fix_command
-from retrace_fix.engine import RunOptions
+from retrace_fix.engine.options import RunOptions
 from retrace_fix.traces.model import TraceSet
 from tests.cli_runner import run_cli
 from tests.gitrepos import new_repo
@@ -171,3 +171,25 @@ def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_obj
     assert _local_objects("file://example.com/srv/repo.git") is None
     assert _local_objects((tmp_path / "nowhere").as_uri()) is None
     assert _local_objects("https://example.com/org/repo.git") is None
+
+
+NOTEBOOK = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+               "source": ["x = max(1, 2)\n", "print 'x'\n"]}],  # a `(`, and a cell CPython rejects
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+})
+
+
+def test_a_notebook_beside_a_root_with_traces_is_read_as_in_its_single_run(tmp_path, monkeypatch):
+    """A notebook of a root without traces is prefiltered as a static run does it: the trace-driven
+    codemods (RTF005's trigger is any `(`) do not make its cells be read, so a broken cell that
+    nothing wants is not reported, alone or beside a root that has traces."""
+    new_repo(tmp_path / "nb", {"broken.ipynb": NOTEBOOK})
+    new_repo(tmp_path / "beta", {"train.py": TRAIN, ".retrace/traces.json": json.dumps(traces_of(None))})
+    monkeypatch.chdir(tmp_path)
+    alone = run_cli("--check", "nb")
+    together = run_cli("--check", "nb", "beta")
+    assert alone.returncode == 0 and "broken.ipynb" not in alone.stdout + alone.stderr
+    assert together.returncode == 1 and "broken.ipynb" not in together.stdout + together.stderr
+    checked = run_cli("--check", "--check-syntax", "nb", "beta")  # cells read: the broken one is reported
+    assert checked.returncode == 2 and "broken.ipynb:cell 1:2" in checked.stdout + checked.stderr

@@ -16,7 +16,9 @@ import pytest
 
 from retrace_fix.codemods._call_site_decision import build_plan, might_convert, wants_files
 from retrace_fix.codemods._call_site_records import EDIT, REFUSED
-from retrace_fix.engine import RunOptions, make_jobs, run, with_call_site_plans
+from retrace_fix.engine.call_sites import with_call_site_plans
+from retrace_fix.engine.options import RunOptions
+from retrace_fix.engine.run import make_jobs, run
 from retrace_fix.findings import Tier
 from retrace_fix.traces.model import TraceSet, load_trace_files
 from tests.cli_runner import run_cli

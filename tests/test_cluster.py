@@ -276,7 +276,7 @@ class Attempts:
 def _tasks(corpus: Path):
     from retrace_fix.bulk.roots import plan_roots
     from retrace_fix.bulk.root_task import TaskSettings
-    from retrace_fix.engine import RunOptions
+    from retrace_fix.engine.options import RunOptions
     from retrace_fix.bulk.scheduler import make_tasks
 
     entries = plan_roots((corpus / "repos.txt").read_text().split())

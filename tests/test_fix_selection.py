@@ -11,7 +11,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 
 SOURCE = textwrap.dedent(
     """\

@@ -28,7 +28,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 

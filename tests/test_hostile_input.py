@@ -392,46 +392,48 @@ def test_a_crashing_or_hanging_child_fails_one_file(monkeypatch):
     import signal
     import time
 
-    from retrace_fix import engine
+    from retrace_fix.engine import isolation
 
     def segfault():
         os.kill(os.getpid(), signal.SIGSEGV)
 
-    status, reason = engine._isolated(segfault, (), 0)
+    status, reason = isolation.isolated(segfault, (), 0)
     assert status == "failed" and "LibCST crashed (SIGSEGV" in reason
-    monkeypatch.setattr(engine, "ISOLATED_TIMEOUT", 1)
-    monkeypatch.setattr(engine, "ISOLATED_TIMEOUT_PER_MB", 0)
-    status, reason = engine._isolated(time.sleep, (30,), 0)
+    monkeypatch.setattr(isolation, "ISOLATED_TIMEOUT", 1)
+    monkeypatch.setattr(isolation, "ISOLATED_TIMEOUT_PER_MB", 0)
+    status, reason = isolation.isolated(time.sleep, (30,), 0)
     assert status == "failed" and reason.startswith("gave up after 1 s")
-    assert engine._isolated(sum, ([1, 2],), 0) == ("ok", 3)
+    assert isolation.isolated(sum, ([1, 2],), 0) == ("ok", 3)
 
     def no_fork():
         raise OSError(1, "Operation not permitted")
 
     monkeypatch.setattr(os, "fork", no_fork)  # a sandbox without fork: in-process, no crash
-    assert engine._isolated(sum, ([1, 2],), 0) == ("ok", 3)
-    assert engine._isolated(int, ("x",), 0)[0] == "failed"
+    assert isolation.isolated(sum, ([1, 2],), 0) == ("ok", 3)
+    assert isolation.isolated(int, ("x",), 0)[0] == "failed"
 
 
 def test_a_dying_worker_costs_one_file(tmp_path, monkeypatch):
     """A worker killed mid-run (OOM killer, a crash no guard foresaw): the pool breaks,
     the remaining files are redone one per child, the culprit alone is reported."""
-    from retrace_fix import engine
+    from retrace_fix.engine import pool
+    from retrace_fix.engine.options import RunOptions
+    from retrace_fix.engine.run import run
 
     for index in range(6):
         (tmp_path / f"m{index}.py").write_text(RELAX_SRC)
     (tmp_path / "poison.py").write_text(RELAX_SRC)
-    real = engine.process_file
+    real = pool.process_file
 
     def process_file(job, options):
         if job.path.name == "poison.py":
             os._exit(9)
         return real(job, options)
 
-    monkeypatch.setattr(engine, "process_file", process_file)
+    monkeypatch.setattr(pool, "process_file", process_file)  # what the workers run
     monkeypatch.chdir(tmp_path)
     files = sorted(tmp_path.glob("*.py"))
-    result = engine.run(files, engine.RunOptions(), jobs=2)
+    result = run(files, RunOptions(), jobs=2)
     assert [r.path for r in result.files] == [p.name for p in files]
     errors = {r.path: r.error for r in result.files if r.error}
     assert list(errors) == ["poison.py"] and "LibCST failed" in errors["poison.py"]

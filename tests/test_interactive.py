@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix.engine import RunResult
+from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.patch.interactive import Session, file_hunks
 from retrace_fix.fix_request import FixRequest

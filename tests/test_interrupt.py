@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from retrace_fix import engine
+from retrace_fix.engine import pool
 from retrace_fix.cli import main
 
 RELAX_SRC = "import tensorflow as tf\n\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
@@ -26,14 +26,14 @@ def slow_tree(tmp_path: Path, monkeypatch) -> list[Path]:
     for index in range(12):
         (tmp_path / f"m{index:02}.py").write_text(RELAX_SRC)
     marker = tmp_path / "started"
-    real = engine.process_file
+    real = pool.process_file
 
     def process_file(job, options):  # runs in the forked workers
         marker.touch()
         time.sleep(30)
         return real(job, options)
 
-    monkeypatch.setattr(engine, "process_file", process_file)
+    monkeypatch.setattr(pool, "process_file", process_file)  # what the workers run
     monkeypatch.chdir(tmp_path)
     return sorted(tmp_path.glob("m*.py"))
 

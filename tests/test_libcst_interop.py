@@ -23,7 +23,7 @@ import pytest
 from libcst.tool import main as libcst_tool_main
 
 from retrace_fix.codemods import REGISTRY
-from retrace_fix.engine import selected_codemods
+from retrace_fix.engine.options import selected_codemods
 from tests.golden import GoldenCase, discover_cases
 
 ROOT = Path(__file__).resolve().parent.parent

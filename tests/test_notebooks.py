@@ -25,7 +25,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 from retrace_fix.notebooks.notebook import (
     NotebookError, cell_diff, read_notebook, splice_sources, split_source, validation_problem,
 )

@@ -23,10 +23,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrace_fix import engine
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.transform import transform
+from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
 from tests.golden import GoldenCase, discover_cases
 from tests.test_fuzz import SETTINGS, tf_programs
@@ -225,7 +226,7 @@ def partial_outcome(source: str, options: RunOptions, tmp_path: Path) -> object 
     """The result of a run with partial parsing allowed, or None where the engine runs the whole
     module (it pruned nothing, or a codemod edits and the whole module must be rerun): that
     result is a whole-module run by construction, and the run is stopped there."""
-    real = engine._transform_text
+    real = transform._transform_text
     signature = inspect.signature(real)
 
     def partial_texts_only(*args, **kwargs):
@@ -234,7 +235,7 @@ def partial_outcome(source: str, options: RunOptions, tmp_path: Path) -> object 
         return real(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine, "_transform_text", partial_texts_only)
+        patch.setattr(transform, "_transform_text", partial_texts_only)
         try:
             return run(source, options, tmp_path)
         except WholeModuleRun:
@@ -393,8 +394,8 @@ def test_an_edited_file_is_rewritten_from_the_whole_module(tmp_path, monkeypatch
         "def step(x):\n    return x\n"
     )
     parsed: list[str] = []
-    real = engine.cst.parse_module
-    monkeypatch.setattr(engine.cst, "parse_module", lambda text: parsed.append(text) or real(text))
+    real = transform.cst.parse_module
+    monkeypatch.setattr(transform.cst, "parse_module", lambda text: parsed.append(text) or real(text))
     result = run(source, RunOptions(), tmp_path)
     assert result.fixed == source.replace("experimental_relax_shapes", "reduce_retracing")
     assert "def unrelated(a):" not in parsed[0]  # the partial parse saw the fix ...

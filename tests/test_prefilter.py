@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from retrace_fix.codemods import REGISTRY
-from retrace_fix.engine import FileJob, RunOptions, plan_codemods, process_file, selected_codemods
+from retrace_fix.engine.options import FileJob, RunOptions, selected_codemods
+from retrace_fix.engine.prefilter import plan_codemods
+from retrace_fix.engine.process import process_file
 from tests.golden import GOLDEN_ROOT
 
 SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py", "expected.py"))
@@ -57,3 +59,54 @@ KERAS = "import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.D
 )
 def test_predict_calls_that_cannot_be_reported_are_not_parsed(text, needed):
     assert ("RTF002" in planned(text)) is needed
+
+
+TF_STEP = "import tensorflow as tf\n\n@tf.function\ndef step(fn, x):\n    return fn(x)\n\n"
+
+
+@pytest.mark.parametrize(
+    "text, needed",
+    [
+        (TF_STEP + "for b in data:\n    step(agent.update, b)\n", True),  # a tf.function of this module
+        (TF_STEP + "for b in data:\n    step(lambda v: v, b)\n", True),
+        (TF_STEP + "for b in data:\n    step(functools.partial(f, 1), b)\n", True),
+        (TF_STEP + "def run(fn, b):\n    return step(fn, b)\n\nfor b in data:\n    run(agent.update, b)\n", True),
+        ("import tensorflow as tf\nstep = tf.function(g)\nfor b in data:\n    step(agent.update, b)\n", True),
+        ("import tensorflow as tf\n\nclass A:\n    @tf.function\n    def step(self, fn):\n        return fn()\n\n"
+         "    def loop(self):\n        for b in data:\n            self.step(self.update)\n", True),
+        # callables passed in a loop, but to functions this module neither defines nor assigns
+        (TF_STEP + "for b in data:\n    print(len(self.items), b)\n", False),
+        (TF_STEP + "for b in data:\n    xs = sorted(b, key=lambda v: v.size)\n", False),
+        (TF_STEP + "for b in data:\n    tf.nest.map_structure(agent.update, b)\n", False),
+        (TF_STEP + "step(agent.update, 1)\n", False),  # not in a loop
+    ],
+)
+def test_callables_passed_in_a_loop_need_a_callee_of_this_module(text, needed):
+    """RTF009 (and the whole-module parse it needs) only where a loop passes a new callable to a
+    function this module defines or assigns: the calls its call-site analysis resolves."""
+    assert ("RTF009" in planned(text)) is needed
+
+
+@pytest.mark.parametrize(
+    "text, needed",
+    [
+        ("for lr in rates:\n    model.compile(optimizer=opt(lr))\n    model.fit(x, y)\n", True),
+        ("while True:\n    model.compile('sgd')\n    model.train_on_batch(x, y)\n", True),
+        ("model.compile(optimizer='sgd')\nmodel.fit(x, y)\n", False),  # no loop: not even parsed by CPython
+        ("for lr in rates:\n    model.compile(optimizer=opt(lr))\n", False),  # nothing trained in it
+    ],
+)
+def test_compile_in_a_loop_is_read_in_the_bytes_first(text, needed):
+    from retrace_fix.codemods.compile_in_loop import CompileInLoopCommand
+
+    assert ("RTF010" in planned(text)) is needed
+    if "for" not in text and "while" not in text:
+        assert not CompileInLoopCommand.might_apply(text.encode())
+
+
+def test_a_predict_call_needs_a_keras_model_or_a_tf_function_in_the_bytes():
+    from retrace_fix.codemods.predict_to_call import PredictToCallCommand
+
+    assert not PredictToCallCommand.might_apply(b"import sklearn\nfor x in data:\n    y = est.predict(x)\n")
+    assert PredictToCallCommand.might_apply(KERAS.encode() + b"y = model.predict(x)\n")
+    assert PredictToCallCommand.might_apply(b"import tensorflow as tf\nf = tf.function(g)\ny = m.predict(x)\n")

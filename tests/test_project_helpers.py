@@ -64,7 +64,8 @@ def test_a_parameter_passed_into_project_code_is_a_verifiable_diagnostic(tmp_pat
 
 def test_the_verify_candidates_edit_it(tmp_path):
     """What ``--verify`` runs: the engine with ``verify_candidates`` applies the verifiable diagnostic."""
-    from retrace_fix.engine import FileJob, RunOptions, process_file
+    from retrace_fix.engine.options import FileJob, RunOptions
+    from retrace_fix.engine.process import process_file
     from retrace_fix.traces.model import load_trace_file
 
     source = main_source("double(offset)")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from retrace_fix.sources import discovery
 from retrace_fix.sources.discovery import ENV_PROJECT_ROOT, find_project_root
-from retrace_fix.engine import make_jobs
+from retrace_fix.engine.run import make_jobs
 from retrace_fix.traces import process_recorder, recorder
 from retrace_fix.traces.frames import relative_source_path
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrace_fix.codemods import all_codes, documentation
-from retrace_fix.engine import RunResult
+from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.output.sarif import file_changes, sarif_log, to_sarif
 from tests.cli_runner import run_cli

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrace_fix import engine
+from retrace_fix.engine.options import RunOptions
+from retrace_fix.engine.pool import CHUNK_FILES, plan_chunks
+from retrace_fix.engine.run import make_jobs, run
 
 RELAX_SRC = "import tensorflow as tf\n\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
 
@@ -21,11 +23,11 @@ def _tree(tmp_path: Path, sizes: dict[str, int]) -> list[Path]:
 def test_largest_files_go_first_and_alone(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     sizes = {"big.py": 400_000, "medium.py": 150_000, **{f"small{i:02}.py": 1_000 for i in range(40)}}
-    chunks = engine.plan_chunks(engine.make_jobs(_tree(tmp_path, sizes)), workers=2)
+    chunks = plan_chunks(make_jobs(_tree(tmp_path, sizes)), workers=2)
 
     names = [[job.path.name for job in chunk] for chunk in chunks]
     assert names[0] == ["big.py"] and names[1] == ["medium.py"]
-    assert all(len(chunk) <= engine.CHUNK_FILES for chunk in chunks)
+    assert all(len(chunk) <= CHUNK_FILES for chunk in chunks)
     flat = [name for chunk in names for name in chunk]
     assert sorted(flat) == sorted(sizes) and len(flat) == len(set(flat))  # every file exactly once
 
@@ -34,9 +36,9 @@ def test_a_missing_file_is_planned_and_reported(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = _tree(tmp_path, {"a.py": 10, "b.py": 10})
     gone = tmp_path / "gone.py"
-    chunks = engine.plan_chunks(engine.make_jobs([*files, gone]), workers=2)
+    chunks = plan_chunks(make_jobs([*files, gone]), workers=2)
     assert sorted(job.path.name for chunk in chunks for job in chunk) == ["a.py", "b.py", "gone.py"]
-    result = engine.run([*files, gone], engine.RunOptions(), jobs=2)
+    result = run([*files, gone], RunOptions(), jobs=2)
     errors = {r.path: r.error for r in result.files if r.error}
     assert list(errors) == ["gone.py"] and errors["gone.py"].startswith("gone.py:1: cannot read:")
 
@@ -46,8 +48,8 @@ def test_parallel_results_do_not_depend_on_the_plan(tmp_path, monkeypatch):
     for index in range(30):
         (tmp_path / f"m{index:02}.py").write_text(RELAX_SRC + "#" * (index * 997))
     files = sorted(tmp_path.glob("*.py"))
-    serial = engine.run(files, engine.RunOptions(), jobs=1)
-    parallel = engine.run(files, engine.RunOptions(), jobs=2)
+    serial = run(files, RunOptions(), jobs=1)
+    parallel = run(files, RunOptions(), jobs=2)
     assert [r.path for r in parallel.files] == [p.name for p in files]
     assert [(r.path, r.fixed, [f.to_json() for f in r.findings]) for r in parallel.files] == [
         (r.path, r.fixed, [f.to_json() for f in r.findings]) for r in serial.files

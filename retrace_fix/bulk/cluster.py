@@ -83,7 +83,7 @@ def warm_worker() -> None:
     (``gc.freeze``, as the engine's own worker processes do); never on a cluster shared with others."""
     import gc
 
-    import retrace_fix.engine  # noqa: F401  (the codemods and LibCST with it)
+    import retrace_fix.engine.run  # noqa: F401  (the codemods and LibCST with it)
 
     gc.freeze()
 

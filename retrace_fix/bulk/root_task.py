@@ -31,7 +31,10 @@ from typing import Callable
 
 from retrace_fix import __version__
 from retrace_fix.sources.discovery import DiscoveryError, discover, display_path
-from retrace_fix.engine import RunOptions, explicit_roots, make_jobs, process_file, with_call_site_plans
+from retrace_fix.engine.call_sites import with_call_site_plans
+from retrace_fix.engine.options import RunOptions
+from retrace_fix.engine.process import process_file
+from retrace_fix.engine.run import explicit_roots, make_jobs
 from retrace_fix.findings import FileResult
 from retrace_fix.bulk.git_sources import GitSource, clone
 from retrace_fix.bulk.roots import contains

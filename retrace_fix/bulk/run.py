@@ -45,7 +45,7 @@ from retrace_fix.bulk.roots import Root, build_roots
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.engine import RunResult
+    from retrace_fix.engine.options import RunResult
     from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2

@@ -24,7 +24,7 @@ from typing import Callable, Iterator, Sequence
 
 from retrace_fix.output import render as output
 from retrace_fix.bulk.run import BulkReport
-from retrace_fix.engine import RunResult
+from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult
 from retrace_fix.bulk.roots import Root, RootError, contains, has_git_urls, plan_roots, root_key
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root

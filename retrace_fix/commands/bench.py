@@ -107,7 +107,9 @@ def engine_fixer(request: BenchRequest, project_root: Path) -> Fixer:
     """
     import dataclasses
 
-    from retrace_fix.engine import FileJob, process_file, with_call_site_plans
+    from retrace_fix.engine.call_sites import with_call_site_plans
+    from retrace_fix.engine.options import FileJob
+    from retrace_fix.engine.process import process_file
     from retrace_fix.findings import Tier
     from retrace_fix.output.render import file_diff
     from retrace_fix.fix_request import FixRequest, UsageProblem, prepare

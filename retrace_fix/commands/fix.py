@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Callable
 from retrace_fix.output import render as output
 from retrace_fix.bulk.branches import commit_branches
 from retrace_fix.bulk.run import BulkReport, finish_report, report_for, write_patch_dir
-from retrace_fix.engine import RunOptions, RunResult, run
+from retrace_fix.engine.options import RunOptions, RunResult
+from retrace_fix.engine.run import run
 from retrace_fix.sources.discovery import display_path
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare

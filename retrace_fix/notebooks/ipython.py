@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from retrace_fix.sources.discovery import find_project_root
-from retrace_fix.engine import FileJob, RunOptions, process_file
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 from retrace_fix.findings import FileResult
 from retrace_fix.notebooks.notebook import NotebookError, cell_diff, read_notebook
 from retrace_fix.output.render import finding_line

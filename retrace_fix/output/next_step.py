@@ -24,7 +24,7 @@ from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.engine import RunResult
+    from retrace_fix.engine.options import RunResult
 
 #: the paths are repeated in the suggested command up to this length; longer lists become PATH...
 MAX_PATHS_SHOWN = 60

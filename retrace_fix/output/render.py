@@ -12,7 +12,7 @@ from retrace_fix.patch.diffs import unified_diff
 from retrace_fix.notebooks.notebook import cell_diff, is_notebook
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.engine import RunResult
+    from retrace_fix.engine.options import RunResult
 
 JSON_SCHEMA_VERSION = 1
 

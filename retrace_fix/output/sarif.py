@@ -39,7 +39,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from retrace_fix import __version__
-from retrace_fix.engine import RunResult
+from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.linemap import NEWLINE, source_lines
 from retrace_fix.notebooks.notebook import is_notebook, source_line_offsets

@@ -72,7 +72,7 @@ from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.wording import plural
 
 if TYPE_CHECKING:  # pragma: no cover
-    from retrace_fix.engine import RunResult
+    from retrace_fix.engine.options import RunResult
     from retrace_fix.fix_request import FixRequest
 
 EXIT_OK, EXIT_ERROR = 0, 2

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import IO
 
 from retrace_fix.sources.discovery import is_excluded, outside_root
-from retrace_fix.engine import FileJob, RunOptions, RunResult, explicit_roots, make_jobs, process_file
+from retrace_fix.engine.options import FileJob, RunOptions, RunResult
+from retrace_fix.engine.process import process_file
+from retrace_fix.engine.run import explicit_roots, make_jobs
 from retrace_fix.findings import FileResult
 from retrace_fix.fix_request import FixRequest, resolve_options
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from retrace_fix.engine import FileJob, RunOptions, process_file, with_call_site_plans
+from retrace_fix.engine.call_sites import with_call_site_plans
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
 from retrace_fix.findings import FileResult, Finding
 
 #: codes whose fixes do not aim at trace counts: RTF002 makes a program that fails inside a

@@ -6,7 +6,7 @@ kept so far).  Every run of CMD gets a fresh copy of the original with the
 texts under trial written over it, so no run sees what an earlier one left
 behind.  Runs go through :func:`retrace_fix.bench.runs.run_once` (the recorder
 and the timing probe).  The result is an ordinary
-:class:`~retrace_fix.engine.RunResult` of the user's files, holding only the
+:class:`~retrace_fix.engine.options.RunResult` of the user's files, holding only the
 verified fixes, with every candidate's :class:`~retrace_fix.findings.Verification`,
 and a :class:`~retrace_fix.verify.summary.VerifyReport`.
 """
@@ -29,7 +29,7 @@ from retrace_fix.bench.outputs import relative_compare_path
 from retrace_fix.bench.verdict import seconds_text
 from retrace_fix.bench.runs import RunRecord, Tree, run_once
 from retrace_fix.sources.discovery import display_path
-from retrace_fix.engine import RunResult
+from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult, Finding, Verification
 from retrace_fix.fix_request import FixRequest, VerifyOptions, prepare
 from retrace_fix.linemap import LineMap

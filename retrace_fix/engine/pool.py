@@ -1,0 +1,135 @@
+"""The worker pool: files dealt to worker processes in size-ordered chunks (:func:`plan_chunks`),
+Ctrl-C stopping them at once, and a worker's death costing only the file that killed it."""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import sys
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable
+
+from retrace_fix.engine.isolation import isolated
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
+from retrace_fix.findings import FileResult
+
+
+_WORKER_OPTIONS: RunOptions | None = None
+
+
+def _init_worker(options: RunOptions) -> None:
+    global _WORKER_OPTIONS
+    _WORKER_OPTIONS = options
+    gc.freeze()  # the imported modules never become garbage: keep them out of collections
+
+
+def _stop_workers(grace: float = 5.0, deadline: float = 30.0) -> None:
+    """Terminate every worker process of this run, and any the pool's manager thread starts while
+    it winds down (workers are started on demand): until none is left.  One that ignores SIGTERM
+    for ``grace`` seconds (a loaded machine) is killed; no worker outlives the run."""
+    end = time.monotonic() + deadline
+    while True:
+        children = multiprocessing.active_children()
+        if not children or time.monotonic() > end:
+            return
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(timeout=grace)
+            if child.is_alive():
+                child.kill()
+                child.join()
+
+
+def _work_chunk(jobs: list[FileJob]) -> list[FileResult]:
+    assert _WORKER_OPTIONS is not None
+    return [process_file(job, _WORKER_OPTIONS) for job in jobs]
+
+
+CHUNK_FILES = 16  # at most this many files per task sent to a worker
+CHUNKS_PER_WORKER = 32  # aim: each worker gets at least this many tasks' worth of bytes
+
+
+def plan_chunks(work: list[FileJob], workers: int) -> list[list[FileJob]]:
+    """Split ``work`` into worker tasks, largest files first (longest job first).
+
+    One large file can take seconds while thousands of small ones take
+    milliseconds each: started last, it would keep one worker busy after the
+    others ran dry.  Files go out largest first, in tasks of about
+    ``total bytes / (workers * CHUNKS_PER_WORKER)`` (so the largest go one by
+    one) and never more than ``CHUNK_FILES`` files.  Output order does not depend
+    on this: results are sorted by path.
+    """
+    sized = [(_size(job), job) for job in work]
+    sized.sort(key=lambda item: -item[0])  # stable: equal sizes keep their order
+    target = max(1, sum(size for size, _ in sized) // (workers * CHUNKS_PER_WORKER))
+    chunks: list[list[FileJob]] = []
+    chunk: list[FileJob] = []
+    weight = 0
+    for size, job in sized:
+        chunk.append(job)
+        weight += size
+        if weight >= target or len(chunk) >= CHUNK_FILES:
+            chunks.append(chunk)
+            chunk, weight = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
+
+
+def _size(job: FileJob) -> int:
+    """The file's size in bytes (0 when it cannot be read)."""
+    try:
+        return job.path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
+    """After a worker died: one file at a time in its own child process."""
+    status, value = isolated(process_file, (job, options), _size(job))
+    if status == "ok":
+        return value
+    return FileResult(path=job.display, error=f"{job.display}:1: {value}; file left unchanged")
+
+
+def run_in_workers(work: list[FileJob], options: RunOptions, workers: int, emit: Callable[[FileResult], None]) -> None:
+    """Process ``work`` in up to ``workers`` processes, calling ``emit`` with each file's result as it
+    comes back (in chunk order, not path order)."""
+    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    chunks = plan_chunks(work, workers)
+    collected: set[int] = set()  # indexes of the chunks whose results came back
+    futures: list[Future[list[FileResult]]] = []
+    try:
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(work)),
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(options,),
+        ) as pool:
+            futures = [pool.submit(_work_chunk, chunk) for chunk in chunks]
+            try:
+                for index, future in enumerate(futures):
+                    for res in future.result():
+                        emit(res)
+                    collected.add(index)
+            except KeyboardInterrupt:
+                # Ctrl-C: drop the queued tasks and stop the workers now rather
+                # than after the chunks they hold (nothing has been written yet)
+                pool.shutdown(wait=False, cancel_futures=True)
+                _stop_workers()
+                raise
+    except BrokenProcessPool:
+        # A worker died (killed, or a crash no guard foresaw).  Chunks that
+        # finished are kept; the files of every other chunk are redone, each in
+        # its own child: the culprit fails alone, the others are fixed.
+        for index, chunk in enumerate(chunks):
+            if index in collected:
+                continue
+            future = futures[index] if index < len(futures) else None
+            done = future is not None and future.done() and not future.cancelled() and future.exception() is None
+            for res in future.result() if done else (_work_isolated(job, options) for job in chunk):
+                emit(res)
