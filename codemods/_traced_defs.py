@@ -1,7 +1,7 @@
 """The base of the codemods that edit a recorded tf.function where it is created.
 
 RTF003 (input-signature) and RTF004 (reduce-retracing) read the recorded traces of a
-tf.function (:func:`~retrace_fix.codemods._trace_plan.plans`) and edit its
+tf.function (:func:`~retrace_fix.codemods._source_info.plans`) and edit its
 ``@tf.function(...)`` decorator or its ``tf.function(f, ...)`` call.
 :class:`TracedDefsCodemod` finds those places and calls :meth:`handle_traced` once
 for each: at the decorator while visiting the ``def``, or at the ``tf.function``

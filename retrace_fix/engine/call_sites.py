@@ -14,7 +14,7 @@ from retrace_fix.notebooks.notebook import NotebookError, is_notebook, read_note
 
 
 def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions:
-    """``options`` with RTF005's plan of every project root of ``jobs`` (:mod:`retrace_fix.codemods._call_site_plan`).
+    """``options`` with RTF005's plan of every project root of ``jobs`` (:mod:`retrace_fix.codemods._call_site_decision`).
 
     RTF005 rewrites every recorded call site of a function or none, and those sites may be in any
     module: that is decided here, once, from the files of the run that define a candidate function
@@ -23,7 +23,7 @@ def with_call_site_plans(jobs: list[FileJob], options: RunOptions) -> RunOptions
     """
     if not options.wants_call_site_plans:
         return options
-    from retrace_fix.codemods._call_site_plan import build_plan, wants_files
+    from retrace_fix.codemods._call_site_decision import build_plan, wants_files
 
     by_root: dict[str, dict[str, FileJob]] = {}
     for job in jobs:

@@ -146,7 +146,7 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
     # one problem, one finding: drop call-site diagnostics another selected code already covers
     findings = drop_duplicates(findings, suppressed, DEFERS_TO)
     if has_traces:  # which recorded functions this file's defs matched (unmatched ones are reported)
-        from retrace_fix.codemods._trace_plan import matched_keys
+        from retrace_fix.codemods._traced_functions import matched_keys
 
         hits = matched_keys(context.scratch)
         if hits is None and any(cls.NEEDS_TRACES for cls in codemods):
