@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.options import FileJob, RunOptions
-from retrace_fix.engine.transform import transform
+from retrace_fix.engine import transform
 from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
 from tests.golden import GoldenCase, discover_cases
