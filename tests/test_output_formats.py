@@ -30,7 +30,8 @@ def project(tmp_path, monkeypatch):
     shutil.copyfile(GOLDEN / "keras-sequential-in-tf-function" / "input.py", tmp_path / "fixable.py")
     shutil.copyfile(GOLDEN / "batching-arguments-diagnosed" / "input.py", tmp_path / "diagnosed.py")
     shutil.copyfile(GOLDEN / "non-keras-predict-left-alone" / "input.py", tmp_path / "clean.py")
-    (tmp_path / "broken.py").write_text("def f(:\n    return model.predict(x)\n", encoding="utf-8")
+    # a file the prefilter reads (a tf.function and a predict call), which does not parse
+    (tmp_path / "broken.py").write_text("@tf.function\ndef f(:\n    return model.predict(x)\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
