@@ -100,17 +100,10 @@ from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="RTF009",
-    name="bind-callable-once",
-    tier=Tier.SAFE,
-    summary=(
-        "a bound method, functools.partial or lambda built in a loop and passed to a tf.function: "
-        "bound once before the loop"
-    ),
-    doc=__doc__,
-    golden="bind-callable-once",
-)
+RULE = Rule("RTF009", "bind-callable-once", Tier.SAFE, doc=__doc__, summary=(
+                "a bound method, functools.partial or lambda built in a loop and passed to a tf.function: "
+                "bound once before the loop"
+            ))
 
 
 class BindCallableOnceCommand(RetraceCodemod):

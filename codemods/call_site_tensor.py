@@ -138,17 +138,10 @@ from retrace_fix.tfnames import Scope
 from retrace_fix.rules import Rule
 from retrace_fix.traces.signature_candidates import FIX_SCALAR
 
-RULE = Rule(
-    code="RTF005",
-    name="call-site-tensor",
-    tier=Tier.SAFE,
-    summary=(
-        "at the call sites recorded in traces, pass varying Python scalars (or drifting dtypes) as "
-        "tf.constant(v, dtype) / tf.cast where no input_signature fits"
-    ),
-    doc=__doc__,
-    golden="call-site-tensor",
-)
+RULE = Rule("RTF005", "call-site-tensor", Tier.SAFE, doc=__doc__, summary=(
+                "at the call sites recorded in traces, pass varying Python scalars (or drifting dtypes) as "
+                "tf.constant(v, dtype) / tf.cast where no input_signature fits"
+            ))
 
 
 class CallSiteTensorCommand(RetraceCodemod):

@@ -66,17 +66,10 @@ from retrace_fix.node_text import code_of, short_code
 from retrace_fix.rules import Rule
 from retrace_fix.tfnames import binding_sites, global_names
 
-RULE = Rule(
-    code="RTF010",
-    name="compile-in-loop",
-    tier=Tier.UNSAFE,
-    summary=(
-        "model.compile(...) in a loop that also trains drops the train function: compile once, "
-        "then assign the learning rate"
-    ),
-    doc=__doc__,
-    golden="compile-in-loop",
-)
+RULE = Rule("RTF010", "compile-in-loop", Tier.UNSAFE, doc=__doc__, summary=(
+                "model.compile(...) in a loop that also trains drops the train function: compile once, "
+                "then assign the learning rate"
+            ))
 
 _TRAIN_METHODS = ("fit", "train_on_batch", "evaluate", "test_on_batch", "fit_generator")
 _LR_KEYWORDS = ("learning_rate", "lr")

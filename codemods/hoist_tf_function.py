@@ -130,17 +130,10 @@ from retrace_fix.codemods._hoist_decider import HoistDecider, HoistDecision
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="RTF006",
-    name="hoist-tf-function",
-    tier=Tier.SAFE,
-    summary=(
-        "a tf.function re-created per call (nested def, tf.function(f) per call) moved to module level "
-        "or made a decorated method"
-    ),
-    doc=__doc__,
-    golden="hoist-tf-function",
-)
+RULE = Rule("RTF006", "hoist-tf-function", Tier.SAFE, doc=__doc__, summary=(
+                "a tf.function re-created per call (nested def, tf.function(f) per call) moved to module level "
+                "or made a decorated method"
+            ))
 
 
 class HoistTfFunctionCommand(RetraceCodemod):

@@ -129,16 +129,11 @@ from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names, render_spec
 
-RULE = Rule(
-    code="RTF003",
-    name="input-signature",
-    tier=Tier.SAFE,
-    summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
-    doc=__doc__,
-    golden="input-signature",
-    # RTF005 converts the varying values at the call sites where no signature fits, or says why it
-    # cannot: its finding at the def replaces this one's "no input_signature" diagnostic
-    defers_to=("RTF005",),
+RULE = Rule("RTF003", "input-signature", Tier.SAFE, doc=__doc__,
+            summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
+            # RTF005 converts the varying values at the call sites where no signature fits, or says why it
+            # cannot: its finding at the def replaces this one's "no input_signature" diagnostic
+            defers_to=("RTF005",),
 )
 
 KEYWORD = "input_signature"

@@ -109,14 +109,8 @@ from retrace_fix.codemods._rewritten import mark_rewritten
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="RTF007",
-    name="list-loop-to-tensor-array",
-    tier=Tier.UNSAFE,
-    summary="for i in range(n): xs.append(e) + tf.stack(xs) in a tf.function -> tf.TensorArray + tf.range",
-    doc=__doc__,
-    golden="list-loop-to-tensor-array",
-)
+RULE = Rule("RTF007", "list-loop-to-tensor-array", Tier.UNSAFE, doc=__doc__,
+            summary="for i in range(n): xs.append(e) + tf.stack(xs) in a tf.function -> tf.TensorArray + tf.range")
 
 
 class ListLoopToTensorArrayCommand(RetraceCodemod):

@@ -138,14 +138,8 @@ from retrace_fix.rules import Rule
 from retrace_fix.tf_functions import may_reference_tf_function
 from retrace_fix.tfnames import local_bindings
 
-RULE = Rule(
-    code="RTF002",
-    name="predict-to-call",
-    tier=Tier.SAFE,
-    summary="model.predict(x) / predict_on_batch(x) inside tf.function -> model(x, training=False)",
-    doc=__doc__,
-    golden="predict-to-call",
-)
+RULE = Rule("RTF002", "predict-to-call", Tier.SAFE, doc=__doc__,
+            summary="model.predict(x) / predict_on_batch(x) inside tf.function -> model(x, training=False)")
 
 #: keywords ``Model.predict`` accepts that are meaningless for a direct call
 DROPPABLE_KEYWORDS = frozenset({"verbose"})

@@ -106,19 +106,13 @@ from retrace_fix.codemods._range_decider import RangeDecider
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="RTF001",
-    name="range-to-tf-range",
-    tier=Tier.SAFE,
-    summary=(
-        "for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
-        "and the body is provably safe for a tensor i"
-    ),
-    doc=__doc__,
-    golden="range-to-tf-range",
-    # RTF007 rewrites the loop that appends to a Python list (the blocker RTF001 names) into a
-    # tf.TensorArray graph loop, or says why it cannot
-    defers_to=("RTF007",),
+RULE = Rule("RTF001", "range-to-tf-range", Tier.SAFE, doc=__doc__, summary=(
+                "for i in range(n) -> tf.range(n) in a tf.function where n is (or becomes) a tensor "
+                "and the body is provably safe for a tensor i"
+            ),
+            # RTF007 rewrites the loop that appends to a Python list (the blocker RTF001 names) into a
+            # tf.TensorArray graph loop, or says why it cannot
+            defers_to=("RTF007",),
 )
 
 

@@ -112,14 +112,8 @@ from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 from retrace_fix.traces.generalize import SignaturePlan
 
-RULE = Rule(
-    code="RTF004",
-    name="reduce-retracing",
-    tier=Tier.SAFE,
-    summary="use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)",
-    doc=__doc__,
-    golden="reduce-retracing",
-)
+RULE = Rule("RTF004", "reduce-retracing", Tier.SAFE, doc=__doc__,
+            summary="use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)")
 
 OLD_KEYWORD = "experimental_relax_shapes"
 NEW_KEYWORD = "reduce_retracing"

@@ -80,14 +80,8 @@ from retrace_fix.codemods._shape_read_finder import ReadFinder, ShapeRead
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="RTF008",
-    name="static-to-dynamic-shape",
-    tier=Tier.SAFE,
-    summary="x.shape[i] where a tensor is accepted -> tf.shape(x)[i], when traces show that dimension varying",
-    doc=__doc__,
-    golden="static-to-dynamic-shape",
-)
+RULE = Rule("RTF008", "static-to-dynamic-shape", Tier.SAFE, doc=__doc__,
+            summary="x.shape[i] where a tensor is accepted -> tf.shape(x)[i], when traces show that dimension varying")
 
 
 class StaticToDynamicShapeCommand(RetraceCodemod):

@@ -63,7 +63,7 @@ class Rule:
     #: the ``retrace-fix explain`` page: *What it does / Why it retraces / Example / Fix
     #: safety* (a codemod module's docstring, titled ``CODE name.``, or a diagnostic's page)
     doc: str
-    golden: str  # the folder under ``golden/`` holding its cases
+    golden: str = ""  # the folder under ``golden/`` holding its cases; "" means the rule's name
     #: one problem, one finding: a finding of this code is dropped when a finding of one
     #: of these codes (reported, or hidden by a suppression comment) is about the same
     #: subject (see :func:`retrace_fix.findings.drop_duplicates`)
@@ -74,6 +74,8 @@ class Rule:
             raise ValueError(f"rule code {self.code!r}: expected RTF and three digits")
         if not NAME_PATTERN.match(self.name):
             raise ValueError(f"{self.code}: rule name {self.name!r}: expected lower-case words joined by '-'")
+        if not self.golden:
+            object.__setattr__(self, "golden", self.name)
 
     @property
     def page(self) -> str:

@@ -68,14 +68,7 @@ from retrace_fix.codemods._report_only import ReportOnlyCodemod
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="{code}",
-    name="{name}",
-    tier=Tier.DIAGNOSTIC,
-    summary="{summary}",
-    doc=__doc__,
-    golden="{name}",
-)
+RULE = Rule("{code}", "{name}", Tier.DIAGNOSTIC, doc=__doc__, summary="{summary}")
 
 
 class {cls}(ReportOnlyCodemod):
@@ -99,14 +92,7 @@ from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
-RULE = Rule(
-    code="{code}",
-    name="{name}",
-    tier=Tier.{tier_name},
-    summary="{summary}",
-    doc=__doc__,
-    golden="{name}",
-)
+RULE = Rule("{code}", "{name}", Tier.{tier_name}, doc=__doc__, summary="{summary}")
 
 
 class {cls}(RetraceCodemod):

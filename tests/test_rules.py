@@ -113,3 +113,9 @@ def test_report_refuses_a_code_the_codemod_did_not_declare():
     codemod.analysis = ModuleAnalysis.build(tree)
     with pytest.raises(ValueError, match="reports RTF101, which is none of its RULES"):
         codemod.report(tree.body[0], "message", Tier.DIAGNOSTIC, code="RTF101")
+
+
+def test_a_rule_without_a_golden_folder_named_uses_its_name():
+    rule = Rule("RTF099", "demo-rule", Tier.DIAGNOSTIC, summary="s", doc="d")
+    assert rule.golden == "demo-rule"
+    assert Rule("RTF099", "demo-rule", Tier.DIAGNOSTIC, summary="s", doc="d", golden="other").golden == "other"

@@ -108,7 +108,7 @@ def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
     proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF019", "demo-fix", "--tier", "unsafe")
     assert proc.returncode == 0, proc.stderr
     source = (checkout / "codemods" / "demo_fix.py").read_text()
-    assert "class DemoFixCommand(RetraceCodemod):" in source and "tier=Tier.UNSAFE" in source
+    assert "class DemoFixCommand(RetraceCodemod):" in source and "Tier.UNSAFE, doc=__doc__" in source
     assert "    ORDER = 75\n" in source  # after RTF010, the last fix (65)
     diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF019", "golden/demo-fix")
     assert (diff.returncode, diff.stdout) == (0, "")
