@@ -100,7 +100,7 @@ def prefilter_counts(files: list[Path]) -> dict:
     """Files past the byte prefilter, files LibCST parses, lines of all files and the lines
     LibCST is given (blank lines of partial parsing not counted)."""
     from retrace_fix.engine.options import RunOptions, selected_codemods
-    from retrace_fix.engine.prefilter import decode_source, might_contain_target, plan_codemods
+    from retrace_fix.engine.prefilter import decode_source, might_contain_target, codemods_to_run
 
     options = RunOptions()
     codemods = selected_codemods(options)
@@ -115,7 +115,7 @@ def prefilter_counts(files: list[Path]) -> dict:
         if not might_contain_target(data, codemods, has_traces=False):
             continue
         candidates += 1
-        to_run, _, outline = plan_codemods(data, text, codemods, options, has_traces=False)
+        to_run, _, outline = codemods_to_run(data, text, codemods, options, has_traces=False)
         if not to_run:
             continue
         parsed += 1

@@ -2,7 +2,7 @@
 
 :func:`body_facts` walks one ``def`` (nested defs included unless they shadow a
 parameter) and returns the :class:`~retrace_fix.traces.generalize.BodyFacts`
-that :func:`retrace_fix.traces.generalize.plan_signature` judges a signature
+that :func:`retrace_fix.traces.generalize.decide_signature` judges a signature
 by: Python-scalar uses of each parameter (arithmetic, tests, arguments of
 TensorFlow ops, ``range`` bounds with RTF001's loop analysis), static-shape
 reads (``x.shape[0]``, ``len(x)``, through names computed from a parameter),

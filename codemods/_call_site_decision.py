@@ -40,7 +40,7 @@ from retrace_fix.codemods._call_site_wording import actions_text, params_text, p
 from retrace_fix.codemods._finding_text import MAX_MESSAGE, clauses, joined, one_line
 from retrace_fix.codemods._flag_branches import TRAINING_FLAGS
 from retrace_fix.codemods._keras import KerasEvidence
-from retrace_fix.codemods._source_info import plans
+from retrace_fix.codemods._source_info import signature_decisions_by_def
 from retrace_fix.codemods._traced_functions import traced_functions
 from retrace_fix.findings import Tier
 from retrace_fix.traces.signature_candidates import (
@@ -52,7 +52,7 @@ from retrace_fix.traces.signature_candidates import (
     stored_oracle,
     traces_after,
 )
-from retrace_fix.traces.generalize import SignaturePlan, _listed
+from retrace_fix.traces.generalize import SignatureDecision, _listed
 from retrace_fix.traces.model import FunctionTraces, Proof, TraceSet
 
 #: the Python types whose values ``tf.constant(v)`` converts (and the dtype it gives each)
@@ -123,14 +123,14 @@ def build_plan(sources: dict, traces: TraceSet) -> CallSitePlan:
         reader = _Reader(CodemodContext(filename=def_file), CodemodSettings(traces=traces, relpath=def_file, source_text=parsed.text))
         reader.analysis = parsed.analysis
         reader.scope = parsed.scope
-        signature_plans = plans(reader)
+        signature_decisions = signature_decisions_by_def(reader)
         for node, function in traced_functions(reader).items():
             if not function.call_sites or not might_convert(function):
                 continue
-            signature_plan = signature_plans.get(node)
-            if signature_plan is None:
+            signature_decision = signature_decisions.get(node)
+            if signature_decision is None:
                 continue
-            decision = _decide(function, node, signature_plan, parsed, module, sources)
+            decision = _decide(function, node, signature_decision, parsed, module, sources)
             if decision is not None:
                 result.decisions[function.key] = decision
     return result
@@ -145,7 +145,7 @@ class _Subject:
 
     function: FunctionTraces
     node: cst.FunctionDef
-    plan: SignaturePlan
+    plan: SignatureDecision
     parsed: ParsedModule
     #: param -> (FIX_SCALAR | FIX_CAST, dtypes to try): what varied and a call site could convert
     targets: dict
@@ -204,7 +204,7 @@ class _Conversion:
 def _decide(
     function: FunctionTraces,
     node: cst.FunctionDef,
-    plan: SignaturePlan,
+    plan: SignatureDecision,
     parsed: ParsedModule,
     module,
     sources: dict,
@@ -246,7 +246,7 @@ def _decide(
     return _fix(subject, converted, reason_parts, proof_text, proof_status, unrecorded)
 
 
-def _subject(function: FunctionTraces, node: cst.FunctionDef, plan: SignaturePlan,
+def _subject(function: FunctionTraces, node: cst.FunctionDef, plan: SignatureDecision,
              parsed: ParsedModule) -> _Subject | None:
     """The function as RTF005 decides about it, or None where RTF005 has nothing to say: traced once,
     only inside its callers or already signed; a signature RTF003 can write wins; suppressed; nothing

@@ -11,7 +11,7 @@ import re
 import libcst as cst
 
 from retrace_fix.node_text import code_of
-from retrace_fix.traces.generalize import SignaturePlan
+from retrace_fix.traces.generalize import SignatureDecision
 
 
 def short(node: cst.CSTNode, limit: int = 60) -> str:
@@ -29,7 +29,7 @@ def _param_of(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-def clauses(plan: SignaturePlan) -> list[tuple[str | None, str, bool]]:
+def clauses(plan: SignatureDecision) -> list[tuple[str | None, str, bool]]:
     """What keeps ``plan`` from a signature, one clause per parameter: ``(param, text, blocking)``.
 
     ``blocking``: the clause, not only a variation, keeps the signature from being written.  A

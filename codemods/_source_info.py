@@ -1,12 +1,12 @@
 """What the source says about each recorded tf.function, and the signature plan made from it.
 
 For RTF003 (input-signature), RTF004 (reduce-retracing) and RTF005
-(call-site-tensor): :func:`plans` reads each matched ``def``'s
+(call-site-tensor): :func:`signature_decisions_by_def` reads each matched ``def``'s
 :class:`~retrace_fix.traces.generalize.SourceInfo` (parameters, the ``self``
 TensorFlow skips, an existing signature, ``jit_compile``/``autograph``, what
 this module's calls pass, what the body does with each parameter, whether a
 codemod of this run rewrote the body) and hands it with the traces to
-:func:`retrace_fix.traces.generalize.plan_signature` (cached per tree).
+:func:`retrace_fix.traces.generalize.decide_signature` (cached per tree).
 
 Never imports TensorFlow.
 """
@@ -24,7 +24,7 @@ from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
 from retrace_fix.codemods._traced_functions import literal_default, param_infos, per_tree, traced_functions
 from retrace_fix.tfnames import Scope, dotted_name
-from retrace_fix.traces.generalize import ParamInfo, SignaturePlan, SourceInfo, plan_signature
+from retrace_fix.traces.generalize import ParamInfo, SignatureDecision, SourceInfo, decide_signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.codemods._base import RetraceCodemod
@@ -62,14 +62,14 @@ def _method_info(node: cst.FunctionDef, site: TfFunctionSite, scope: Scope, info
     return "self", None
 
 
-def plans(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
+def signature_decisions_by_def(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignatureDecision]:
     """The signature plan of every recorded tf.function of this tree (cached per tree)."""
-    return per_tree(codemod, _SIGNATURE_PLANS_KEY, lambda: _plan_all(codemod))
+    return per_tree(codemod, _SIGNATURE_PLANS_KEY, lambda: _decide_all(codemod))
 
 
-def _plan_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]:
+def _decide_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignatureDecision]:
     analysis = codemod.analysis
-    result: dict[cst.FunctionDef, SignaturePlan] = {}
+    result: dict[cst.FunctionDef, SignatureDecision] = {}
     if codemod.settings.traces is not None and analysis.tf_functions:
         scope = Scope(analysis.table)
         for node, function in traced_functions(codemod).items():
@@ -99,7 +99,7 @@ def _plan_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignaturePlan]
                 facts=body_facts(node, params, scope, tensor_names, project_functions(codemod, scope)),
                 rewritten=_rewritten_note(codemod, node),
             )
-            result[node] = plan_signature(function, source)
+            result[node] = decide_signature(function, source)
     return result
 
 

@@ -1,7 +1,7 @@
 """The base of the codemods that edit a recorded tf.function where it is created.
 
 RTF003 (input-signature) and RTF004 (reduce-retracing) read the recorded traces of a
-tf.function (:func:`~retrace_fix.codemods._source_info.plans`) and edit its
+tf.function (:func:`~retrace_fix.codemods._source_info.signature_decisions_by_def`) and edit its
 ``@tf.function(...)`` decorator or its ``tf.function(f, ...)`` call.
 :class:`TracedDefsCodemod` finds those places and calls :meth:`handle_traced` once
 for each: at the decorator while visiting the ``def``, or at the ``tf.function``
@@ -16,8 +16,8 @@ import libcst as cst
 
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.codemods._base import RetraceCodemod
-from retrace_fix.codemods._source_info import plans
-from retrace_fix.traces.generalize import SignaturePlan
+from retrace_fix.codemods._source_info import signature_decisions_by_def
+from retrace_fix.traces.generalize import SignatureDecision
 
 
 class TracedDefsCodemod(RetraceCodemod, ABC):
@@ -25,7 +25,7 @@ class TracedDefsCodemod(RetraceCodemod, ABC):
     (``ABC``: not listed by ``libcst.tool list``)."""
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._plans = plans(self) if self.settings.traces is not None else {}
+        self._plans = signature_decisions_by_def(self) if self.settings.traces is not None else {}
         self._wrap_sites: dict[cst.Call, tuple[cst.FunctionDef, TfFunctionSite]] = {}
         for function, site in self.analysis.tf_functions.items():
             if site.form == "wrap-call" and function in self._plans and site.call is not None:
@@ -54,6 +54,6 @@ class TracedDefsCodemod(RetraceCodemod, ABC):
         return bool(sup.by_line) and sup.suppresses(self.analysis.line_of(function.name), self.CODE)
 
     @abstractmethod
-    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan,
+    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignatureDecision,
                       anchor: cst.CSTNode) -> None:
         """Report on (and edit at ``anchor``) one tf.function with recorded traces."""

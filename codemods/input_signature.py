@@ -127,7 +127,7 @@ from retrace_fix.node_text import code_of
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
-from retrace_fix.traces.generalize import SignaturePlan, namedtuple_names, render_spec
+from retrace_fix.traces.generalize import SignatureDecision, namedtuple_names, render_spec
 
 RULE = Rule("RTF003", "input-signature", Tier.SAFE, doc=__doc__,
             summary="inject input_signature=[tf.TensorSpec(...)] generalised from recorded traces",
@@ -174,7 +174,7 @@ class InputSignatureCommand(TracedDefsCodemod):
 
     # ------------------------------------------------------------------ decisions
 
-    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignatureDecision, anchor: cst.CSTNode) -> None:
         if not plan.retraced or plan.already_signed:
             return  # traced once, or only while callers were traced (nothing at steady state)
         if self.call_sites_converted(plan.function):
@@ -226,7 +226,7 @@ class InputSignatureCommand(TracedDefsCodemod):
         if import_needed:
             self._import_needed = tf_name
 
-    def _refusal(self, anchor: cst.CSTNode, function: cst.FunctionDef, plan: SignaturePlan, count: str) -> None:
+    def _refusal(self, anchor: cst.CSTNode, function: cst.FunctionDef, plan: SignatureDecision, count: str) -> None:
         """One line naming the parameter that blocks the signature (and what to do); everything in ``reason``."""
         parts = clauses(plan)
         lead = next((text for _, text, blocking in parts if blocking), None) or (parts[0][1] if parts else "no input_signature fits")
@@ -241,7 +241,7 @@ class InputSignatureCommand(TracedDefsCodemod):
 
     # ------------------------------------------------------------------ helpers
 
-    def _subjects(self, function: cst.FunctionDef, plan: SignaturePlan, message: str) -> tuple:
+    def _subjects(self, function: cst.FunctionDef, plan: SignatureDecision, message: str) -> tuple:
         """What varied and the message names: the call-site diagnostics (RTF103 Python values,
         RTF105 dtypes) defer to this finding (:attr:`retrace_fix.rules.Rule.defers_to`)."""
         return tuple(self.subject(kind, function, param) for kind, param in plan.varied if f"`{param}`" in message)
@@ -254,7 +254,7 @@ class InputSignatureCommand(TracedDefsCodemod):
         """(how to spell ``tensorflow`` here, whether an import must be added)."""
         return tf_spelling(self.analysis.table)
 
-    def _signature_value(self, plan: SignaturePlan, tf_name: str, anchor: cst.CSTNode) -> cst.BaseExpression:
+    def _signature_value(self, plan: SignatureDecision, tf_name: str, anchor: cst.CSTNode) -> cst.BaseExpression:
         specs = plan.render(tf_name)
         one_line = "[" + ", ".join(specs) + "]"
         current = anchor.decorator if isinstance(anchor, cst.Decorator) else anchor

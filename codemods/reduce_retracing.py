@@ -110,7 +110,7 @@ from retrace_fix.codemods._traced_defs import TracedDefsCodemod
 from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
-from retrace_fix.traces.generalize import SignaturePlan
+from retrace_fix.traces.generalize import SignatureDecision
 
 RULE = Rule("RTF004", "reduce-retracing", Tier.SAFE, doc=__doc__,
             summary="use reduce_retracing=True (rename experimental_relax_shapes; add it where traces show shape-only retracing)")
@@ -131,7 +131,7 @@ class ReduceRetracingCommand(TracedDefsCodemod):
         self._edits: set[cst.CSTNode] = set()
         return super().visit_Module(node)
 
-    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignaturePlan, anchor: cst.CSTNode) -> None:
+    def handle_traced(self, function: cst.FunctionDef, site: TfFunctionSite, plan: SignatureDecision, anchor: cst.CSTNode) -> None:
         converted = self.call_sites_converted(plan.function)
         if converted is not None:  # RTF005 passes tensors at the call sites: relax the converted traces
             self._after_call_sites(function, site, converted, anchor)

@@ -146,7 +146,7 @@ def field_plan(cls: type) -> tuple[tuple[str, int, bool], ...] | None:
     return tuple(steps)
 
 
-def _plan_or_generic(cls: type) -> Any:
+def _decision_or_generic(cls: type) -> Any:
     plan = field_plan(cls)
     return _GENERIC if plan is None else plan  # () is a leaf's plan, not a failure
 
@@ -247,7 +247,7 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
     cls = type(node)
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = _PLANS[cls] = _plan_or_generic(cls)
+        plan = _PLANS[cls] = _decision_or_generic(cls)
     if plan is _GENERIC:
         _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
         return
@@ -311,7 +311,7 @@ def _transform(node: CSTNode, visitor: CSTTransformer) -> Any:
     cls = type(node)
     plan = _PLANS.get(cls)
     if plan is None:
-        plan = _PLANS[cls] = _plan_or_generic(cls)
+        plan = _PLANS[cls] = _decision_or_generic(cls)
     if plan is _GENERIC:
         result = _ORIGINAL_VISIT(node, visitor)
         return node if result is not node and _same_fields(node, result) else result
@@ -466,7 +466,7 @@ def child_fields(cls: type) -> tuple[str, ...]:
 _CHILD_PLANS: dict[type, tuple[tuple[str, bool], ...] | None] = {}
 
 
-def _child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
+def _child_layout(cls: type) -> tuple[tuple[str, bool], ...] | None:
     """``((field, is_sequence), ...)`` of the non-token node fields, in source order."""
     if cls not in _CHILD_PLANS:
         plan = field_plan(cls)
@@ -483,7 +483,7 @@ def _child_plan(cls: type) -> tuple[tuple[str, bool], ...] | None:
 
 def push_children(node: cst.CSTNode, stack: list) -> None:
     """Push ``node``'s children onto ``stack`` so that popping yields them in source order."""
-    plan = _child_plan(type(node))
+    plan = _child_layout(type(node))
     if plan is None:  # a node class whose fields LibCST visits conditionally
         children: list = []
         for name in child_fields(type(node)):

@@ -274,12 +274,12 @@ class Attempts:
 
 
 def _tasks(corpus: Path):
-    from retrace_fix.bulk.roots import plan_roots
+    from retrace_fix.bulk.roots import group_roots
     from retrace_fix.bulk.root_task import TaskSettings
     from retrace_fix.engine.options import RunOptions
     from retrace_fix.bulk.scheduler import make_tasks
 
-    entries = plan_roots((corpus / "repos.txt").read_text().split())
+    entries = group_roots((corpus / "repos.txt").read_text().split())
     settings = TaskSettings(options=RunOptions(), excludes=(), clone_excludes=(), cwd=str(corpus))
     return make_tasks(entries, entries), settings
 

@@ -18,7 +18,7 @@ from retrace_fix.traces.generalize import (
     ShapeRead,
     SourceInfo,
     TensorSpecInfo,
-    plan_signature,
+    decide_signature,
     render_spec,
     summarize,
 )
@@ -137,37 +137,37 @@ def test_render_spec():
     assert render_spec(named) == "Batch(x=tf.TensorSpec(shape=[1], dtype=tf.int64))"
 
 
-# --------------------------------------------------------------------------- plan_signature
+# --------------------------------------------------------------------------- decide_signature
 
 
 def test_traced_once_is_left_alone():
-    plan = plan_signature(function({"x": tensor([2])}), source("x"))
+    plan = decide_signature(function({"x": tensor([2])}), source("x"))
     assert not plan.retraced and not plan.possible and not plan.shape_only
 
 
 def test_each_instance_tracing_once_is_not_a_retrace():
     fn = function({"self": obj("M", 1), "x": tensor([1])}, {"self": obj("M", 2), "x": tensor([2])})
-    assert not plan_signature(fn, source("self", "x", skip_self="self")).retraced
+    assert not decide_signature(fn, source("self", "x", skip_self="self")).retraced
     fn.add_trace(Trace(args={"self": obj("M", 1), "x": tensor([3])}))
-    plan = plan_signature(fn, source("self", "x", skip_self="self"))
+    plan = decide_signature(fn, source("self", "x", skip_self="self"))
     assert plan.possible and [name for name, _ in plan.specs] == ["x"]
 
 
 def test_existing_signature_is_left_alone():
     fn = function({"x": tensor([2])}, {"x": tensor([3])})
-    assert plan_signature(fn, source("x", has_signature=True)).already_signed
+    assert decide_signature(fn, source("x", has_signature=True)).already_signed
     fn.has_input_signature = True
-    assert not plan_signature(fn, source("x")).possible
+    assert not decide_signature(fn, source("x")).possible
 
 
 def test_trailing_defaults_that_never_changed_are_pinned():
     fn = function({"x": tensor([2]), "scale": py(2.0), "training": py(False)},
                   {"x": tensor([3]), "scale": py(2.0), "training": py(False)})
     src = source("x", ParamInfo("scale", has_default=True, default=2.0), ParamInfo("training", has_default=True, default=False))
-    plan = plan_signature(fn, src)
+    plan = decide_signature(fn, src)
     assert plan.possible and plan.tier == "unsafe" and plan.proof == "unproven"  # no proof in the traces
     assert plan.unsafe_reasons[0].startswith("not proven on the live function (re-record with retrace-fix >= ")
-    plan = plan_signature(proved(fn, src), src)
+    plan = decide_signature(proved(fn, src), src)
     assert plan.possible and plan.tier == "safe" and plan.proof == "proven"
     assert [name for name, _ in plan.specs] == ["x"] and plan.pinned == ["scale", "training"]
 
@@ -176,15 +176,15 @@ def test_a_constant_that_is_not_the_default_becomes_a_scalar_spec_when_safe():
     facts = BodyFacts(uses={"offset": [ScalarUse("binop", "x + offset", other="x")]})
     fn = function({"x": tensor([2]), "offset": py(3.0)}, {"x": tensor([3]), "offset": py(3.0)})
     src = source("x", ParamInfo("offset", has_default=True, default=1.0), facts=facts)
-    plan = plan_signature(proved(fn, src), src)
+    plan = decide_signature(proved(fn, src), src)
     assert plan.conversions == {"offset": "float32"} and plan.tier == "safe"
     unsafe = BodyFacts(uses={"offset": [ScalarUse("binop", "h + offset")]})
     unproven = function({"x": tensor([2]), "offset": py(3.0)}, {"x": tensor([3]), "offset": py(3.0)})
-    refused = plan_signature(unproven, source("x", ParamInfo("offset", has_default=True, default=1.0), facts=unsafe))
+    refused = decide_signature(unproven, source("x", ParamInfo("offset", has_default=True, default=1.0), facts=unsafe))
     assert not refused.possible and refused.shape_only  # a constant is only converted when provably safe
     assert refused.blockers[0][0] == "offset"  # ... and the message names it
     src = source("x", ParamInfo("offset", has_default=True, default=1.0), facts=unsafe)
-    assert plan_signature(proved(unproven, src), src).tier == "safe"  # the proof settles `h`'s dtype
+    assert decide_signature(proved(unproven, src), src).tier == "safe"  # the proof settles `h`'s dtype
 
 
 @pytest.mark.parametrize(
@@ -211,7 +211,7 @@ def test_varying_python_int_conversion(uses, proven, unproven):
     fn = function({"x": tensor([3]), "k": tensor([], "int32"), "n": py(10)},
                   {"x": tensor([3]), "k": tensor([], "int32"), "n": py(20)})
     src = source("x", "k", "n", facts=facts)
-    for status, plan in ((unproven, plan_signature(fn, src)), (proven, plan_signature(proved(fn, src), src))):
+    for status, plan in ((unproven, decide_signature(fn, src)), (proven, decide_signature(proved(fn, src), src))):
         assert not plan.shape_only  # a varying Python value: reduce_retracing cannot help
         if status == "blocked":
             assert not plan.possible
@@ -238,7 +238,7 @@ def test_the_first_dtype_of_the_ladder_that_traces_is_proposed():
         return proof
 
     search_candidates(fn, src.params, None, oracle)
-    plan = plan_signature(fn, src)
+    plan = decide_signature(fn, src)
     assert plan.possible and plan.tier == "safe" and plan.conversions == {"k": "float32"}
     assert plan.specs == [("x", TensorSpecInfo("tensor", (2,), "float32")), ("k", TensorSpecInfo("tensor", (), "float32"))]
 
@@ -247,7 +247,7 @@ def test_a_failed_proof_refuses_and_names_the_parameter():
     """`tf.constant(k)`: every dtype fails, and so does the probe of `k` alone."""
     fn = function({"x": tensor([2]), "k": py(1)}, {"x": tensor([2]), "k": py(2)})
     src = source("x", "k", facts=BodyFacts(uses={"k": [ScalarUse("tf_arg", "tf.constant(k)")]}))
-    plan = plan_signature(proved(fn, src, "failed"), src)
+    plan = decide_signature(proved(fn, src, "failed"), src)
     assert not plan.possible and plan.proof == "failed"
     assert plan.refusals == ["`k` cannot become a tensor: TypeError: boom"]
     assert plan.blockers == [("k", plan.refusals[0])]
@@ -258,19 +258,19 @@ def test_a_tensorflow_argument_is_unsafe_under_xla_or_with_static_reads():
     fn = function({"x": tensor([3]), "n": py(1)}, {"x": tensor([3]), "n": py(2)})
     tile = [ScalarUse("tf_arg", "tf.tile(x, [n])")]
     src = source("x", "n", facts=BodyFacts(uses={"n": tile}), jit_compile=True)
-    jit = plan_signature(proved(fn, src), src)
+    jit = decide_signature(proved(fn, src), src)
     assert jit.tier == "unsafe" and "XLA" in jit.unsafe_reasons[0]
     reads = BodyFacts(uses={"n": tile}, shape_reads=[ShapeRead("n", frozenset({0}), "y.shape[0]", derived=True)])
     src = source("x", "n", facts=reads)
-    assert plan_signature(proved(fn, src), src).tier == "unsafe"
+    assert decide_signature(proved(fn, src), src).tier == "unsafe"
     src = source("x", "n", facts=BodyFacts(uses={"n": tile}))
-    assert plan_signature(proved(fn, src), src).tier == "safe"
+    assert decide_signature(proved(fn, src), src).tier == "safe"
 
 
 def test_step_count_blocked_only_by_its_loop_is_left_to_rtf001():
     facts = BodyFacts(uses={"n": [ScalarUse("range", "for i in range(n)", blockers=("append",))]})
     fn = function({"n": py(2)}, {"n": py(3)})
-    plan = plan_signature(fn, source("n", facts=facts))
+    plan = decide_signature(fn, source("n", facts=facts))
     assert set(plan.loop_blocked) == {"n"}
     assert set(plan.problems) | set(plan.refusals) <= set(plan.loop_blocked["n"])
 
@@ -278,44 +278,44 @@ def test_step_count_blocked_only_by_its_loop_is_left_to_rtf001():
 def test_bool_flags_are_not_problems():
     facts = BodyFacts(uses={"training": [ScalarUse("other", "if training")]})
     fn = function({"x": tensor([2]), "training": py(True)}, {"x": tensor([3]), "training": py(False)})
-    plan = plan_signature(fn, source("x", "training", facts=facts))
+    plan = decide_signature(fn, source("x", "training", facts=facts))
     assert not plan.possible and plan.shape_only and plan.shape_varies
 
 
 def test_out_of_range_ints_are_int64_and_mixed_python_types_refuse():
-    big = plan_signature(function({"n": py(2**40)}, {"n": py(3)}), source("n"))
+    big = decide_signature(function({"n": py(2**40)}, {"n": py(3)}), source("n"))
     assert big.conversions == {"n": "int64"}  # outside the int32 range: the ladder starts at int64
-    mixed = plan_signature(function({"n": py(1)}, {"n": py(1.5)}), source("n"))
+    mixed = decide_signature(function({"n": py(1)}, {"n": py(1.5)}), source("n"))
     assert any("Python type varies (int, float)" in r for r in mixed.refusals)
 
 
 def test_objects_block_the_signature_but_shapes_alone_can_be_relaxed():
     fn = function({"x": tensor([10, 5]), "model": obj("Dense", 1)}, {"x": tensor([20, 5]), "model": obj("Dense", 1)})
-    plan = plan_signature(fn, source("x", "model"))
+    plan = decide_signature(fn, source("x", "model"))
     assert not plan.possible and plan.shape_only and plan.shape_varies
     new_model = function({"x": tensor([10, 5]), "model": obj("Dense", 1)}, {"x": tensor([10, 5]), "model": obj("Dense", 2)})
-    assert not plan_signature(new_model, source("x", "model")).shape_only
+    assert not decide_signature(new_model, source("x", "model")).shape_only
 
 
 def test_structural_refusals():
     fn = function({"x": tensor([2]), "scale": py(0.5)}, {"x": tensor([3]), "scale": py(0.5)})
-    kwonly = plan_signature(fn, source("x", ParamInfo("scale", "keyword_only")))
+    kwonly = decide_signature(fn, source("x", ParamInfo("scale", "keyword_only")))
     assert not kwonly.possible and kwonly.shape_only
     assert "keyword-only parameter `scale` has no default" in kwonly.refusals[0]
     extra = function({"x": tensor([2]), "factor": py(2.0)}, {"x": tensor([3]), "factor": py(3.0)}, params=["x", "options"])
-    kwargs = plan_signature(extra, source("x", ParamInfo("options", "var_keyword")))
+    kwargs = decide_signature(extra, source("x", ParamInfo("options", "var_keyword")))
     assert not kwargs.possible and not kwargs.shape_only
     assert "through `**options`" in kwargs.refusals[0]
     star = function({"args_0": tensor([2])}, {"args_0": tensor([3])}, params=["args"])
-    starred = plan_signature(star, source(ParamInfo("args", "var_positional")))
+    starred = decide_signature(star, source(ParamInfo("args", "var_positional")))
     assert not starred.possible and starred.shape_only
-    method = plan_signature(fn, source("x", "scale", method_problem="`cls` of a classmethod"))
+    method = decide_signature(fn, source("x", "scale", method_problem="`cls` of a classmethod"))
     assert method.refusals[0] == "`cls` of a classmethod"
 
 
 def test_variables_are_refused():
     var = {"kind": "variable", "shape": [2], "dtype": "float32", "trainable": True}
-    plan = plan_signature(function({"v": var, "x": tensor([1])}, {"v": var, "x": tensor([2])}), source("v", "x"))
+    plan = decide_signature(function({"v": var, "x": tensor([1])}, {"v": var, "x": tensor([2])}), source("v", "x"))
     assert not plan.possible and "tf.Variable" in plan.refusals[0]
 
 
@@ -329,11 +329,11 @@ def test_static_shape_reads_of_varying_dims_block():
         (ShapeRead("x", None, "x.shape.as_list()"), True),
         (ShapeRead("x", frozenset({0}), "h.shape[0]", derived=True), True),
     ]:
-        plan = plan_signature(fn, source("x", facts=BodyFacts(shape_reads=[read])))
+        plan = decide_signature(fn, source("x", facts=BodyFacts(shape_reads=[read])))
         assert plan.possible is not blocked, read
         if blocked:
             assert plan.static_blockers and plan.shape_only
-    message = plan_signature(fn, source("x", facts=BodyFacts(shape_reads=[ShapeRead("x", frozenset({0}), "len(x)")])))
+    message = decide_signature(fn, source("x", facts=BodyFacts(shape_reads=[ShapeRead("x", frozenset({0}), "len(x)")])))
     assert message.static_blockers == ["`len(x)` reads dim 0 of `x`, which varies (2, 3; use `tf.shape(x)[0]`)"]
 
 
@@ -420,24 +420,24 @@ def test_stale_python_values_when_the_calls_already_pass_tensors():
     """RTF001 wrapped the call sites in tf.constant: the recorded ints are no longer a problem."""
     uses = BodyFacts(uses={"n": [ScalarUse("other", "if n > 2")]})
     fn = function({"x": tensor([2]), "m": obj("Dense", 1), "n": py(1)}, {"x": tensor([3]), "m": obj("Dense", 1), "n": py(2)})
-    stale = plan_signature(fn, source("x", "m", "n", facts=uses, tensor_at_call_sites=frozenset({"n"})))
+    stale = decide_signature(fn, source("x", "m", "n", facts=uses, tensor_at_call_sites=frozenset({"n"})))
     assert not stale.possible and stale.shape_only
-    fresh = plan_signature(fn, source("x", "m", "n", facts=uses))
+    fresh = decide_signature(fn, source("x", "m", "n", facts=uses))
     assert not fresh.shape_only
 
 
 def test_range_bound_needs_autograph():
     facts = BodyFacts(uses={"n": [ScalarUse("range", "for i in range(n)")]})
     fn = function({"n": py(1)}, {"n": py(2)})
-    assert not plan_signature(fn, source("n", facts=facts, autograph=False)).possible
+    assert not decide_signature(fn, source("n", facts=facts, autograph=False)).possible
 
 
 def test_a_default_some_call_in_the_code_overrides_is_not_pinned():
     fn = function({"x": tensor([2]), "training": py(False)}, {"x": tensor([3]), "training": py(False)})
     infos = ("x", ParamInfo("training", has_default=True, default=False))
-    assert plan_signature(fn, source(*infos, call_site_values={"training": [False]})).pinned == ["training"]
+    assert decide_signature(fn, source(*infos, call_site_values={"training": [False]})).pinned == ["training"]
     facts = BodyFacts(uses={"training": [ScalarUse("other", "if training")]})
-    evaluation = plan_signature(fn, source(*infos, facts=facts, call_site_values={"training": [True]}))
+    evaluation = decide_signature(fn, source(*infos, facts=facts, call_site_values={"training": [True]}))
     assert not evaluation.possible and evaluation.shape_only  # reduce_retracing instead
 
 
@@ -451,9 +451,9 @@ def test_len_of_a_python_container_is_not_a_static_shape_read():
     fn = function({"xs": {"kind": "list", "items": [tensor([1]), tensor([1])]}},
                   {"xs": {"kind": "list", "items": [tensor([2]), tensor([2])]}})
     read = ShapeRead("xs", frozenset({0}), "len(xs)", via_len=True)
-    assert plan_signature(fn, source("xs", facts=BodyFacts(shape_reads=[read]))).possible
+    assert decide_signature(fn, source("xs", facts=BodyFacts(shape_reads=[read]))).possible
     deeper = ShapeRead("xs", None, "xs[0].shape[0]")
-    assert not plan_signature(fn, source("xs", facts=BodyFacts(shape_reads=[deeper]))).possible
+    assert not decide_signature(fn, source("xs", facts=BodyFacts(shape_reads=[deeper]))).possible
 
 
 def test_comparisons_with_a_tensor_parameter_outside_python_tests():
@@ -512,6 +512,6 @@ def test_changes_to_python_state_outside_the_call_are_trace_time_effects():
 def test_a_trace_time_effect_makes_a_proven_signature_unsafe():
     fn = function({"x": tensor([3]), "n": py(1)}, {"x": tensor([3]), "n": py(2)})
     facts = BodyFacts(uses={"n": [ScalarUse("tf_arg", "tf.tile(x, [n])")]}, trace_mutations=["calls.append(1)"])
-    plan = plan_signature(proved(fn, source("x", "n", facts=facts)), source("x", "n", facts=facts))
+    plan = decide_signature(proved(fn, source("x", "n", facts=facts)), source("x", "n", facts=facts))
     assert plan.possible and plan.tier == "unsafe"
     assert any("changes Python state while tracing (`calls.append(1)`)" in r for r in plan.unsafe_reasons)

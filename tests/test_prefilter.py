@@ -10,7 +10,7 @@ import pytest
 
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.engine.options import FileJob, RunOptions, selected_codemods
-from retrace_fix.engine.prefilter import plan_codemods
+from retrace_fix.engine.prefilter import codemods_to_run
 from retrace_fix.engine.process import process_file
 from tests.golden import GOLDEN_ROOT
 
@@ -19,7 +19,7 @@ SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py
 
 def planned(text: str) -> set[str]:
     options = RunOptions(unsafe_fixes=True)
-    to_run, _, _ = plan_codemods(text.encode(), text, selected_codemods(options), options, has_traces=False)
+    to_run, _, _ = codemods_to_run(text.encode(), text, selected_codemods(options), options, has_traces=False)
     return {cls.CODE for cls in to_run}
 
 

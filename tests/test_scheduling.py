@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from retrace_fix.engine.options import RunOptions
-from retrace_fix.engine.pool import CHUNK_FILES, plan_chunks
+from retrace_fix.engine.pool import CHUNK_FILES, chunk_jobs
 from retrace_fix.engine.run import make_jobs, run
 
 RELAX_SRC = "import tensorflow as tf\n\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
@@ -23,7 +23,7 @@ def _tree(tmp_path: Path, sizes: dict[str, int]) -> list[Path]:
 def test_largest_files_go_first_and_alone(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     sizes = {"big.py": 400_000, "medium.py": 150_000, **{f"small{i:02}.py": 1_000 for i in range(40)}}
-    chunks = plan_chunks(make_jobs(_tree(tmp_path, sizes)), workers=2)
+    chunks = chunk_jobs(make_jobs(_tree(tmp_path, sizes)), workers=2)
 
     names = [[job.path.name for job in chunk] for chunk in chunks]
     assert names[0] == ["big.py"] and names[1] == ["medium.py"]
@@ -36,7 +36,7 @@ def test_a_missing_file_is_planned_and_reported(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = _tree(tmp_path, {"a.py": 10, "b.py": 10})
     gone = tmp_path / "gone.py"
-    chunks = plan_chunks(make_jobs([*files, gone]), workers=2)
+    chunks = chunk_jobs(make_jobs([*files, gone]), workers=2)
     assert sorted(job.path.name for chunk in chunks for job in chunk) == ["a.py", "b.py", "gone.py"]
     result = run([*files, gone], RunOptions(), jobs=2)
     errors = {r.path: r.error for r in result.files if r.error}

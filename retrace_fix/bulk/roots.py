@@ -11,7 +11,7 @@
   over the whole list of roots, so that a shard of the list (``--shard``)
   names its roots exactly as the whole run does.
 
-:class:`Root` is a root from planning to report: :func:`plan_roots` makes one
+:class:`Root` is a root from planning to report: :func:`group_roots` makes one
 per distinct root, a run (:func:`build_roots`, or a run of one task per root)
 gives it its files, and its properties are the numbers of its summary row.
 """
@@ -107,7 +107,7 @@ def _bad_key(raw: str) -> str:
     return "\0" + raw
 
 
-def plan_roots(paths: Iterable[str]) -> list[Root]:
+def group_roots(paths: Iterable[str]) -> list[Root]:
     """One root per distinct root, in argument order, each with a unique name (and no files yet).
 
     A malformed git URL is a root with its ``url_error`` set: that root's error,
@@ -145,7 +145,7 @@ def build_roots(paths: Iterable[str], files: Iterable[FileResult], all_paths: It
     """
     paths = list(paths)
     wanted = {root_directory(raw) for raw in paths}
-    every = plan_roots(all_paths if all_paths is not None else paths)
+    every = group_roots(all_paths if all_paths is not None else paths)
     roots = [root for root in every if root.key in wanted]
     by_label: dict[str, Root] = {}
     for root in roots:
@@ -208,7 +208,7 @@ __all__ = [
     "build_roots",
     "contains",
     "has_git_urls",
-    "plan_roots",
+    "group_roots",
     "root_directory",
     "root_key",
     "sanitize_name",

@@ -26,7 +26,7 @@ from retrace_fix.output import render as output
 from retrace_fix.bulk.run import BulkReport
 from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult
-from retrace_fix.bulk.roots import Root, RootError, contains, has_git_urls, plan_roots, root_key
+from retrace_fix.bulk.roots import Root, RootError, contains, has_git_urls, group_roots, root_key
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 
 from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
@@ -49,7 +49,7 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
     scheduler that cannot be used.
     """
     try:
-        every = plan_roots(request.all_paths if request.all_paths is not None else request.paths)
+        every = group_roots(request.all_paths if request.all_paths is not None else request.paths)
     except RootError as exc:
         raise UsageProblem(str(exc)) from None
     options, excludes = resolve_options(request)

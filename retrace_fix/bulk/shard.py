@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence, TypeVar
 
-from retrace_fix.bulk.roots import plan_roots
+from retrace_fix.bulk.roots import group_roots
 
 if TYPE_CHECKING:  # pragma: no cover
     from retrace_fix.fix_request import FixRequest
@@ -47,7 +47,7 @@ class Shard:
 
 def narrow(request: "FixRequest", shard: Shard) -> "FixRequest":
     """The request for this shard's roots only; ``all_paths`` keeps the whole list (for names)."""
-    kept = {raw for root in shard.select(plan_roots(request.paths)) for raw in root.paths}
+    kept = {raw for root in shard.select(group_roots(request.paths)) for raw in root.paths}
     return replace(request, paths=[raw for raw in request.paths if raw in kept], all_paths=list(request.paths))
 
 

@@ -1,4 +1,4 @@
-"""The worker pool: files dealt to worker processes in size-ordered chunks (:func:`plan_chunks`),
+"""The worker pool: files dealt to worker processes in size-ordered chunks (:func:`chunk_jobs`),
 Ctrl-C stopping them at once, and a worker's death costing only the file that killed it."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ CHUNK_FILES = 16  # at most this many files per task sent to a worker
 CHUNKS_PER_WORKER = 32  # aim: each worker gets at least this many tasks' worth of bytes
 
 
-def plan_chunks(work: list[FileJob], workers: int) -> list[list[FileJob]]:
+def chunk_jobs(work: list[FileJob], workers: int) -> list[list[FileJob]]:
     """Split ``work`` into worker tasks, largest files first (longest job first).
 
     One large file can take seconds while thousands of small ones take
@@ -100,7 +100,7 @@ def run_in_workers(work: list[FileJob], options: RunOptions, workers: int, emit:
     """Process ``work`` in up to ``workers`` processes, calling ``emit`` with each file's result as it
     comes back (in chunk order, not path order)."""
     context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
-    chunks = plan_chunks(work, workers)
+    chunks = chunk_jobs(work, workers)
     collected: set[int] = set()  # indexes of the chunks whose results came back
     futures: list[Future[list[FileResult]]] = []
     try:

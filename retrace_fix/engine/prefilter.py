@@ -52,7 +52,7 @@ def trace_work(job: FileJob, options: RunOptions) -> tuple[bool, bool]:
     return has_traces, edits_here
 
 
-def plan_codemods(
+def codemods_to_run(
     data: bytes, text: str, codemods: list[type[RetraceCodemod]], options: RunOptions, has_traces: bool
 ) -> tuple[list[type[RetraceCodemod]], SyntaxProblem | None, Outline | None]:
     """The codemods a file needs LibCST for (none: never parsed), CPython's syntax verdict on

@@ -18,7 +18,7 @@ from retrace_fix.engine.hostile_input import (
 from retrace_fix.engine.isolation import isolated
 from retrace_fix.engine.notebook_file import process_notebook
 from retrace_fix.engine.options import FileJob, RunOptions, codemods_for_file, selected_codemods
-from retrace_fix.engine.prefilter import decode_source, plan_codemods, round_trips, trace_work, traces_mention
+from retrace_fix.engine.prefilter import decode_source, codemods_to_run, round_trips, trace_work, traces_mention
 from retrace_fix.engine.transform import TransformInput, transform, transform_isolated
 from retrace_fix.findings import FileResult
 from retrace_fix.notebooks.notebook import is_notebook
@@ -70,7 +70,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result.original = result.fixed = text
     result.encoding = encoding
     has_traces, edits_here = trace_work(job, options)
-    to_run, problem, outline = plan_codemods(
+    to_run, problem, outline = codemods_to_run(
         data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here
     )
     if problem is not None and problem.confirmable and max_bracket_depth(data) > MAX_BRACKET_DEPTH:

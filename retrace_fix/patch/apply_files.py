@@ -67,7 +67,7 @@ EXIT_OK, EXIT_REJECTED, EXIT_ERROR = 0, 1, 2
 
 
 @dataclass
-class FilePlan:
+class FileAction:
     """What will happen to one real file."""
 
     relpath: str
@@ -101,7 +101,7 @@ def _read_patch(name: str, stdin: IO[bytes] | None) -> str:
     return decode(data)
 
 
-def plan(patch_names: Sequence[str], root: Path, stdin: IO[bytes] | None = None) -> list[FilePlan]:
+def plan(patch_names: Sequence[str], root: Path, stdin: IO[bytes] | None = None) -> list[FileAction]:
     """Parse and validate every patch, then decide every file; writes nothing.
 
     Raises PatchError for anything that must stop the whole command (exit 2).
@@ -116,7 +116,7 @@ def plan(patch_names: Sequence[str], root: Path, stdin: IO[bytes] | None = None)
             parsed.extend(parse_patch(_read_patch(name, stdin), name))
         except PatchError as exc:
             problems.append(str(exc))
-    plans: dict[str, FilePlan] = {}
+    plans: dict[str, FileAction] = {}
     for file_patch in parsed:
         paths = [p for p in (file_patch.source, file_patch.target) if p != DEV_NULL]
         try:
@@ -125,7 +125,7 @@ def plan(patch_names: Sequence[str], root: Path, stdin: IO[bytes] | None = None)
             problems.append(f"{file_patch.patch_name}: refused: {exc}")
             continue
         real = reals.pop()
-        entry = plans.setdefault(real, FilePlan(posixpath.normpath(file_patch.path), real, [], root=root_real))
+        entry = plans.setdefault(real, FileAction(posixpath.normpath(file_patch.path), real, [], root=root_real))
         entry.patches.append(file_patch)
     if problems:
         raise PatchError("\n".join(problems))
@@ -137,7 +137,7 @@ def plan(patch_names: Sequence[str], root: Path, stdin: IO[bytes] | None = None)
     return result
 
 
-def _decide(entry: FilePlan) -> None:
+def _decide(entry: FileAction) -> None:
     """Fill in ``action``, ``new_bytes`` and messages for one file (reads, never writes)."""
     exists = os.path.lexists(entry.real)
     if exists:
@@ -254,7 +254,7 @@ def _sigint_held() -> Iterator[list[int]]:
         raise KeyboardInterrupt
 
 
-def _write(entry: FilePlan) -> str | None:
+def _write(entry: FileAction) -> str | None:
     """Carry out one plan through :mod:`retrace_fix.sources.writes`; an error message instead of raising."""
     root = entry.root or None
     try:
@@ -323,7 +323,7 @@ def apply_patches(
     return EXIT_OK
 
 
-def _carry_out(entry: FilePlan, dry_run: bool, out: IO[str], err: IO[str]) -> tuple[str, ...]:
+def _carry_out(entry: FileAction, dry_run: bool, out: IO[str], err: IO[str]) -> tuple[str, ...]:
     """Write one file's plan (unless ``dry_run``) and say what became of it; the counts it adds to."""
     rel = entry.relpath
     hunks = plural(sum(len(p.hunks) for p in entry.patches), "hunk")
@@ -355,4 +355,4 @@ def _carry_out(entry: FilePlan, dry_run: bool, out: IO[str], err: IO[str]) -> tu
     return ("applied",)
 
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_REJECTED", "FilePlan", "MAX_PATCH_BYTES", "apply_patches", "plan"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_REJECTED", "FileAction", "MAX_PATCH_BYTES", "apply_patches", "plan"]

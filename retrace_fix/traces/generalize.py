@@ -2,7 +2,7 @@
 
 Pure Python: no TensorFlow, no LibCST.  The codemods (RTF003 input-signature,
 RTF004 reduce-retracing) collect what the function's *source* says
-(:class:`ParamInfo`, :class:`BodyFacts`) and call :func:`plan_signature`, which
+(:class:`ParamInfo`, :class:`BodyFacts`) and call :func:`decide_signature`, which
 combines it with the *traces* -- through the candidate search of
 :mod:`retrace_fix.traces.signature_candidates`, answered by the proofs the recorder stored
 (a fresh tf.function traced with the exact candidate on the live function, or
@@ -19,7 +19,7 @@ the error) -- and decides, with reasons:
   trailing parameters with defaults that never varied stay pinned defaults;
 * its tier: safe only with a proof; unsafe without one (the reason says so);
   refused, quoting the error, when the proof failed;
-* or why there can be none (:attr:`SignaturePlan.refusals`), and whether the
+* or why there can be none (:attr:`SignatureDecision.refusals`), and whether the
   retracing is *shape-only* (then ``reduce_retracing=True`` is the fallback,
   unless the body reads static shapes that would become ``None``).
 
@@ -155,7 +155,7 @@ class SourceInfo:
 
 
 @dataclass
-class SignaturePlan:
+class SignatureDecision:
     """The decision for one recorded tf.function."""
 
     function: FunctionTraces
@@ -225,7 +225,7 @@ def distinct_by_instance(function: FunctionTraces, skip_self: str | None) -> tup
     return _distinct_by_instance(function.traces, skip_self)
 
 
-def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePlan:
+def decide_signature(function: FunctionTraces, source: SourceInfo) -> SignatureDecision:
     """Decide the signature (or why there is none) for ``function`` defined as ``source`` says.
 
     The traces decide the candidate (:func:`retrace_fix.traces.signature_candidates.search_candidates`,
@@ -233,7 +233,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
     proofs); the source adds what only it knows: the body's uses of each parameter, static
     shape reads, calls in the module that pass values a pinned default would reject.
     """
-    plan = SignaturePlan(function=function, rewritten=source.rewritten, source=source)
+    plan = SignatureDecision(function=function, rewritten=source.rewritten, source=source)
     unpinnable = [
         p.name for p in source.params
         if any(not _same_literal(v, p.default) for v in source.call_site_values.get(p.name, ()))
@@ -297,7 +297,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
                 plan.problems.append(slot.reason)  # a varying value reduce_retracing cannot fold
             continue
         if slot.kind == "scalar":
-            _plan_scalar(
+            _decide_scalar(
                 plan, param, summary, source.facts, summaries,
                 source.jit_compile, source.autograph, source.tensor_at_call_sites,
                 source.call_site_values.get(param.name, ()),
@@ -305,7 +305,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
             )
             continue
         if slot.sequence:
-            _plan_sequence(plan, slot, summary)
+            _decide_sequence(plan, slot, summary)
         plan.specs.append((slot.param, slot.spec))
 
     # -- static-shape reads of dims that become None
@@ -366,7 +366,7 @@ def plan_signature(function: FunctionTraces, source: SourceInfo) -> SignaturePla
     return plan
 
 
-def _refuse(plan: SignaturePlan, param: str | None, reason: str) -> None:
+def _refuse(plan: SignatureDecision, param: str | None, reason: str) -> None:
     plan.refusals.append(reason)
     plan.blockers.append((param, reason))
 
@@ -375,7 +375,7 @@ def _same_literal(value: Any, default: Any) -> bool:
     return value is not NO_LITERAL and type(value) is type(default) and value == default
 
 
-def _plan_sequence(plan: SignaturePlan, slot, summary: ValueSummary) -> None:
+def _decide_sequence(plan: SignatureDecision, slot, summary: ValueSummary) -> None:
     """A list/tuple of Python numbers that varied becomes a 1-D tensor slot: unsafe at most, for the
     body then sees a tensor where it saw a list (Python arithmetic on its items runs in the tensor's
     dtype, ``for``/``if`` on them become graph loops and conditions); a ``--verify`` run proves it."""
@@ -389,8 +389,8 @@ def _plan_sequence(plan: SignaturePlan, slot, summary: ValueSummary) -> None:
     )
 
 
-def _plan_scalar(
-    plan: SignaturePlan,
+def _decide_scalar(
+    plan: SignatureDecision,
     param: ParamInfo,
     summary: ValueSummary,
     facts: BodyFacts,
