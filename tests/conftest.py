@@ -1,8 +1,8 @@
 """Shared pytest options and collection rules.
 
 * ``--update-golden`` regenerates golden expectations.
-* ``tests/*_tf.py`` hold the tests that run real TensorFlow (marker ``tf``, set by each
-  module's ``pytestmark``). When ``-m`` deselects ``tf`` they are not even imported:
+* ``tests/**/*_tf.py`` (in any folder) hold the tests that run real TensorFlow (marker ``tf``,
+  set by each module's ``pytestmark``). When ``-m`` deselects ``tf`` they are not even imported:
   importing them would import TensorFlow, seconds per process, for nothing.
 * pytest-xdist (``-n auto --dist loadfile``, in ``pyproject.toml``'s ``addopts``) runs each
   module on one worker: its module-scoped fixtures are built once.

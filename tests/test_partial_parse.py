@@ -28,8 +28,8 @@ from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.partial_parse import Outline
-from tests.golden import GoldenCase, discover_cases
-from tests.test_fuzz import SETTINGS, tf_programs
+from tests.support.golden import GoldenCase, discover_cases
+from tests.engine.test_fuzz import SETTINGS, tf_programs
 
 CASES = discover_cases()
 

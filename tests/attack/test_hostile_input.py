@@ -5,7 +5,7 @@ processed, the right exit code (2 for a file that cannot be read or parsed, and
 the rest is still processed; 1 for ``--diff`` with a diff; 0 when clean), and
 nothing else affected: a fixable file next to the odd one is still fixed.
 
-Most cases run the CLI in this process (tests/cli_runner.py) with ``--jobs 1``; the
+Most cases run the CLI in this process (tests/support/cli_runner.py) with ``--jobs 1``; the
 ones that could crash an interpreter (deep nesting) or hang one (a FIFO) run
 ``python -m retrace_fix`` in a subprocess with a timeout.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -38,7 +38,7 @@ RELAX_FIXED = RELAX_SRC.replace("experimental_relax_shapes", "reduce_retracing")
 
 def cli_subprocess(cwd: Path, *args: str, timeout: int = 240) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", "retrace_fix", *args], cwd=cwd, env=env, capture_output=True, text=True,
@@ -369,7 +369,7 @@ def test_file_names_that_are_not_utf8(tree):
     with open(broken, "wb") as handle:
         handle.write(b"x = (\n")
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # strict encoding: must not crash
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, "-m", "retrace_fix", "--diff", "--check-syntax", "."], cwd=tree,
                           env=env, capture_output=True, timeout=120)

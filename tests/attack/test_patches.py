@@ -1,7 +1,7 @@
 """Hostile patches against ``retrace-fix apply`` (issue 14, items 1, 2 and 7): nothing outside the
 root and nothing inside a version-control directory ever changes.
 
-Every test hashes the tree and its parent before and after (``tests/tree_state.py``).
+Every test hashes the tree and its parent before and after (``tests/support/tree_state.py``).
 The property test at the end throws random and mutated patches at a tree that
 holds every trap at once: links into ``.git``, to ``.git/hooks``, out of the
 root, odd spellings of ``.git``, ``..``, absolute paths, NUL bytes, huge hunks.
@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from retrace_fix import patches as patches_module
 from retrace_fix.diffs import unified_diff as quoted_diff
 from retrace_fix.patches import apply_hunks, apply_patches, parse_patch
-from tests.tree_state import changed, digest
-from tests.cli_runner import run_cli
+from tests.support.tree_state import changed, digest
+from tests.support.cli_runner import run_cli
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 OLD = "".join(f"line {i}\n" for i in range(1, 11))
 NEW = OLD.replace("line 5\n", "LINE 5\n")
 

@@ -30,10 +30,10 @@ import pytest
 
 from retrace_fix import writes
 from retrace_fix.traces.model import TraceSet, save_trace_file
-from tests.tree_state import changed, digest
-from tests.cli_runner import run_cli
+from tests.support.tree_state import changed, digest
+from tests.support.cli_runner import run_cli
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 RELAX_SRC = textwrap.dedent(
     """\
     import tensorflow as tf

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 
 from retrace_fix.commands.record import run_record
-from tests.tree_state import changed, digest
+from tests.support.tree_state import changed, digest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 GOOD = {"format": "retrace-fix-traces", "version": 1, "tensorflow": "2.21.0", "functions": []}
 
 

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
 from retrace_fix.traces.model import load_trace_file
-from tests.tree_state import changed, digest
+from tests.support.tree_state import changed, digest
 
 pytestmark = pytest.mark.tf
 
@@ -96,7 +96,7 @@ def recorded(tmp_path_factory):
     before = digest(project.parent)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
     # a process with a time limit: a recorder that hangs fails this test instead of the whole run
-    # (killing `record` stops its command: tests/test_attack_record_lifecycle.py)
+    # (killing `record` stops its command: tests/attack/test_record_lifecycle.py)
     proc = subprocess.run([sys.executable, "-m", "retrace_fix", "record", "-o", "traces.json", "--", sys.executable,
                            "prog.py"], cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=300)

@@ -17,8 +17,8 @@ import pytest
 from retrace_fix.traces import json_limits
 from retrace_fix.traces.model import TraceFileError, load_trace_file
 from retrace_fix.traces.shards import merge_shards
-from tests.tree_state import changed, digest
-from tests.cli_runner import run_cli
+from tests.support.tree_state import changed, digest
+from tests.support.cli_runner import run_cli
 
 SOURCE = """\
 import tensorflow as tflow

@@ -24,7 +24,7 @@ from retrace_fix.bench.render import render
 from retrace_fix.bench.report import BenchReport, FixSummary, function_rows, judge
 from retrace_fix.bench.runs import RunRecord, map_command
 from retrace_fix.commands.bench import BenchRequest, run_bench
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -472,7 +472,7 @@ def test_judge_json_is_serialisable():
 def _load_run_all():
     import importlib.util
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "run_all.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "run_all.py"
     spec = importlib.util.spec_from_file_location("run_all", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -512,7 +512,7 @@ def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_pa
     script = textwrap.dedent(
         f"""\
         import sys, threading, time
-        sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
         threading._register_atexit(lambda: time.sleep(1.0))  # the recorder's proofs, registered first
         from retrace_fix.bench import probe
         assert probe.install()

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
-from tests.tracefiles import with_proofs
+from tests.support.tracefiles import with_proofs
 
 pytestmark = pytest.mark.tf
 

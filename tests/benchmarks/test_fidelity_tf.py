@@ -26,7 +26,7 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 pytestmark = pytest.mark.tf
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 #: what each lifetime program traces alone (TF's count, summed over its functions)
 LIFETIME = {
     "bound_method": 8,  # recorded it traced 2 while the recorder held the newest method object

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPORTS = Path(__file__).resolve().parent.parent / "benchmarks" / "reports"
+REPORTS = Path(__file__).resolve().parents[2] / "benchmarks" / "reports"
 CASES = sorted(p for p in REPORTS.iterdir() if (p / "case.toml").is_file())
 REQUIRED = {"source": str, "pattern": str, "hand_fix": str, "traces_before": int, "traces_hand_fix": int,
             "must_not_break": str}

@@ -24,7 +24,7 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 pytestmark = pytest.mark.tf
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 NO_RETRACE, BATCHES = "signature-already-general", "genomatnn-generator-batches"
 
 

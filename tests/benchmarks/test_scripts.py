@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 RELAXED = """\
 import tensorflow as tf
@@ -122,7 +122,7 @@ def test_speed_script_measures_each_tree(tree: Path, tmp_path: Path):
 
 def test_speed_script_measures_the_ways_bulk_runs_are_given_roots(tmp_path: Path):
     pytest.importorskip("distributed")
-    from tests.gitrepos import new_repo
+    from tests.support.gitrepos import new_repo
 
     corpus = tmp_path / "corpus"
     new_repo(corpus / "first", {"train.py": RELAXED, "util.py": PLAIN})

@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from tests.gitrepos import commit_all, git, git_bytes, new_repo, state
-from tests.cli_runner import run_cli
-from tests.test_bulk import CLEAN, PREDICT, RELAX, tree, write
+from tests.support.gitrepos import commit_all, git, git_bytes, new_repo, state
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import CLEAN, PREDICT, RELAX, tree, write
 
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git not installed", allow_module_level=True)

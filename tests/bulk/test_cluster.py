@@ -22,9 +22,9 @@ import pytest
 
 from retrace_fix.gitsource import GitSource, parse_git_root
 from retrace_fix.shard import Shard
-from tests.gitrepos import commit_all, git, new_repo, state
-from tests.cli_runner import run_cli
-from tests.test_bulk import CLEAN, LATIN1, PREDICT, RELAX, tree, write
+from tests.support.gitrepos import commit_all, git, new_repo, state
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import CLEAN, LATIN1, PREDICT, RELAX, tree, write
 
 distributed = pytest.importorskip("distributed")
 

@@ -19,10 +19,10 @@ import pytest
 from retrace_fix.commands import fix as fix_command
 from retrace_fix.engine import RunOptions
 from retrace_fix.traces.model import TraceSet
-from tests.cli_runner import run_cli
-from tests.gitrepos import new_repo
-from tests.test_bulk import CLEAN, RELAX
-from tests.test_trace_projects import TRAIN, traces_of
+from tests.support.cli_runner import run_cli
+from tests.support.gitrepos import new_repo
+from tests.bulk.test_run import CLEAN, RELAX
+from tests.traces.test_project import TRAIN, traces_of
 
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git not installed", allow_module_level=True)
@@ -150,7 +150,7 @@ def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
 def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
     """A git URL root costs its Python files: a sparse checkout, and no object copied from a repository here."""
     from retrace_fix.gitsource import GitSource, _local_objects, clone
-    from tests.gitrepos import git, state
+    from tests.support.gitrepos import git, state
 
     source = new_repo(tmp_path / "source", {
         "pkg/model.py": RELAX, "pkg/types.pyi": "x: int\n", ".gitignore": "build/\n", "pkg/.gitignore": "*.tmp\n",

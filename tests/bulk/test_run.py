@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 PREDICT = """\
 import tensorflow as tf

@@ -1,8 +1,8 @@
 """RTF005 call-site-tensor across modules: the whole-project plan, all call sites or none.
 
 No TensorFlow: trace files are written by hand, with the call sites and the proofs a
-recording stores (``tests/tracefiles.py``).  Real recordings are in
-``golden/call-site-tensor/`` and ``tests/test_call_site_tensor_tf.py``.
+recording stores (``tests/support/tracefiles.py``).  Real recordings are in
+``golden/call-site-tensor/`` and ``tests/codemods/test_call_site_tensor_tf.py``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from retrace_fix.codemods._call_site_plan import EDIT, REFUSED, build_plan, migh
 from retrace_fix.engine import RunOptions, make_jobs, run, with_call_site_plans
 from retrace_fix.findings import Tier
 from retrace_fix.traces.model import TraceSet, load_trace_files
-from tests.cli_runner import run_cli
-from tests.tracefiles import with_proofs
+from tests.support.cli_runner import run_cli
+from tests.support.tracefiles import with_proofs
 
 
 STEPS = """\

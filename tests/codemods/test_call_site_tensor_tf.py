@@ -40,11 +40,11 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 import numpy as np
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: name -> (the module with the tf.function, the module that calls it); ``{lib}`` names the first,
 #: ``{hand}`` / ``{hand_def}`` are empty in the program and hold the hand fix in its twin

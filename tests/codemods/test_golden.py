@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.golden import GoldenCase, discover_cases, render_findings, review_message, write_expected
+from tests.support.golden import GoldenCase, discover_cases, render_findings, review_message, write_expected
 
 CASES = discover_cases()
 
@@ -53,7 +53,7 @@ def test_an_expected_py_is_never_a_copy_of_its_input():
 
 
 def test_a_failing_case_reads_like_a_review(tmp_path, monkeypatch):
-    import tests.golden as golden
+    import tests.support.golden as golden
 
     root = tmp_path / "golden"
     case_dir = root / "reduce-retracing" / "demo"
@@ -75,7 +75,7 @@ def test_a_failing_case_reads_like_a_review(tmp_path, monkeypatch):
     assert "  --- golden/reduce-retracing/demo/input.py" in lines and "  +++ rewritten now" in lines
     assert "  +@tf.function(reduce_retracing=True)" in lines
     assert lines[-1] == ("if the new behaviour is right, update this case: "
-                         "python -m pytest 'tests/test_golden.py::test_golden_case[reduce-retracing/demo]' --update-golden")
+                         "python -m pytest 'tests/codemods/test_golden.py::test_golden_case[reduce-retracing/demo]' --update-golden")
     # the update writes an expected.py only when the code changes
     write_expected(case, result.fixed)
     assert (case_dir / "expected.py").read_text() == result.fixed

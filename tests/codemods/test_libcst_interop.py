@@ -24,9 +24,9 @@ from libcst.tool import main as libcst_tool_main
 
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.engine import selected_codemods
-from tests.golden import GoldenCase, discover_cases
+from tests.support.golden import GoldenCase, discover_cases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / ".libcst.codemod.yaml"
 CASES = discover_cases()
 

@@ -22,7 +22,7 @@ tf = pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlo
 
 pytestmark = pytest.mark.tf
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 _names = itertools.count()
 
 

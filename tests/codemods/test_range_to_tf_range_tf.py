@@ -32,7 +32,7 @@ pytestmark = pytest.mark.tf
 tf = pytest.importorskip("tensorflow")
 np = pytest.importorskip("numpy")
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 RANGE = GOLDEN / "range-to-tf-range"
 
 #: cases whose fix must bring every listed function down to one trace

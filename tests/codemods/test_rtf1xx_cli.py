@@ -10,8 +10,8 @@ import pytest
 
 from retrace_fix.codemods import RULES
 from retrace_fix.findings import Tier
-from tests.cli_runner import run_cli
-from tests.tracefiles import with_proofs
+from tests.support.cli_runner import run_cli
+from tests.support.tracefiles import with_proofs
 
 DIAGNOSTIC_CODES = [code for code, rule in RULES.items() if rule.tier is Tier.DIAGNOSTIC]
 

@@ -4,7 +4,7 @@
 * *Before* / *By hand* (diagnostics): *Before* is not edited and the code reports on every
   line marked ``# CODE`` in it; what a person writes *By hand* gets no finding of that code.
 
-Examples that need recorded traces run in ``tests/test_rule_examples_tf.py``.
+Examples that need recorded traces run in ``tests/codemods/test_rule_examples_tf.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from retrace_fix.rules import Example, Rule
-from tests.rule_examples import check_fix, examples, program, run
+from tests.support.rule_examples import check_fix, examples, program, run
 
 STATIC = examples(traced=False)
 

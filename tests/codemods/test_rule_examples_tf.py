@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
 from retrace_fix.rules import Example, Rule
-from tests.rule_examples import check_fix, examples, program
+from tests.support.rule_examples import check_fix, examples, program
 
 pytestmark = pytest.mark.tf
 

@@ -1,6 +1,6 @@
 """Semantic golden tests: every golden case with a ``drive.py`` runs before and after under real TensorFlow.
 
-The convention (also in ``tests/golden.py``): ``drive.py`` does ``from input
+The convention (also in ``tests/support/golden.py``): ``drive.py`` does ``from input
 import ...``, calls the case's functions the way the seeds do and prints
 results.  It is run once with the case's ``input.py`` and once with its
 ``expected.py`` (copied to ``input.py``), under the trace recorder.  Then
@@ -19,7 +19,7 @@ results.  It is run once with the case's ``input.py`` and once with its
       traces-after = { predict = 1 }   # exact recorder trace count per qualname after the fix
       traces-before = { predict = 4 }  # ... and before it (with traces-after: the fix's drop, asserted)
 
-All cases of one side run in one child process (``tests/semantic_runner.py``;
+All cases of one side run in one child process (``tests/support/semantic_runner.py``;
 TensorFlow is imported once); the two sides run concurrently.  Cases without
 ``expected.py`` (must not change) run once.
 """
@@ -40,12 +40,12 @@ import pytest
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
 from retrace_fix.bench.outputs import compare_text
-from tests.golden import GoldenCase, discover_cases
+from tests.support.golden import GoldenCase, discover_cases
 
 pytestmark = pytest.mark.tf
 
-RUNNER = Path(__file__).resolve().parent / "semantic_runner.py"
-REPO = RUNNER.parent.parent
+RUNNER = Path(__file__).resolve().parents[1] / "support" / "semantic_runner.py"
+REPO = RUNNER.parents[2]
 RTOL, ATOL = 1e-5, 1e-6
 CASE_FILES = {"input.py", "expected.py", "findings.txt", "case.toml", "traces.json"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 PREDICT_SRC = textwrap.dedent(
     """\

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from retrace_fix import __version__
 from retrace_fix.cli import USAGE_LINE, app
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 
 RELAX = textwrap.dedent(
@@ -56,7 +56,7 @@ def here(tmp_path, monkeypatch):
 
 
 def cli(*args: str, stdin: bytes | None = None) -> tuple[int, bytes, str]:
-    """``retrace-fix ARGS`` (tests/cli_runner.py): (exit code, stdout bytes, stderr text)."""
+    """``retrace-fix ARGS`` (tests/support/cli_runner.py): (exit code, stdout bytes, stderr text)."""
     result = run_cli(*args, stdin=stdin)
     return result.returncode, result.stdout_bytes, result.stderr
 

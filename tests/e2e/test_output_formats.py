@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden" / "predict-to-call"
 
 TOP_KEYS = ["version", "mode", "files", "summary"]
@@ -20,7 +20,7 @@ SUMMARY_KEYS = ["files_scanned", "files_changed", "fixes", "diagnostics", "error
 
 
 def run_json(*args: str) -> tuple[int, dict]:
-    """``retrace-fix ARGS`` (tests/cli_runner.py): the exit code and the JSON it printed."""
+    """``retrace-fix ARGS`` (tests/support/cli_runner.py): the exit code and the JSON it printed."""
     result = run_cli(*args)
     return result.returncode, json.loads(result.stdout)
 

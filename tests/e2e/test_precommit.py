@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import CliResult, run_cli
+from tests.support.cli_runner import CliResult, run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden" / "predict-to-call"
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -29,11 +29,11 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 import numpy as np
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SCENARIOS = {
     # seed 004, Test 2: batches of 16, 32 and 64 rows

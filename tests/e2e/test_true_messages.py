@@ -13,9 +13,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "golden" / "input-signature" / "varying-batch-size"
 #: a diagnostic only: a NumPy draw inside a tf.function runs once, while tracing
 DIAGNOSED = "import numpy as np\nimport tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    return x + np.random.rand()\n"

@@ -6,7 +6,7 @@ Two sources of programs:
 * hypothesmith: arbitrary (syntactically valid) Python from the grammar, run with
   the prefilter both on (the normal path: most are skipped) and off (every codemod
   walks every generated construct); and a stored sample of modules it built from
-  LibCST's node types (``tests/data/cst_shapes.json``, ``tests/make_cst_shapes.py``);
+  LibCST's node types (``tests/data/cst_shapes.json``, ``tests/support/make_cst_shapes.py``);
 * a small grammar of the patterns the codemods rewrite or diagnose: tf.function in
   all its spellings and aliases, ``experimental_relax_shapes`` / ``reduce_retracing``
   keywords, Keras ``predict`` calls, ``range`` loops, side effects, shape reads,
@@ -119,9 +119,9 @@ def test_arbitrary_python_every_codemod_runs(source):
     check_properties(source, prefilter=False, unsafe_fixes=True)
 
 
-#: modules hypothesmith built from LibCST's node types (tests/make_cst_shapes.py): building them
+#: modules hypothesmith built from LibCST's node types (tests/support/make_cst_shapes.py): building them
 #: costs seconds per run, and a derandomized draw gave the same ones every run
-CST_SHAPES = json.loads((Path(__file__).resolve().parent / "data" / "cst_shapes.json").read_text(encoding="utf-8"))
+CST_SHAPES = json.loads((Path(__file__).resolve().parents[1] / "data" / "cst_shapes.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("source", CST_SHAPES, ids=[f"shape{i}" for i in range(len(CST_SHAPES))])

@@ -10,7 +10,7 @@ import pytest
 
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.engine import FileJob, RunOptions, plan_codemods, process_file, selected_codemods
-from tests.golden import GOLDEN_ROOT
+from tests.support.golden import GOLDEN_ROOT
 
 SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py", "expected.py"))
 

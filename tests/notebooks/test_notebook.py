@@ -29,8 +29,8 @@ from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.notebook import (
     NotebookError, cell_diff, read_notebook, splice_sources, split_source, validation_problem,
 )
-from tests.cli_runner import run_cli
-from tests.golden import GOLDEN_ROOT
+from tests.support.cli_runner import run_cli
+from tests.support.golden import GOLDEN_ROOT
 
 CASES = sorted(p.parent for p in (GOLDEN_ROOT / "notebooks").glob("*/input.ipynb"))
 

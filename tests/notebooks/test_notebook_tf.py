@@ -22,7 +22,7 @@ pytest.importorskip("ipykernel")
 from retrace_fix.commands.record import run_record
 from retrace_fix.notebook import split_source
 from retrace_fix.traces.model import load_trace_file
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf
 

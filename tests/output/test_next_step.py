@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: rebuilt from a public retracing report: `encode` retraces for every sequence length, and
 #: nothing in its code says so (a static run has no fix and no diagnostic to offer)
 PROGRAM = ROOT / "benchmarks" / "programs" / "sequence-lengths"

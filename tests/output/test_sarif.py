@@ -14,11 +14,11 @@ from retrace_fix.codemods import all_codes, documentation
 from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.sarif import file_changes, sarif_log, to_sarif
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 jsonschema = pytest.importorskip("jsonschema")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 GOLDEN = ROOT / "golden" / "predict-to-call"
 

@@ -16,7 +16,7 @@ from retrace_fix import diffs
 from retrace_fix import patches
 from retrace_fix.patches import apply_hunks, apply_patches, parse_patch, validate_path
 from retrace_fix.diffs import split_lines
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

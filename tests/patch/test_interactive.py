@@ -19,7 +19,7 @@ from retrace_fix.engine import RunResult
 from retrace_fix.findings import FileResult, Finding, Tier
 from retrace_fix.interactive import Session, file_hunks
 from retrace_fix.fix_request import FixRequest
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 ONE = """\
 import numpy as np

@@ -19,7 +19,7 @@ from retrace_fix.writes import (
     vcs_dir_name,
     write_file,
 )
-from tests.tree_state import changed, digest
+from tests.support.tree_state import changed, digest
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.test_bulk import write
+from tests.bulk.test_run import write
 
 
 def git(cwd: Path, *args: str, text: bool = True) -> str:

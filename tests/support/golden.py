@@ -16,7 +16,7 @@ Each case holds
 * optional ``drive.py`` — a program that imports the case's module and prints
   results (executed before and after by the semantic tests).
 
-Semantic tests (``tests/test_semantic_golden_tf.py``, real TensorFlow): ``drive.py``
+Semantic tests (``tests/codemods/test_semantic_golden_tf.py``, real TensorFlow): ``drive.py``
 does ``from input import ...`` and is run once with ``input.py`` and once with
 ``expected.py`` (as ``input.py``), seeds reset (``keras.utils.set_random_seed(0)``),
 under the trace recorder.  Both runs must succeed and print the same stdout (numbers
@@ -48,7 +48,7 @@ from retrace_fix.codemods import RULES
 from retrace_fix.engine import FileJob, RunOptions, process_file
 from retrace_fix.findings import FileResult, Finding
 
-GOLDEN_ROOT = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN_ROOT = Path(__file__).resolve().parents[2] / "golden"
 
 
 @dataclass
@@ -72,7 +72,7 @@ class GoldenCase:
     @property
     def node_id(self) -> str:
         """The pytest node id of its golden test (what ``--update-golden`` is given to update this one case)."""
-        return f"tests/test_golden.py::test_golden_case[{self.id}]"
+        return f"tests/codemods/test_golden.py::test_golden_case[{self.id}]"
 
     @property
     def codemod_name(self) -> str:

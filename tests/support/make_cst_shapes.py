@@ -1,9 +1,9 @@
 """Regenerate ``tests/data/cst_shapes.json``: the modules hypothesmith builds from LibCST's node
-types, for ``tests/test_fuzz.py::test_arbitrary_cst_shapes_every_codemod_runs``.
+types, for ``tests/engine/test_fuzz.py::test_arbitrary_cst_shapes_every_codemod_runs``.
 
 Building them costs about five seconds per run (most drafts are rejected), and the test drew
 the same fixed sample on every run anyway (``derandomize=True``), so the sample is stored.
-Run ``python -m tests.make_cst_shapes [EXAMPLES]`` from the checkout (default 150; the stored 91
+Run ``python -m tests.support.make_cst_shapes [EXAMPLES]`` from the checkout (default 150; the stored 91
 distinct modules came from such a draw) after upgrading hypothesmith or LibCST, or to draw more: the
 draw depends on their versions and on this file's code, so a new one differs.
 """
@@ -18,9 +18,9 @@ import hypothesmith
 import libcst as cst
 from hypothesis import HealthCheck, given, settings
 
-from tests.test_fuzz import libcst_parses
+from tests.engine.test_fuzz import libcst_parses
 
-OUT = Path(__file__).resolve().parent / "data" / "cst_shapes.json"
+OUT = Path(__file__).resolve().parents[1] / "data" / "cst_shapes.json"
 
 
 def main(count: int = 150) -> int:

@@ -4,11 +4,11 @@ A golden case's traces are what a recording of its drive program writes: the
 traces, the call sites and the proofs (each candidate fix trial-traced on the
 live function at the end of the recording).  Usage::
 
-    python tests/record_golden_traces.py                   # every case with drive.py and traces.json
-    python tests/record_golden_traces.py input-signature/python-int-step-count ...
+    python tests/support/record_golden_traces.py                   # every case with drive.py and traces.json
+    python tests/support/record_golden_traces.py input-signature/python-int-step-count ...
 
 Each case runs in this one process (TensorFlow is imported once), in a copy of
-its directory that is the project root, the way ``tests/semantic_runner.py``
+its directory that is the project root, the way ``tests/support/semantic_runner.py``
 runs it, under ``record_traces(..., prove=True)``.  Then re-run the golden
 tests with ``--update-golden`` and read the diff.
 """
@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 SKIP = {"input.py", "expected.py", "findings.txt", "case.toml", "traces.json"}
 

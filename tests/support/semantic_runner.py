@@ -1,6 +1,6 @@
 """Child process of ``test_semantic_golden_tf.py``: run golden ``drive.py`` programs under TensorFlow.
 
-Usage: ``python tests/semantic_runner.py MANIFEST RESULTS``.  MANIFEST is a JSON
+Usage: ``python tests/support/semantic_runner.py MANIFEST RESULTS``.  MANIFEST is a JSON
 list of ``{"id": ..., "directory": ...}``; each directory holds ``input.py``
 (the code of one side: a case's ``input.py`` or its ``expected.py``) and the
 case's ``drive.py``.  For every case, in one process (TensorFlow is imported

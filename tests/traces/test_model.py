@@ -30,9 +30,9 @@ from retrace_fix.traces.model import (
 from retrace_fix.commands.record import run_record
 from retrace_fix.traces.shards import SITECUSTOMIZE_DIR
 from retrace_fix.traces.report import build_report, render_report, trace_changes, value_changes
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def tensor(*shape, dtype="float32"):

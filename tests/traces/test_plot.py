@@ -11,7 +11,7 @@ import pytest
 
 from retrace_fix.traces.model import TraceSet
 from retrace_fix.traces.report import build_report
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 
 def tensor(shape):

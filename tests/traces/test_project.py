@@ -1,7 +1,7 @@
 """Traces belong to one project: two roots with the same ``train.py::train_step``, traces from one.
 
 No TensorFlow: the trace files are written by hand, with the project and the
-proofs a recording stores (``tests/tracefiles.py``).
+proofs a recording stores (``tests/support/tracefiles.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from retrace_fix.traces.project import belongs, project_of, remote_key
-from tests.cli_runner import run_cli
-from tests.tracefiles import with_proofs
+from tests.support.cli_runner import run_cli
+from tests.support.tracefiles import with_proofs
 
 TRAIN = textwrap.dedent(
     """\

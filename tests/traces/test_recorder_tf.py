@@ -26,11 +26,11 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 from retrace_fix.traces.model import load_trace_file
 from retrace_fix.commands.record import run_record
 from retrace_fix.traces.report import build_report, render_report
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 pytestmark = pytest.mark.tf
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 PROGRAM = '''\
 import subprocess
@@ -442,7 +442,7 @@ def test_context_manager_records_every_value_kind(tf, tmp_path):
     assert (earlier.qualname.rsplit(".", 1)[-1], earlier.calls) == ("before", 2)
     assert [t.args["x"]["shape"] for t in earlier.traces] == [[5]]
     assert (f.file, f.qualname, f.params, f.calls) == (
-        "tests/test_recorder_tf.py",
+        "tests/traces/test_recorder_tf.py",
         "test_context_manager_records_every_value_kind.<locals>.many",
         ["a", "args", "flag", "kw"],
         1,

@@ -3,7 +3,7 @@
 ``x + double(offset)`` with ``double`` defined in another module of the project: the rewriter
 does not see into ``double``, so it cannot tell whether a tensor ``offset`` works there.  That
 is a question a run of the program answers: RTF003 reports a diagnostic marked verifiable
-(its edit is a ``--verify`` candidate, proven in ``tests/test_project_helpers_tf.py``), and a
+(its edit is a ``--verify`` candidate, proven in ``tests/verify/test_project_helpers_tf.py``), and a
 call into code that is not the project's (the standard library) stays a plain refusal.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 HELPERS = "def double(v):\n    return v * 2\n"
 

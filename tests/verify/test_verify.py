@@ -7,7 +7,7 @@ of a second.  Its three ``predict`` calls inside a tf.function give three
 RTF002 candidates: a Keras model's (the direct call prints the same: verified),
 and two receivers the rewriter cannot see into, whose direct calls print other
 numbers (rejected: output) and raise (rejected: exit).  The real-TensorFlow
-end-to-end run is ``tests/test_verify_tf.py``.
+end-to-end run is ``tests/verify/test_verify_tf.py``.
 """
 
 from __future__ import annotations
