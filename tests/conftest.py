@@ -16,6 +16,8 @@ import compileall
 import sys
 from pathlib import Path
 
+import pytest
+
 TF_MODULE_SUFFIX = "_tf.py"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,6 +37,24 @@ def compile_the_package() -> None:
             compileall.compile_dir(ROOT / folder, quiet=2)
         except OSError:  # pragma: no cover - a read-only checkout: each process compiles, as before
             pass
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Keep the assert-rewritten bytecode of the test modules (``__pycache__``, ignored by git).
+
+    pytest rewrites the asserts of every test module it imports and caches the result next to
+    it, unless ``PYTHONDONTWRITEBYTECODE`` is set (as on this project's machines): then every
+    worker, and every pytest the tests start, rewrote all ~80 modules again, about half of what
+    collecting the suite costs.  pytest reads the cache even where it does not write it, and
+    writes it atomically (workers may race), so collection is allowed to write it.
+    """
+    saved = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = saved
 
 
 def pytest_addoption(parser):
