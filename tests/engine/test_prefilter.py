@@ -6,6 +6,9 @@ tree check (a predict call in a loop, or where a tf.function can be) tells apart
 
 from __future__ import annotations
 
+import functools
+
+import libcst as cst
 import pytest
 
 from retrace_fix.codemods import REGISTRY
@@ -21,8 +24,16 @@ def planned(text: str) -> set[str]:
     return {cls.CODE for cls in to_run}
 
 
+@pytest.fixture
+def parse_once(monkeypatch):
+    """One LibCST parse per text for the test's runs: a tree is immutable, so the runs of one
+    source (a run per codemod the prefilter dropped) may share it; parsing again was about half
+    of this module's time."""
+    monkeypatch.setattr(cst, "parse_module", functools.cache(cst.parse_module))
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=[p.relative_to(GOLDEN_ROOT).as_posix() for p in SOURCES])
-def test_the_prefilter_keeps_every_codemod_that_reports(path, tmp_path):
+def test_the_prefilter_keeps_every_codemod_that_reports(path, tmp_path, parse_once):
     target = tmp_path / "input.py"
     target.write_bytes(path.read_bytes())
     job = FileJob(path=target, display="input.py", relpath="input.py")
