@@ -3,10 +3,11 @@ that does not parse, is idempotent, and leaves files without targets alone.
 
 Two sources of programs:
 
-* hypothesmith: arbitrary (syntactically valid) Python from the grammar, run with
-  the prefilter both on (the normal path: most are skipped) and off (every codemod
-  walks every generated construct); and a stored sample of modules it built from
-  LibCST's node types (``tests/data/cst_shapes.json``, ``tests/support/make_cst_shapes.py``);
+* hypothesmith: stored samples (``tests/support/make_cst_shapes.py``) of arbitrary
+  (syntactically valid) Python from the grammar (``tests/data/python_programs.json``),
+  run with the prefilter both on (the normal path: most are skipped) and off (every
+  codemod walks every generated construct), and of modules built from LibCST's node
+  types (``tests/data/cst_shapes.json``);
 * a small grammar of the patterns the codemods rewrite or diagnose: tf.function in
   all its spellings and aliases, ``experimental_relax_shapes`` / ``reduce_retracing``
   keywords, Keras ``predict`` calls, ``range`` loops, side effects, shape reads,
@@ -96,27 +97,21 @@ def libcst_parses(source: str) -> bool:
     return True
 
 
-# imported and built on first draw (st.deferred): that costs about a second, and every xdist
-# worker imports this module to collect it, not only the one that runs these tests
-def _hypothesmith():
-    import hypothesmith  # ~0.5 s to import
-
-    return hypothesmith
-
-
-python_programs = st.deferred(lambda: _hypothesmith().from_grammar().filter(libcst_parses))
+#: modules hypothesmith built from Python's grammar (tests/support/make_cst_shapes.py): drawing them
+#: cost seconds per test, and a derandomized draw gave the same ones every run
+PYTHON_PROGRAMS = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "python_programs.json").read_text(encoding="utf-8")
+)
 
 
-@SETTINGS
-@given(python_programs)
-def test_arbitrary_python_with_prefilter(source):
-    check_properties(source)
+def test_arbitrary_python_with_prefilter():
+    for source in PYTHON_PROGRAMS:
+        check_properties(source)
 
 
-@SETTINGS
-@given(python_programs)
-def test_arbitrary_python_every_codemod_runs(source):
-    check_properties(source, prefilter=False, unsafe_fixes=True)
+def test_arbitrary_python_every_codemod_runs():
+    for source in PYTHON_PROGRAMS:
+        check_properties(source, prefilter=False, unsafe_fixes=True)
 
 
 #: modules hypothesmith built from LibCST's node types (tests/support/make_cst_shapes.py): building them
@@ -130,9 +125,10 @@ def test_arbitrary_cst_shapes_every_codemod_runs(source):
 
 
 def test_the_cst_shapes_are_many_and_parse():
-    assert len(CST_SHAPES) >= 50 and len(set(CST_SHAPES)) == len(CST_SHAPES)
-    for source in CST_SHAPES:
-        assert libcst_parses(source)
+    for sample in (CST_SHAPES, PYTHON_PROGRAMS):
+        assert len(sample) >= 50 and len(set(sample)) == len(sample)
+        for source in sample:
+            assert libcst_parses(source)
 
 
 # ----------------------------------------------------------------------------- tf.function programs
