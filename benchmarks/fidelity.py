@@ -173,7 +173,7 @@ def _golden_tree(drives: list[Path]):
 
 def _batch_tree(paths: list[Path]):
     """The lifetime programs in one tree, run one after another by ``run_programs.py``
-    (what ``tests/test_fidelity_tf.py`` runs: two processes instead of two per program)."""
+    (what ``tests/benchmarks/test_fidelity_tf.py`` runs: two processes instead of two per program)."""
     def make(dest: Path) -> None:
         dest.mkdir(parents=True, exist_ok=True)
         for path in paths:

@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 
-def load_ipython_extension(shell):  # pragma: no cover - exercised in a real kernel (tests/test_notebooks_tf.py)
+def load_ipython_extension(shell):  # pragma: no cover - exercised in a real kernel (tests/notebooks/test_notebook_tf.py)
     """``%load_ext retrace_fix``: the ``%retrace_fix`` magic (:mod:`retrace_fix.notebooks.ipython`).
 
     Imported by name when IPython loads the extension, so that importing ``retrace_fix``

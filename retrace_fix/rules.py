@@ -9,7 +9,7 @@ reports it (``RULES`` of the codemod class); :mod:`retrace_fix.codemods` collect
 them into the one table every command reads.
 
 The ``Example`` section of a rule's page is executable: :attr:`Rule.examples`
-gives its *Before* / *After* (or *By hand*) blocks, and ``tests/test_rule_examples.py``
+gives its *Before* / *After* (or *By hand*) blocks, and ``tests/codemods/test_rule_examples.py``
 runs them, so the page cannot drift from what the codemod does.
 """
 

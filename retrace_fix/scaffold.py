@@ -11,7 +11,7 @@ Run from the root of a retrace-fix checkout.  Writes
 and regenerates the docs (``python docs/gen_docs.py``: the code's page, the index
 and the ``mkdocs.yml`` nav).  Nothing else needs touching: :mod:`retrace_fix.codemods`
 finds the module by itself.  The new code starts red on purpose:
-``tests/test_rule_examples.py`` and ``tests/test_rules.py`` fail until the
+``tests/codemods/test_rule_examples.py`` and ``tests/test_rules.py`` fail until the
 example on its page and its positive golden case are reported (or fixed).
 """
 
@@ -239,8 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     print("regenerated the docs (python docs/gen_docs.py)")
     print(
         f"next: make the example on {args.code.upper()}'s page true and the positive case reported, then "
-        f"`python -m pytest tests/test_rule_examples.py tests/test_rules.py -k {args.code.upper()}` "
-        "and `python -m pytest tests/test_golden.py --update-golden`"
+        f"`python -m pytest tests/codemods/test_rule_examples.py tests/test_rules.py -k {args.code.upper()}` "
+        "and `python -m pytest tests/codemods/test_golden.py --update-golden`"
     )
     return EXIT_OK
 

@@ -1,11 +1,13 @@
 """Shared pytest options and collection rules.
 
 * ``--update-golden`` regenerates golden expectations.
-* ``tests/*_tf.py`` hold the tests that run real TensorFlow (marker ``tf``, set by each
-  module's ``pytestmark``). When ``-m`` deselects ``tf`` they are not even imported:
+* ``tests/**/*_tf.py`` (in any folder) hold the tests that run real TensorFlow (marker ``tf``,
+  set by each module's ``pytestmark``). When ``-m`` deselects ``tf`` they are not even imported:
   importing them would import TensorFlow, seconds per process, for nothing.
 * pytest-xdist (``-n auto --dist loadfile``, in ``pyproject.toml``'s ``addopts``) runs each
-  module on one worker: its module-scoped fixtures are built once.
+  module on one worker: its module-scoped fixtures are built once.  The slowest modules
+  (:data:`SLOW_MODULES`) are handed out first, the others by their number of tests (see
+  :func:`pytest_collection_modifyitems`).
 * The package is compiled to bytecode once, before the workers start (see
   :func:`compile_the_package`).
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 import compileall
 import sys
 from pathlib import Path
+
+import pytest
 
 TF_MODULE_SUFFIX = "_tf.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +41,24 @@ def compile_the_package() -> None:
             pass
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Keep the assert-rewritten bytecode of the test modules (``__pycache__``, ignored by git).
+
+    pytest rewrites the asserts of every test module it imports and caches the result next to
+    it, unless ``PYTHONDONTWRITEBYTECODE`` is set (as on this project's machines): then every
+    worker, and every pytest the tests start, rewrote all ~80 modules again, about half of what
+    collecting the suite costs.  pytest reads the cache even where it does not write it, and
+    writes it atomically (workers may race), so collection is allowed to write it.
+    """
+    saved = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = saved
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
@@ -56,6 +78,42 @@ def pytest_configure(config):
         must_rewrite.difference_update({"retrace_fix", "codemods"})
     if not hasattr(config, "workerinput"):  # the controller (or a run without workers), once
         compile_the_package()
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist >= 3.6 would re-sort the modules
+        config.option.loadscopereorder = False  # by number of tests: keep pytest_collection_modifyitems' order
+
+
+#: the modules that take longest (seconds of their tests on one worker, ``-m "not tf"`` on a
+#: loaded 2-core machine, 2026-11-27; only their order matters), slowest first
+SLOW_MODULES = {
+    "tests/test_partial_parse.py": 56,
+    "tests/benchmarks/test_scripts.py": 47,
+    "tests/engine/test_prefilter.py": 22,
+    "tests/attack/test_hostile_input.py": 18,
+    "tests/bulk/test_cluster.py": 16,
+    "tests/e2e/test_precommit.py": 14,
+    "tests/codemods/test_golden.py": 13,
+    "tests/codemods/test_libcst_interop.py": 12,
+    "tests/test_scaffold.py": 11,
+    "tests/test_without_tensorflow.py": 11,
+    "tests/test_positions.py": 10,
+    "tests/bench/test_bench.py": 7,
+    "tests/e2e/test_packaging.py": 7,
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Longest first: the modules of :data:`SLOW_MODULES`, then the rest by number of tests.
+
+    With ``--dist loadfile`` a worker takes the next module when it is done with one.
+    pytest-xdist hands them out by number of tests, which put the slow modules with few tests
+    (the ones that start processes) last, where one of them kept a worker busy after the
+    other ran dry.  Each module's tests keep their order; every worker sorts the same way.
+    """
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    order = sorted(modules, key=lambda name: (-SLOW_MODULES.get(name, 0), -len(modules[name])))
+    items[:] = [item for name in order for item in modules[name]]
 
 
 def _selects_tf_tests(markexpr: str) -> bool:

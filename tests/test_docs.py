@@ -12,7 +12,7 @@ import pytest
 
 from retrace_fix.codemods import all_codes, documentation
 from retrace_fix.docstring_markdown import doc_to_markdown, split_sections
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from retrace_fix.linemap import LineMap
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 SHIFTED = textwrap.dedent(
     """\

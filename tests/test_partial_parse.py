@@ -29,8 +29,8 @@ from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.engine import transform
 from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
-from tests.golden import GoldenCase, discover_cases
-from tests.test_fuzz import SETTINGS, tf_programs
+from tests.support.golden import GoldenCase, discover_cases
+from tests.engine.test_fuzz import SETTINGS, tf_programs
 
 CASES = discover_cases()
 

@@ -16,8 +16,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from retrace_fix.fastvisit import push_children
 from retrace_fix import positions as positions_module
 from retrace_fix.positions import StatementPositions
-from tests.golden import GOLDEN_ROOT
-from tests.test_fuzz import SETTINGS, tf_programs
+from tests.support.golden import GOLDEN_ROOT
+from tests.engine.test_fuzz import SETTINGS, tf_programs
 
 SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py", "expected.py"))
 

@@ -82,10 +82,10 @@ def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout)
 
 PROBE = """
 import json, runpy, sys
-sys.path.append(sys.argv[1])  # the repository, for tests.cli_runner; retrace_fix comes from the copy
+sys.path.append(sys.argv[1])  # the repository, for tests.support.cli_runner; retrace_fix comes from the copy
 import retrace_fix
 from retrace_fix.codemods import REGISTRY, RULES, codemod_for
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 sys.argv = ["docs/gen_docs.py", "--check"]
 try:
     runpy.run_path("docs/gen_docs.py", run_name="__main__")

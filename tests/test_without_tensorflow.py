@@ -1,4 +1,4 @@
-"""The suite without TensorFlow: the ``tests/*_tf.py`` modules are skipped, not errors, and a
+"""The suite without TensorFlow: the ``tests/**/*_tf.py`` modules are skipped, not errors, and a
 ``-m "not tf"`` run never imports them (tests/conftest.py).
 
 pytest runs in a child process whose ``sys.modules["tensorflow"]`` is ``None``: ``import
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-TF_MODULES = sorted(path.name for path in TESTS.glob("test_*_tf.py"))
+TF_MODULES = sorted(path.relative_to(TESTS).as_posix() for path in TESTS.rglob("test_*_tf.py"))
 WITHOUT_TF = "import sys; sys.modules['tensorflow'] = None; import pytest; sys.exit(pytest.main(sys.argv[1:]))"
 
 

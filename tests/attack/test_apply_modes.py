@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.cli_runner import run_cli
 
 MODE_CHANGE = """\
 diff --git a/run.py b/run.py

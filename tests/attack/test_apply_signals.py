@@ -17,7 +17,7 @@ import pytest
 
 from retrace_fix.patch.diffs import unified_diff
 
-REPO = Path(__file__).resolve().parent.parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FILES = 200
 
 SCRIPT = """\

@@ -9,9 +9,9 @@
 
 from __future__ import annotations
 
-from tests.cli_runner import run_cli
-from tests.gitrepos import git, new_repo, state
-from tests.test_bulk import RELAX
+from tests.support.cli_runner import run_cli
+from tests.support.gitrepos import git, new_repo, state
+from tests.bulk.test_run import RELAX
 
 
 def crlf_checkout(path):

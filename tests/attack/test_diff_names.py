@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from retrace_fix.patch.parse import parse_patch
-from tests.cli_runner import run_cli
-from tests.test_bulk import RELAX, write
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import RELAX, write
 
 NAMES = [
     ("evil\x1b]0;pwned\x07\x1b[2J.py", '"b/evil\\033]0;pwned\\a\\033[2J.py"'),

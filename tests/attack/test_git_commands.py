@@ -22,9 +22,9 @@ import pytest
 from retrace_fix.bulk import git as git_runner
 from retrace_fix.bulk.git import run_git
 from retrace_fix.traces.project import project_of
-from tests.cli_runner import run_cli
-from tests.gitrepos import new_repo
-from tests.test_bulk import RELAX, write
+from tests.support.cli_runner import run_cli
+from tests.support.gitrepos import new_repo
+from tests.bulk.test_run import RELAX, write
 
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git not installed", allow_module_level=True)

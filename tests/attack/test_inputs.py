@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from tests.cli_runner import run_cli
-from tests.test_bulk import RELAX, write
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import RELAX, write
 
 
 @pytest.mark.parametrize("bad", ["https://example.invalid/x.git@-rf", "git@h:x.git@", "ssh://h/x.git@a b"])

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import run_cli
-from tests.test_bulk import RELAX, write
-from tests.tree_state import changed, digest
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import RELAX, write
+from tests.support.tree_state import changed, digest
 
 SECRET = RELAX + 'API_KEY = "sk-live-0123456789"\n'
 FIXED = RELAX.replace("experimental_relax_shapes", "reduce_retracing")

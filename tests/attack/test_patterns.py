@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from retrace_fix.sources.discovery import discover
 from retrace_fix.sources.ignore_patterns import check_patterns, compile_patterns
-from tests.cli_runner import run_cli
-from tests.test_bulk import RELAX, write
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import RELAX, write
 
 BAD_PATTERNS = ["!", "\\", "[z-a]", "src/[z-a]/x.py", "a\\"]
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from retrace_fix.sources.writes import WriteRefused, write_file
-from tests.cli_runner import run_cli
-from tests.test_bulk import RELAX, write
+from tests.support.cli_runner import run_cli
+from tests.bulk.test_run import RELAX, write
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 

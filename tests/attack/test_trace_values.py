@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from tests.cli_runner import run_cli
-from tests.test_attack_trace_files import SOURCE, good_file
-from tests.test_bulk import RELAX, write
+from tests.support.cli_runner import run_cli
+from tests.attack.test_trace_files import SOURCE, good_file
+from tests.bulk.test_run import RELAX, write
 
 
 def python(type_name, value):

@@ -1,0 +1,195 @@
+"""A bulk run costs what its roots' single runs cost: the same files parsed, the same results (no TensorFlow).
+
+The cost is counted, not timed: every :class:`~retrace_fix.findings.FileResult` says how many
+times LibCST parsed its file (``libcst_parses``), and the run's result is taken where the fix
+command prints it.  Three roots: ``alpha`` and ``gamma`` without traces, ``beta`` with its own
+``.retrace/traces.json`` for ``train.py`` only.  Each of them holds files with a ``(`` but no
+tf.function (RTF005's trigger): a root without traces, or a file its traces do not mention,
+must not be parsed for the trace-driven codemods, however the run is given its roots.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+
+import pytest
+
+from retrace_fix.commands import fix as fix_command
+from retrace_fix.engine.options import RunOptions
+from retrace_fix.traces.model import TraceSet
+from tests.support.cli_runner import run_cli
+from tests.support.gitrepos import new_repo
+from tests.bulk.test_run import CLEAN, RELAX
+from tests.traces.test_project import TRAIN, traces_of
+
+if shutil.which("git") is None:  # pragma: no cover
+    pytest.skip("git not installed", allow_module_level=True)
+
+HELPER = "def helper(values):\n    return max(len(values), 1)\n"  # a `(`, no tf.function
+BROKEN = "print(\n"  # a `(` and a syntax error: reported only where a codemod wants the file
+
+ROOTS = ["alpha", "beta", "gamma"]
+#: what a single-root run of each root is given (beta's own traces, which a bulk run finds by itself)
+SINGLE = {"alpha": ["alpha"], "beta": ["--traces", "beta/.retrace/traces.json", "beta"], "gamma": ["gamma"]}
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory):
+    base = tmp_path_factory.mktemp("roots")
+    new_repo(base / "alpha", {"model.py": RELAX, "util.py": HELPER, "bad.py": BROKEN})
+    new_repo(base / "beta", {
+        "train.py": TRAIN, "other.py": HELPER, "pkg/pool.py": RELAX,
+        ".retrace/traces.json": json.dumps(traces_of(None)),
+    })
+    new_repo(base / "gamma", {"ok.py": CLEAN, "more.py": HELPER})
+    (base / "urls.txt").write_text("".join((base / name).as_uri() + "\n" for name in ROOTS))
+    (base / "paths.txt").write_text("".join(name + "\n" for name in ROOTS))
+    return base
+
+
+@pytest.fixture
+def here(roots, monkeypatch):
+    monkeypatch.chdir(roots)
+    return roots
+
+
+def parses(monkeypatch, *args: str) -> tuple[dict[str, int], list[str], dict[str, int]]:
+    """``retrace-fix ARGS``: LibCST parses per file, the errors, and the fixes per file of its result."""
+    results = []
+    finish = fix_command.finish
+
+    def keep(request, result, *rest, **kwargs):
+        results.append(result)
+        return finish(request, result, *rest, **kwargs)
+
+    monkeypatch.setattr(fix_command, "finish", keep)
+    outcome = run_cli(*args)
+    assert outcome.returncode in (0, 1, 2) and len(results) == 1, outcome.stderr
+    files = [f for f in results[0].files if f.path.endswith(".py")]
+    return ({f.path: f.libcst_parses for f in files}, sorted(f.error for f in files if f.error),
+            {f.path: f.applied_count for f in files if f.applied_count})
+
+
+def summed(monkeypatch, roots: list[str] = ROOTS) -> tuple[dict[str, int], list[str], dict[str, int]]:
+    counts: dict[str, int] = {}
+    errors: list[str] = []
+    fixes: dict[str, int] = {}
+    for root in roots:
+        one = parses(monkeypatch, "--diff", *SINGLE[root])
+        counts |= one[0]
+        errors += one[1]
+        fixes |= one[2]
+    return counts, sorted(errors), fixes
+
+
+def test_single_runs_parse_only_what_may_hold_a_target(here, monkeypatch):
+    counts, errors, fixes = summed(monkeypatch)
+    assert counts == {
+        "alpha/bad.py": 0, "alpha/model.py": 1, "alpha/util.py": 0,
+        "beta/other.py": 0, "beta/pkg/pool.py": 1, "beta/train.py": 1,
+        "gamma/more.py": 0, "gamma/ok.py": 1,
+    }
+    assert errors == []  # a syntax error is not looked for in a file nothing wants (without --check-syntax)
+    assert fixes == {"alpha/model.py": 1, "beta/pkg/pool.py": 1, "beta/train.py": 1}  # RTF004 x2, RTF003
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--diff", "--jobs", "1", *ROOTS],
+        ["--diff", "--jobs", "2", *ROOTS],
+        ["--diff", "--repos", "paths.txt"],
+        ["--diff", "--repos", "urls.txt", "--jobs", "2"],  # git URLs: one task per root, cloned here
+        ["--patch-dir", "patches", *ROOTS],
+    ],
+    ids=["paths", "paths-jobs-2", "repos", "repos-file-urls", "patch-dir"],
+)
+def test_n_roots_parse_the_files_their_single_runs_parse(here, monkeypatch, args):
+    assert parses(monkeypatch, *args) == summed(monkeypatch)
+
+
+def test_shards_together_parse_what_the_single_runs_parse(here, monkeypatch):
+    counts: dict[str, int] = {}
+    errors: list[str] = []
+    for k in (1, 2):
+        one = parses(monkeypatch, "--diff", "--shard", f"{k}/2", *ROOTS)
+        counts |= one[0]
+        errors += one[1]
+    expected = summed(monkeypatch)
+    assert (counts, sorted(errors)) == expected[:2]
+
+
+def test_a_cluster_run_parses_what_the_single_runs_parse(here, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL) as cluster:
+        got = parses(monkeypatch, "--diff", "--scheduler", cluster.scheduler_address, *ROOTS)
+    assert got == summed(monkeypatch)
+
+
+def test_branch_runs_parse_what_the_single_runs_parse(roots, tmp_path, monkeypatch):
+    for name in ROOTS:  # --branch commits in the repositories: a copy of them
+        shutil.copytree(roots / name, tmp_path / name, symlinks=True)
+    monkeypatch.chdir(tmp_path)
+    expected = summed(monkeypatch)
+    assert parses(monkeypatch, "--branch", "retrace-fix/fixes", *ROOTS) == expected
+
+
+def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
+    """--verify's engine (one trace set for the project, every candidate edited) pays for traces where they are."""
+    from retrace_fix.verify.fix_units import Fixer
+
+    traces = TraceSet.from_json(traces_of(None))
+    results = Fixer(roots / "beta", ["train.py", "other.py", "pkg/pool.py"], RunOptions()).run(traces)
+    assert {rel: r.libcst_parses for rel, r in results.items()} == {"train.py": 1, "other.py": 0, "pkg/pool.py": 1}
+    assert "input_signature" in results["train.py"].fixed
+
+
+def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
+    """A git URL root costs its Python files: a sparse checkout, and no object copied from a repository here."""
+    from retrace_fix.bulk.git_sources import GitSource, _local_objects, clone
+    from tests.support.gitrepos import git, state
+
+    source = new_repo(tmp_path / "source", {
+        "pkg/model.py": RELAX, "pkg/types.pyi": "x: int\n", ".gitignore": "build/\n", "pkg/.gitignore": "*.tmp\n",
+        ".retrace/traces.json": "{}\n", "weights.bin": "0" * 4096, "README.md": "# source\n", "data/x.csv": "1,2\n",
+    })
+    before = state(source)
+    checkout = tmp_path / "scratch" / "source"
+    commit = clone(GitSource(source.as_uri()), checkout)
+    assert commit == before["head"]
+    files = sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*") if p.is_file() and ".git" not in p.parts)
+    assert files == [".gitignore", ".retrace/traces.json", "pkg/.gitignore", "pkg/model.py", "pkg/types.pyi"]
+    assert (checkout / "pkg/model.py").read_text() == RELAX
+    alternates = (checkout / ".git/objects/info/alternates").read_text().strip()
+    assert alternates == str(source / ".git" / "objects")
+    assert git(checkout, "count-objects").startswith("0 objects")  # nothing was copied
+    assert state(source) == before
+    # a URL of another machine, or of no repository, is fetched as before (shallow, its objects copied)
+    assert _local_objects("file://example.com/srv/repo.git") is None
+    assert _local_objects((tmp_path / "nowhere").as_uri()) is None
+    assert _local_objects("https://example.com/org/repo.git") is None
+
+
+NOTEBOOK = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+               "source": ["x = max(1, 2)\n", "print 'x'\n"]}],  # a `(`, and a cell CPython rejects
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+})
+
+
+def test_a_notebook_beside_a_root_with_traces_is_read_as_in_its_single_run(tmp_path, monkeypatch):
+    """A notebook of a root without traces is prefiltered as a static run does it: the trace-driven
+    codemods (RTF005's trigger is any `(`) do not make its cells be read, so a broken cell that
+    nothing wants is not reported, alone or beside a root that has traces."""
+    new_repo(tmp_path / "nb", {"broken.ipynb": NOTEBOOK})
+    new_repo(tmp_path / "beta", {"train.py": TRAIN, ".retrace/traces.json": json.dumps(traces_of(None))})
+    monkeypatch.chdir(tmp_path)
+    alone = run_cli("--check", "nb")
+    together = run_cli("--check", "nb", "beta")
+    assert alone.returncode == 0 and "broken.ipynb" not in alone.stdout + alone.stderr
+    assert together.returncode == 1 and "broken.ipynb" not in together.stdout + together.stderr
+    checked = run_cli("--check", "--check-syntax", "nb", "beta")  # cells read: the broken one is reported
+    assert checked.returncode == 2 and "broken.ipynb:cell 1:2" in checked.stdout + checked.stderr
