@@ -115,7 +115,7 @@ def run_hook_here(repo: Path, hook_id: str, files: list[str]) -> CliResult:
     return run_cli(*args, *hook.get("args", []), *files, cwd=repo)
 
 
-def hook_passes(repo: Path, proc: subprocess.CompletedProcess) -> bool:
+def hook_passes(repo: Path, proc: subprocess.CompletedProcess | CliResult) -> bool:
     """pre-commit's verdict: exit code 0 and no file modified by the hook."""
     modified = subprocess.run(["git", "diff", "--quiet"], cwd=repo).returncode != 0
     return proc.returncode == 0 and not modified
@@ -152,9 +152,9 @@ def test_fix_hook_fixes_staged_files_and_then_passes(repo):
     assert (repo / "src" / "unstaged.py").read_bytes() == (
         GOLDEN / "comments-and-formatting-preserved" / "input.py"
     ).read_bytes()
-    # the developer stages the fix and commits again: the hook passes
+    # the developer stages the fix and commits again: the hook passes (the same command, in this process)
     git(repo, "add", "src/model.py")
-    second = run_hook(repo, "retrace-fix")
+    second = run_hook_here(repo, "retrace-fix", staged_files(repo, HOOKS["retrace-fix"]))
     assert hook_passes(repo, second), second.stdout + second.stderr
 
 
@@ -175,8 +175,8 @@ def test_check_hook_fails_on_findings_and_writes_nothing(repo):
 
 def test_check_hook_passes_on_clean_files(repo):
     git(repo, "rm", "-q", "--cached", "src/model.py", "src/diagnosed.py")
-    proc = run_hook(repo, "retrace-fix-check")
     assert staged_files(repo, HOOKS["retrace-fix-check"]) == ["src/clean.py"]
+    proc = run_hook_here(repo, "retrace-fix-check", ["src/clean.py"])
     assert hook_passes(repo, proc), proc.stdout + proc.stderr
     assert proc.stdout == ""
 
@@ -185,7 +185,8 @@ def test_hooks_give_the_same_verdict_on_parallel_chunks(repo):
     """require_serial: false — pre-commit may split the files over several processes."""
     files = staged_files(repo, HOOKS["retrace-fix-check"])
     assert files == ["src/clean.py", "src/diagnosed.py", "src/model.py"]
-    # the hook's command in this process (the other tests run the installed executable)
+    # the hook's command in this process (the first run of each hook in the tests above is the
+    # installed executable, as pre-commit starts it)
     whole = run_hook_here(repo, "retrace-fix-check", files)
     chunks = [run_hook_here(repo, "retrace-fix-check", chunk) for chunk in (files[:1], files[1:2], files[2:])]
     assert [c.returncode for c in chunks] == [0, 1, 1]
@@ -195,7 +196,7 @@ def test_hooks_give_the_same_verdict_on_parallel_chunks(repo):
 def test_fix_hook_reports_an_unparseable_staged_file(repo):
     (repo / "src" / "broken.py").write_text("@tf.function\ndef f(:\n    return model.predict(x)\n", encoding="utf-8")
     git(repo, "add", "src/broken.py")
-    proc = run_hook(repo, "retrace-fix")
+    proc = run_hook_here(repo, "retrace-fix", staged_files(repo, HOOKS["retrace-fix"]))
     assert proc.returncode == 2
     assert "src/broken.py" in proc.stderr and "cannot parse" in proc.stderr
     # the other staged files are still fixed
