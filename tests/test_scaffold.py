@@ -104,9 +104,15 @@ print(json.dumps({
 """
 
 
-def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout):
-    proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF019", "demo-fix", "--tier", "unsafe")
-    assert proc.returncode == 0, proc.stderr
+def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout, monkeypatch, capsys):
+    # in this process (``-m retrace_fix.scaffold`` in the copy is run above); its docs step is a
+    # child process, which must import the copy as python() has it do
+    for name in [k for k in os.environ if k.startswith("RETRACE_FIX")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PYTHONPATH", str(checkout))
+    status = scaffold_main(["RTF019", "demo-fix", "--tier", "unsafe", "--root", str(checkout)])
+    assert status == 0, capsys.readouterr().err
+    assert "wrote codemods/demo_fix.py" in capsys.readouterr().out
     source = (checkout / "codemods" / "demo_fix.py").read_text()
     assert "class DemoFixCommand(RetraceCodemod):" in source and "Tier.UNSAFE, doc=__doc__" in source
     assert "    ORDER = 75\n" in source  # after RTF010, the last fix (65)
