@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_runner import run_cli
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 RELAXED = """\
@@ -79,10 +81,21 @@ def _ipynb(*sources: str, language: str = "python") -> str:
     return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
-def test_corpus_check_counts_notebooks_by_kind(tmp_path: Path, capsys):
+def _cli_in_process(corpus, monkeypatch) -> None:
+    """The script's runs of ``retrace-fix`` in this process, same arguments and folder (the test above
+    runs them as the processes the script starts)."""
+    def run_here(args: list[str], cwd: Path, pythonpath: Path = corpus.ROOT):
+        assert pythonpath == corpus.ROOT  # no --baseline checkout: the code under test
+        return run_cli(*args, cwd=cwd)
+
+    monkeypatch.setattr(corpus, "run_cli", run_here)
+
+
+def test_corpus_check_counts_notebooks_by_kind(tmp_path: Path, capsys, monkeypatch):
     """Refused: nothing of the notebook read; a cell left out: the others analysed (and compared with
     the script reading); another language: skipped, neither."""
     corpus = _load("corpus")
+    _cli_in_process(corpus, monkeypatch)
     root = tmp_path / "nbs"
     root.mkdir()
     (root / "train.ipynb").write_text(_ipynb("import tensorflow as tf", RELAXED.split("\n", 2)[2]))
