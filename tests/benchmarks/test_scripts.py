@@ -52,8 +52,11 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def test_corpus_check_reports_figures_and_no_problem(tree: Path, tmp_path: Path, capsys):
+def test_corpus_check_reports_figures_and_no_problem(tree: Path, tmp_path: Path, capsys, monkeypatch):
     corpus = _load("corpus")
+    # the first run (--diff of the tree) is the process corpus.py starts; the fix run on the copy
+    # and the second run, in this process
+    runs = _cli_in_process(corpus, monkeypatch, processes=1)
     before = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()}
     out = tmp_path / "figures.json"
 
@@ -72,6 +75,7 @@ def test_corpus_check_reports_figures_and_no_problem(tree: Path, tmp_path: Path,
     # the original tree is never written: the fix run happens on a copy
     assert {p: p.read_bytes() for p in tree.rglob("*") if p.is_file()} == before
     assert "TOTAL 1 trees, 3 files" in capsys.readouterr().out
+    assert len(runs) == 3 and runs[0][0] == "--diff"
 
 
 def _ipynb(*sources: str, language: str = "python") -> str:
@@ -81,14 +85,20 @@ def _ipynb(*sources: str, language: str = "python") -> str:
     return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
-def _cli_in_process(corpus, monkeypatch) -> None:
-    """The script's runs of ``retrace-fix`` in this process, same arguments and folder (the test above
-    runs them as the processes the script starts)."""
+def _cli_in_process(corpus, monkeypatch, processes: int = 0) -> list[list[str]]:
+    """The script's runs of ``retrace-fix`` in this process, same arguments and folder, after its first
+    ``processes`` runs, which start the process the script starts; gives back the argv of every run."""
+    real, runs = corpus.run_cli, []
+
     def run_here(args: list[str], cwd: Path, pythonpath: Path = corpus.ROOT):
+        runs.append(list(args))
+        if len(runs) <= processes:
+            return real(args, cwd, pythonpath)
         assert pythonpath == corpus.ROOT  # no --baseline checkout: the code under test
         return run_cli(*args, cwd=cwd)
 
     monkeypatch.setattr(corpus, "run_cli", run_here)
+    return runs
 
 
 def test_corpus_check_counts_notebooks_by_kind(tmp_path: Path, capsys, monkeypatch):
