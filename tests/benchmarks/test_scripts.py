@@ -20,6 +20,7 @@ import pytest
 from tests.support.cli_runner import run_cli
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+ENVIRONMENT = {name: os.environ.get(name) for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
 
 RELAXED = """\
 import tensorflow as tf
@@ -153,8 +154,9 @@ def _speed(monkeypatch, capsys, *args: str) -> subprocess.CompletedProcess:
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
         if name in os.environ:
             monkeypatch.setenv(name, os.environ[name])
-        else:
-            monkeypatch.delenv(name, raising=False)
+        else:  # recorded as unset (delenv alone records nothing when the variable is unset)
+            monkeypatch.setenv(name, "")
+            monkeypatch.delenv(name)
     code = _load("speed").main(list(args))
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(["speed.py", *args], code, out, err)
@@ -226,6 +228,12 @@ def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
     (checkout / "retrace_fix" / "codemods").symlink_to("../codemods")
     assert corpus.baseline_problem(checkout) is None
     assert corpus.baseline_problem(tmp_path) == "not a retrace-fix checkout"
+
+
+def test_speed_script_leaves_the_environment_as_it_was():
+    """Runs after the speed.py tests above: what the script set for its children was undone."""
+    assert os.environ.get("PYTHONPATH") == ENVIRONMENT["PYTHONPATH"]
+    assert os.environ.get("PYTHONDONTWRITEBYTECODE") == ENVIRONMENT["PYTHONDONTWRITEBYTECODE"]
 
 
 def test_apply_speed_script_prints_the_ratio():
