@@ -131,6 +131,14 @@ class GoldenCase:
             _RUNS[key] = engine_run(lambda: self.run_on(source, workdir))
         return _RUNS[key]
 
+    def known_run(self, source: Path) -> "EngineRun | None":
+        """The :meth:`shared_run` of ``source`` if this process has it already."""
+        return _RUNS.get((self.directory.resolve(), source.name))
+
+    def remember_run(self, source: Path, run: "EngineRun") -> None:
+        """Store ``run``, the engine's result for ``source`` with the case's options, for :meth:`shared_run`."""
+        _RUNS.setdefault((self.directory.resolve(), source.name), run)
+
 
 @dataclass(frozen=True)
 class EngineRun:
