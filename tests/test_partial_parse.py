@@ -14,6 +14,7 @@ allows it (``NEEDS_WHOLE_MODULE = False``) reports exactly what it reports on th
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 from dataclasses import replace
@@ -29,7 +30,7 @@ from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.engine import transform
 from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
-from tests.support.golden import GoldenCase, discover_cases
+from tests.support.golden import EngineRun, GoldenCase, discover_cases
 from tests.engine.test_fuzz import SETTINGS, tf_programs
 
 CASES = discover_cases()
@@ -242,18 +243,26 @@ def partial_outcome(source: str, options: RunOptions, tmp_path: Path) -> object 
             return None
 
 
-def assert_same_either_way(source: str, options: RunOptions, tmp_path: Path) -> None:
+def assert_same_either_way(source: str, options: RunOptions, tmp_path: Path, partial: object = None) -> None:
     """Partial parsing reports exactly what the whole module gives: every result that came from a
-    partial text is compared with a run that never prunes."""
-    partial = partial_outcome(source, options, tmp_path)
+    partial text is compared with a run that never prunes (``partial``: that result, if already run)."""
+    if partial is None:
+        partial = partial_outcome(source, options, tmp_path)
     if partial is None:
         return
     whole = run(source, replace(options, partial_parse=False), tmp_path)
     assert outcome(partial) == outcome(whole)
 
 
-def option_sets(case: GoldenCase) -> list[RunOptions]:
-    return [case.options(), RunOptions(unsafe_fixes=True, traces=case.options().traces)]
+@functools.lru_cache(maxsize=None)
+def _option_sets(directory: Path) -> tuple[RunOptions, RunOptions]:
+    case = GoldenCase(directory)
+    return case.options(), RunOptions(unsafe_fixes=True, traces=case.options().traces)
+
+
+def option_sets(case: GoldenCase) -> tuple[RunOptions, RunOptions]:
+    """The case's own options, then every codemod with unsafe fixes (the same objects each call)."""
+    return _option_sets(case.directory)
 
 
 def colliding_blocks(source: str) -> list[str]:
@@ -277,7 +286,8 @@ def colliding_blocks(source: str) -> list[str]:
 UNRELATED_BLOCKS = ["def _pad_unrelated(a, b):\n    return a + b\n", "class _PadUnrelated:\n    def m(self):\n        return 1\n"]
 
 
-def padded_variants(source: str) -> list[str]:
+@functools.lru_cache(maxsize=None)
+def padded_variants(source: str) -> tuple[str, str, str]:
     """``source`` with every colliding block added once: half of them after the imports (before
     the module-level code), the other half at the end; and with a def that shadows nothing
     added after the imports."""
@@ -293,23 +303,50 @@ def padded_variants(source: str) -> list[str]:
         after_imports = statement.end_lineno or after_imports
     head, tail = "".join(lines[:after_imports]), "".join(lines[after_imports:])
     shadowing = "def _pad_first():\n    return 0\n"
-    return [head + early + "\n\n" + tail, source.rstrip("\n") + "\n\n\n" + late, head + shadowing + tail]
+    return head + early + "\n\n" + tail, source.rstrip("\n") + "\n\n\n" + late, head + shadowing + tail
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_golden_cases_same_either_way(case: GoldenCase, tmp_path):
+    own, every_codemod = option_sets(case)
     for path in {case.directory / "input.py", case.expected_path}:
         source = path.read_text(encoding="utf-8")
-        for options in option_sets(case):
-            assert_same_either_way(source, options, tmp_path)
+        # the case's own options: the run tests/codemods/test_golden.py checks, shared both ways
+        # (a partial result that stands is the engine's result; a stopped run is not stored)
+        known = case.known_run(path)
+        if known is None:
+            partial = partial_outcome(source, own, tmp_path)
+            if partial is not None:
+                case.remember_run(path, EngineRun(partial, from_partial_text=True))
+        else:
+            partial = known.result if known.from_partial_text else None
+        if partial is not None:
+            assert_same_either_way(source, own, tmp_path, partial)
+        assert_same_either_way(source, every_codemod, tmp_path)
+
+
+#: padded_partial_outcome's results: {(case id, variant, options): partial_outcome}
+_PADDED: dict[tuple[str, int, int], object] = {}
+
+
+def padded_partial_outcome(case: GoldenCase, variant: int, options: int, tmp_path: Path) -> object | None:
+    """:func:`partial_outcome` of ``padded_variants(input.py)[variant]`` with ``option_sets(case)[options]``,
+    run once per process (the padded cases and the check that they compare partial results share it)."""
+    key = (case.id, variant, options)
+    if key not in _PADDED:
+        source = padded_variants((case.directory / "input.py").read_text(encoding="utf-8"))[variant]
+        _PADDED[key] = partial_outcome(source, option_sets(case)[options], tmp_path)
+    return _PADDED[key]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_padded_golden_cases_same_either_way(case: GoldenCase, tmp_path):
     source = (case.directory / "input.py").read_text(encoding="utf-8")
-    for variant in padded_variants(source):
-        for options in option_sets(case):
-            assert_same_either_way(variant, options, tmp_path)
+    for index, variant in enumerate(padded_variants(source)):
+        for number, options in enumerate(option_sets(case)):
+            partial = padded_partial_outcome(case, index, number, tmp_path)
+            if partial is not None:
+                assert_same_either_way(variant, options, tmp_path, partial)
 
 
 def test_reports_from_a_partial_parse_are_compared(tmp_path):
@@ -317,8 +354,7 @@ def test_reports_from_a_partial_parse_are_compared(tmp_path):
     report from a partial parse, and those are compared (here, the cases of one codemod)."""
     cases = [case for case in CASES if case.codemod_name == "call-site-diagnostics"]
     compared = [case.id for case in cases
-                if partial_outcome(padded_variants((case.directory / "input.py").read_text(encoding="utf-8"))[1],
-                                   case.options(), tmp_path) is not None]
+                if padded_partial_outcome(case, 1, 0, tmp_path) is not None]
     assert len(compared) >= len(cases) // 2, compared
 
 

@@ -11,7 +11,7 @@ CASES = discover_cases()
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_golden_case(case: GoldenCase, tmp_path, request):
-    result = case.run_on(case.directory / "input.py", tmp_path)
+    result = case.shared_run(case.directory / "input.py", tmp_path).result
     assert result.error is None, result.error
     findings = render_findings(result.findings)
     if request.config.getoption("--update-golden"):
@@ -25,7 +25,7 @@ def test_golden_case(case: GoldenCase, tmp_path, request):
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_golden_case_is_idempotent(case: GoldenCase, tmp_path):
     """Running again on the expected output changes nothing."""
-    result = case.run_on(case.expected_path, tmp_path)
+    result = case.shared_run(case.expected_path, tmp_path).result
     assert result.error is None, result.error
     assert result.fixed == result.original
     assert not any(f.applied for f in result.findings)

@@ -39,13 +39,19 @@ def command_name(cls: type) -> str:
 
 
 def libcst_tool(cwd: Path, command: str, paths: list[str], extra: list[str] = ()) -> subprocess.CompletedProcess:
-    """``python -m libcst.tool codemod COMMAND PATHS`` in ``cwd``, through libcst.tool's own entry
+    """``python -m libcst.tool codemod COMMAND PATHS`` in ``cwd`` (see :func:`libcst_tool_main_in`)."""
+    return libcst_tool_main_in(cwd, ["codemod", command, *paths, "--hide-progress", *extra])
+
+
+def libcst_tool_main_in(cwd: Path, args: list[str], stdin: str = "") -> subprocess.CompletedProcess:
+    """``python -m libcst.tool ARGS`` in ``cwd`` with ``stdin``, through libcst.tool's own entry
     point in this process (its config lookup, module search, argument parsing and worker pool);
-    a process per call would only add its imports. ``libcst.tool list`` below runs as a process."""
-    args = ["codemod", command, *paths, "--hide-progress", *extra]
+    a process per call would only add its imports. Whether the codemods import outside the
+    repository is checked in a process of its own below."""
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(cwd)
+        patch.setattr(sys, "stdin", io.StringIO(stdin))
         patch.setattr(sys, "stdout", out)
         patch.setattr(sys, "stderr", err)
         code = libcst_tool_main("libcst.tool", args)
@@ -78,8 +84,7 @@ def test_libcst_tool_lists_each_codemod_by_its_module(tmp_path):
     """``libcst.tool list``: one line per codemod, named ``<module>.<Command>`` (no ``__init__.``
     names, no base classes), and no top-level ``codemods`` package is importable outside the repository."""
     shutil.copyfile(CONFIG, tmp_path / ".libcst.codemod.yaml")
-    proc = subprocess.run([sys.executable, "-m", "libcst.tool", "list"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    proc = libcst_tool_main_in(tmp_path, ["list"])
     assert proc.returncode == 0, proc.stderr
     listed = [line.split(" - ", 1)[0] for line in proc.stdout.splitlines()]
     assert listed == sorted(command_name(cls) for cls in REGISTRY)
@@ -166,14 +171,8 @@ def test_stdin_form_prints_the_fixed_code(tmp_path):
     case = next(c for c in CASES if c.id == "predict-to-call/keras-sequential-in-tf-function")
     shutil.copyfile(CONFIG, tmp_path / ".libcst.codemod.yaml")
     cls = next(c for c in REGISTRY if c.NAME == "predict-to-call")
-    proc = subprocess.run(
-        [sys.executable, "-m", "libcst.tool", "codemod", command_name(cls), "-"],
-        cwd=tmp_path,
-        input=(case.directory / "input.py").read_text(encoding="utf-8"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = libcst_tool_main_in(tmp_path, ["codemod", command_name(cls), "-"],
+                               stdin=(case.directory / "input.py").read_text(encoding="utf-8"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (case.directory / "expected.py").read_text(encoding="utf-8") + "\n"  # print() adds one
 

@@ -33,11 +33,14 @@ fails the case), e.g. that the fixed code equals an eager reference.
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,6 +48,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from retrace_fix.codemods import RULES
+from retrace_fix.engine import transform
 from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.engine.process import process_file
 from retrace_fix.findings import FileResult, Finding
@@ -84,6 +88,13 @@ class GoldenCase:
         return tomllib.loads(path.read_text()) if path.exists() else {}
 
     def options(self) -> RunOptions:
+        """The case's run options (read once per process: ``case.toml`` and ``traces.json`` do not change)."""
+        key = self.directory.resolve()
+        if key not in _OPTIONS:
+            _OPTIONS[key] = self._read_options()
+        return _OPTIONS[key]
+
+    def _read_options(self) -> RunOptions:
         settings = self.settings()
         select = settings.get("select")
         if select is None:
@@ -109,6 +120,54 @@ class GoldenCase:
             shutil.copyfile(source, target)
         job = FileJob(path=target, display="input.py", relpath="input.py")
         return process_file(job, self.options())
+
+    def shared_run(self, source: Path, workdir: Path) -> "EngineRun":
+        """:meth:`run_on` ``source`` (the case's ``input.py`` or ``expected.py``) with the case's
+        options, computed once per process and shared by the tests that only read it
+        (``tests/codemods/test_golden.py``, ``tests/test_partial_parse.py``); it also says
+        whether the result came from a partially parsed text."""
+        key = (self.directory.resolve(), source.name)
+        if key not in _RUNS:
+            _RUNS[key] = engine_run(lambda: self.run_on(source, workdir))
+        return _RUNS[key]
+
+    def known_run(self, source: Path) -> "EngineRun | None":
+        """The :meth:`shared_run` of ``source`` if this process has it already."""
+        return _RUNS.get((self.directory.resolve(), source.name))
+
+    def remember_run(self, source: Path, run: "EngineRun") -> None:
+        """Store ``run``, the engine's result for ``source`` with the case's options, for :meth:`shared_run`."""
+        _RUNS.setdefault((self.directory.resolve(), source.name), run)
+
+
+@dataclass(frozen=True)
+class EngineRun:
+    """One engine run's result and how LibCST saw the module."""
+
+    result: FileResult
+    #: the result came from a partially parsed text (:mod:`retrace_fix.partial_parse`), not
+    #: from a run of the whole module
+    from_partial_text: bool
+
+
+_OPTIONS: dict[Path, RunOptions] = {}
+_RUNS: dict[tuple[Path, str], EngineRun] = {}
+
+
+def engine_run(run) -> EngineRun:
+    """Call ``run()`` (one engine run), recording the texts the engine transformed."""
+    real = transform._transform_text
+    signature = inspect.signature(real)
+    partial_texts: list[bool] = []
+
+    def recording(*args, **kwargs):
+        partial_texts.append(signature.bind(*args, **kwargs).arguments.get("source") is not None)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(transform, "_transform_text", recording)
+        result = run()
+    return EngineRun(result, partial_texts == [True])
 
 
 def discover_cases() -> list[GoldenCase]:
