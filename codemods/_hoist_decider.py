@@ -144,9 +144,10 @@ class HoistDecider(HoistFacts):
         # what the def line evaluates (decorators, defaults, annotations) and what the body reads
         header = header_ids(inner)
         header_names = [a for a in owner_scope.accesses if id(a.node) in header]
-        captured: dict[str, None] = {}
+        captured: dict[str, tuple] = {}  # name -> (line, column) of its first read
         module_names: dict[str, None] = {}
-        late = [access_name(a) for a in header_names if self.resolve(a, inner) == "captured"]
+        late = [access_name(a) for a in sorted(header_names, key=lambda a: self.position(a.node) or (0, 0))
+                if self.resolve(a, inner) == "captured"]
         if late:
             problems.append(f"its decorator or defaults read {', '.join(f'`{n}`' for n in dict.fromkeys(late))} "
                             f"of `{owner.name.value}`")
@@ -154,12 +155,13 @@ class HoistDecider(HoistFacts):
         for scope in self.scopes_under(inner_scope):
             for access in scope.accesses:
                 where = self.resolve(access, inner, own_scopes=True)
-                if where == "captured":
-                    captured.setdefault(access_name(access), self.position(access.node))
+                if where == "captured":  # a name's first read in the code (accesses are a set)
+                    name_read, at = access_name(access), self.position(access.node) or (0, 0)
+                    captured[name_read] = min(captured.get(name_read, at), at)
                 elif where == "module":
                     module_names[access_name(access)] = None
                 body_reads.append(access)
-        captured = dict(sorted(captured.items(), key=lambda item: item[1] or (0, 0)))
+        captured = dict(sorted(captured.items(), key=lambda item: (item[1], item[0])))
         captured.pop(name, None)  # recursion: after the move the module-level name is the function itself
         # sibling tf.functions it calls resolve to the module-level ones once they move too
         needs = {n for n in captured if n in self._siblings.get(id(owner), ()) and n != name}

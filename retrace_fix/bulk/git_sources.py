@@ -29,9 +29,9 @@ _SCP_LIKE = re.compile(r"^[^\s/@:]+@[^\s/:]+:")
 #: seconds one fetch may take before the clone is given up
 CLONE_TIMEOUT = 900
 #: what a clone checks out (git's sparse checkout, gitignore syntax): every file a run reads
-#: (discovery takes regular ``*.py``/``*.pyi`` files and honours ``.gitignore`` files; a root's
+#: (discovery takes regular ``*.py``/``*.pyi``/``*.ipynb`` files and honours ``.gitignore`` files; a root's
 #: own traces are ``.retrace/traces.json``; ``.gitattributes`` decide how files are checked out)
-CHECKOUT = ("*.py", "*.pyi", ".gitignore", ".gitattributes", "/.retrace/")
+CHECKOUT = ("*.py", "*.pyi", "*.ipynb", ".gitignore", ".gitattributes", "/.retrace/")
 
 
 class CloneError(Exception):

@@ -154,12 +154,14 @@ def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
 
 
 def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
-    """A git URL root costs its Python files: a sparse checkout, and no object copied from a repository here."""
+    """A git URL root costs its Python files and notebooks: a sparse checkout, and no object copied from a
+    repository here."""
     from retrace_fix.bulk.git_sources import GitSource, _local_objects, clone
     from tests.support.gitrepos import git, state
 
     source = new_repo(tmp_path / "source", {
-        "pkg/model.py": RELAX, "pkg/types.pyi": "x: int\n", ".gitignore": "build/\n", "pkg/.gitignore": "*.tmp\n",
+        "pkg/model.py": RELAX, "pkg/types.pyi": "x: int\n", "nb/demo.ipynb": "{}\n",
+        ".gitignore": "build/\n", "pkg/.gitignore": "*.tmp\n",
         ".retrace/traces.json": "{}\n", "weights.bin": "0" * 4096, "README.md": "# source\n", "data/x.csv": "1,2\n",
     })
     before = state(source)
@@ -167,7 +169,7 @@ def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_obj
     commit = clone(GitSource(source.as_uri()), checkout)
     assert commit == before["head"]
     files = sorted(p.relative_to(checkout).as_posix() for p in checkout.rglob("*") if p.is_file() and ".git" not in p.parts)
-    assert files == [".gitignore", ".retrace/traces.json", "pkg/.gitignore", "pkg/model.py", "pkg/types.pyi"]
+    assert files == [".gitignore", ".retrace/traces.json", "nb/demo.ipynb", "pkg/.gitignore", "pkg/model.py", "pkg/types.pyi"]
     assert (checkout / "pkg/model.py").read_text() == RELAX
     alternates = (checkout / ".git/objects/info/alternates").read_text().strip()
     assert alternates == str(source / ".git" / "objects")
