@@ -412,7 +412,7 @@ def test_scheduler_without_dask_names_the_extra(in_corpus, monkeypatch):
 def test_unreachable_scheduler_is_one_line(in_corpus, monkeypatch):
     from retrace_fix.bulk import cluster
 
-    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "0.5s")
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "0.2s")  # port 9 refuses: no wait needed
     code, _, err = run_cli("--diff", "--scheduler", "tcp://127.0.0.1:9", "work/gamma").outcome
     assert code == 2 and err.startswith("retrace-fix: error: --scheduler tcp://127.0.0.1:9: cannot connect:")
     assert err.count("\n") == 1
