@@ -513,7 +513,7 @@ def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_pa
         f"""\
         import sys, threading, time
         sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
-        threading._register_atexit(lambda: time.sleep(1.0))  # the recorder's proofs, registered first
+        threading._register_atexit(lambda: time.sleep(0.6))  # the recorder's proofs, registered first
         from retrace_fix.bench import probe
         assert probe.install()
         """
@@ -521,7 +521,7 @@ def test_the_timing_probe_ends_the_program_before_the_recorders_exit_work(tmp_pa
     env = dict(os.environ, RETRACE_FIX_BENCH_DIR=str(tmp_path))
     subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
     (timing,) = [json.loads(p.read_text()) for p in tmp_path.glob("timing-*.json")]
-    assert timing["program_s"] < 0.5
+    assert timing["program_s"] < 0.5  # counting the exit hook would give at least its 0.6 s
 
 
 def test_only_the_recording_run_proves(tmp_path: Path, monkeypatch):

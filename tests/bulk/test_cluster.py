@@ -112,11 +112,22 @@ ROOT_NAMES = ["alpha", "beta", "gamma", "delta", "alpha-2", "missing", "echo", "
               "juliet", "nope"]
 
 
-def test_cluster_run_gives_the_patches_and_summary_of_a_local_jobs_1_run(in_corpus, scheduler):
+@pytest.fixture(scope="module")
+def whole_runs(corpus, scheduler):
+    """The whole corpus once on the cluster (``cluster/``) and once locally with ``--jobs 1`` (``local/``):
+    their outcomes; several tests compare against their patches."""
     args = ["--repos", "repos.txt", "--format", "json"]
-    code, out, err = run_cli("--patch-dir", "cluster", "--summary", "cluster/SUMMARY.md", "--scheduler", scheduler, *args).outcome
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(corpus)
+        on_cluster = run_cli("--patch-dir", "cluster", "--summary", "cluster/SUMMARY.md", "--scheduler", scheduler,
+                             *args).outcome
+        local = run_cli("--patch-dir", "local", "--summary", "local/SUMMARY.md", "--jobs", "1", *args).outcome
+    return on_cluster, local
+
+
+def test_cluster_run_gives_the_patches_and_summary_of_a_local_jobs_1_run(in_corpus, whole_runs):
+    (code, out, err), (code1, out1, _) = whole_runs
     assert code == 2, err  # the failing clone, the missing root and two files that do not parse
-    code1, out1, _ = run_cli("--patch-dir", "local", "--summary", "local/SUMMARY.md", "--jobs", "1", *args).outcome
     assert code1 == 2
     assert patches(in_corpus / "cluster") == patches(in_corpus / "local")
     assert sorted(patches(in_corpus / "cluster")) == sorted(
@@ -142,12 +153,11 @@ def test_cluster_run_gives_the_patches_and_summary_of_a_local_jobs_1_run(in_corp
     assert foxtrot.startswith("--- a/f.py\n+++ b/f.py\n") and "def mean_pool" in foxtrot  # the commit asked for
 
 
-def test_git_url_roots_give_the_patches_of_local_checkouts(in_corpus, scheduler):
-    code, _, _ = run_cli("--patch-dir", "urls", "--scheduler", scheduler, "--repos", "repos.txt").outcome
-    assert code == 2
+def test_git_url_roots_give_the_patches_of_local_checkouts(in_corpus, whole_runs):
+    assert whole_runs[0][0] == 2  # the URL roots on the cluster, in cluster/
     code, _, _ = run_cli("--patch-dir", "checkouts", "--jobs", "1", "--repos", "mirror.txt").outcome
     assert code == 2
-    assert patches(in_corpus / "urls") == patches(in_corpus / "checkouts")
+    assert patches(in_corpus / "cluster") == patches(in_corpus / "checkouts")
     code, _, _ = run_cli("--patch-dir", "threads", "--jobs", "3", "--repos", "repos.txt").outcome  # no cluster
     assert patches(in_corpus / "threads") == patches(in_corpus / "checkouts")
 
@@ -213,8 +223,8 @@ def test_branch_on_the_cluster_commits_in_each_changed_repository(corpus, schedu
             assert shown == (tmp_path / "written" / name / path).read_bytes(), path
 
 
-def test_shards_split_the_roots_and_together_are_the_whole_run(in_corpus, scheduler):
-    whole_code, whole_out, _ = run_cli("--patch-dir", "whole", "--format", "json", "--repos", "repos.txt").outcome
+def test_shards_split_the_roots_and_together_are_the_whole_run(in_corpus, scheduler, whole_runs):
+    assert whole_runs[1][0] == 2  # the whole run, locally, in local/
     seen: list[str] = []
     union: dict[str, bytes] = {}
     for k in (1, 2, 3):
@@ -226,7 +236,7 @@ def test_shards_split_the_roots_and_together_are_the_whole_run(in_corpus, schedu
             assert name not in union
             union[name] = data
     assert sorted(seen) == sorted(ROOT_NAMES)
-    assert union == patches(in_corpus / "whole")
+    assert union == patches(in_corpus / "local")
     # the same slice on the cluster, and again: deterministic
     code, out, _ = run_cli("--patch-dir", "cshard", "--format", "json", "--shard", "2/3", "--scheduler", scheduler, "--repos", "repos.txt").outcome
     assert [row["name"] for row in json.loads(out)["roots"]] == ROOT_NAMES[1::3]
@@ -311,6 +321,8 @@ def test_run_here_retries_once_too(in_corpus):
     from retrace_fix.bulk.scheduler import run_here
 
     tasks, settings = _tasks(in_corpus)
+    tasks = tasks[:3]  # alpha, beta, gamma: local roots, nothing to clone
+    assert [t.name for t in tasks] == ["alpha", "beta", "gamma"]
     attempts = Attempts(doomed="alpha", flaky="beta", exception=RuntimeError)
     outcomes = run_here(tasks, settings, jobs=1, task_function=attempts)
     assert attempts.calls["alpha"] == 2 and attempts.calls["beta"] == 2 and attempts.calls["gamma"] == 1
@@ -400,7 +412,7 @@ def test_scheduler_without_dask_names_the_extra(in_corpus, monkeypatch):
 def test_unreachable_scheduler_is_one_line(in_corpus, monkeypatch):
     from retrace_fix.bulk import cluster
 
-    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "0.5s")
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "0.2s")  # port 9 refuses: no wait needed
     code, _, err = run_cli("--diff", "--scheduler", "tcp://127.0.0.1:9", "work/gamma").outcome
     assert code == 2 and err.startswith("retrace-fix: error: --scheduler tcp://127.0.0.1:9: cannot connect:")
     assert err.count("\n") == 1

@@ -84,8 +84,16 @@ def summed(monkeypatch, roots: list[str] = ROOTS) -> tuple[dict[str, int], list[
     return counts, sorted(errors), fixes
 
 
-def test_single_runs_parse_only_what_may_hold_a_target(here, monkeypatch):
-    counts, errors, fixes = summed(monkeypatch)
+@pytest.fixture(scope="module")
+def single(roots):
+    """:func:`summed` in ``roots``, once for the module: what the bulk runs of each test must equal."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(roots)
+        return summed(monkeypatch)
+
+
+def test_single_runs_parse_only_what_may_hold_a_target(single):
+    counts, errors, fixes = single
     assert counts == {
         "alpha/bad.py": 0, "alpha/model.py": 1, "alpha/util.py": 0,
         "beta/other.py": 0, "beta/pkg/pool.py": 1, "beta/train.py": 1,
@@ -106,35 +114,33 @@ def test_single_runs_parse_only_what_may_hold_a_target(here, monkeypatch):
     ],
     ids=["paths", "paths-jobs-2", "repos", "repos-file-urls", "patch-dir"],
 )
-def test_n_roots_parse_the_files_their_single_runs_parse(here, monkeypatch, args):
-    assert parses(monkeypatch, *args) == summed(monkeypatch)
+def test_n_roots_parse_the_files_their_single_runs_parse(here, monkeypatch, single, args):
+    assert parses(monkeypatch, *args) == single
 
 
-def test_shards_together_parse_what_the_single_runs_parse(here, monkeypatch):
+def test_shards_together_parse_what_the_single_runs_parse(here, monkeypatch, single):
     counts: dict[str, int] = {}
     errors: list[str] = []
     for k in (1, 2):
         one = parses(monkeypatch, "--diff", "--shard", f"{k}/2", *ROOTS)
         counts |= one[0]
         errors += one[1]
-    expected = summed(monkeypatch)
-    assert (counts, sorted(errors)) == expected[:2]
+    assert (counts, sorted(errors)) == single[:2]
 
 
-def test_a_cluster_run_parses_what_the_single_runs_parse(here, monkeypatch):
+def test_a_cluster_run_parses_what_the_single_runs_parse(here, monkeypatch, single):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0",
                                   silence_logs=logging.CRITICAL) as cluster:
         got = parses(monkeypatch, "--diff", "--scheduler", cluster.scheduler_address, *ROOTS)
-    assert got == summed(monkeypatch)
+    assert got == single
 
 
-def test_branch_runs_parse_what_the_single_runs_parse(roots, tmp_path, monkeypatch):
-    for name in ROOTS:  # --branch commits in the repositories: a copy of them
+def test_branch_runs_parse_what_the_single_runs_parse(roots, single, tmp_path, monkeypatch):
+    for name in ROOTS:  # --branch commits in the repositories: a copy of them (same files, same single runs)
         shutil.copytree(roots / name, tmp_path / name, symlinks=True)
     monkeypatch.chdir(tmp_path)
-    expected = summed(monkeypatch)
-    assert parses(monkeypatch, "--branch", "retrace-fix/fixes", *ROOTS) == expected
+    assert parses(monkeypatch, "--branch", "retrace-fix/fixes", *ROOTS) == single
 
 
 def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
