@@ -420,12 +420,14 @@ def test_nothing_to_verify_is_said_plainly_and_changes_nothing(project, capsys):
 
 def test_nothing_stable_to_compare_verifies_nothing_and_exits_1(project, capsys):
     """Its only output is a timing: the run cannot tell a fix that changes the results from one that does not."""
-    (project / "main.py").write_text("import time\n\nfrom prog import infer\n\ninfer([1.0, 2.0])\n"
-                                     "print('took', time.perf_counter_ns())\n")
+    # an elapsed time (not perf_counter_ns() itself: two readings hours after boot differ by less than
+    # the 1e-5 relative tolerance, and the runs' stdout would compare as equal)
+    (project / "main.py").write_text("import time\n\nfrom prog import infer\n\nstart = time.perf_counter_ns()\n"
+                                     "infer([1.0, 2.0])\nprint('took', time.perf_counter_ns() - start)\n")
     code, out, err = run_cli(verify_args(), capsys)
     assert code == 1, err
     assert (project / "prog.py").read_text() == PROG  # nothing verified, nothing written
     assert re.search(r"untested +prog\.py:10 +RTF002 +1 +nothing stable left to compare: the original's stdout "
-                     r"varies between two of its own runs in every value it prints", err)
+                     r"varies between two of its own runs in every value it prints", err), err
     assert "compared: stdout (1 varying number masked)" in err
     assert "name what to compare with --compare-stdout REGEX or --compare PATH" in err.splitlines()[-2]
