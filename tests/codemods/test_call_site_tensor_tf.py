@@ -27,12 +27,9 @@ fix run, one run of the fixed project (three TensorFlow processes in all):
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -40,11 +37,10 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 import numpy as np
 
-from tests.support.cli_runner import run_cli
+from tests.support.cli_runner import process_env, results_line, run_cli, run_cli_process
 
 pytestmark = pytest.mark.tf
 
-ROOT = Path(__file__).resolve().parents[2]
 
 #: name -> (the module with the tf.function, the module that calls it); ``{lib}`` names the first,
 #: ``{hand}`` / ``{hand_def}`` are empty in the program and hold the hand fix in its twin
@@ -224,23 +220,6 @@ def _render(template: str, **fills: str) -> str:
     return textwrap.dedent(template).lstrip().format(**fills)
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_")}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
-def _cli(project: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "retrace_fix", *args], cwd=project, env=_env(),
-                          capture_output=True, text=True, timeout=600)
-
-
-def _results(stdout: str) -> dict:
-    line = next(l for l in stdout.splitlines() if l.startswith("RESULTS "))
-    return json.loads(line[len("RESULTS "):])
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("call_sites")
@@ -260,15 +239,15 @@ def project(tmp_path_factory) -> dict:
     (root / "drive.py").write_text(textwrap.dedent(DRIVE).lstrip(), encoding="utf-8")
     originals = {p.name: p.read_text(encoding="utf-8") for p in root.glob("*.py")}
 
-    recorded = _cli(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names)
+    recorded = run_cli_process(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names)
     assert recorded.returncode == 0, recorded.stderr[-3000:]
     check = run_cli("--check", "--traces", "traces.json", ".", cwd=root)
     fixed = run_cli("--traces", "traces.json", ".", cwd=root)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=_env(), capture_output=True,
+    rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=process_env(), capture_output=True,
                            text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    return {"root": root, "before": _results(recorded.stdout), "after": _results(rerun.stdout),
+    return {"root": root, "before": results_line(recorded.stdout), "after": results_line(rerun.stdout),
             "check": check, "originals": originals}
 
 

@@ -16,12 +16,10 @@ traces.json .`` (two TensorFlow processes in all):
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -29,11 +27,10 @@ pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is 
 
 import numpy as np
 
-from tests.support.cli_runner import run_cli
+from tests.support.cli_runner import process_env, results_line, run_cli, run_cli_process
 
 pytestmark = pytest.mark.tf
 
-ROOT = Path(__file__).resolve().parents[2]
 
 SCENARIOS = {
     # seed 004, Test 2: batches of 16, 32 and 64 rows
@@ -333,24 +330,6 @@ def _render(template: str, **fills: str) -> str:
     return textwrap.dedent(template).lstrip().format(**values)
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("RETRACE_FIX_PROJECT_ROOT", None)
-    return env
-
-
-def _cli(project: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "retrace_fix", *args], cwd=project, env=_env(),
-                          capture_output=True, text=True, timeout=300)
-
-
-def _results(stdout: str) -> dict:
-    line = next(l for l in stdout.splitlines() if l.startswith("RESULTS "))
-    return json.loads(line[len("RESULTS "):])
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("trace_fixes")
@@ -367,15 +346,15 @@ def project(tmp_path_factory) -> dict:
     (root / "drive.py").write_text(textwrap.dedent(DRIVE).lstrip(), encoding="utf-8")
     originals = {p.name: p.read_text(encoding="utf-8") for p in root.glob("*.py")}
 
-    recorded = _cli(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names)
+    recorded = run_cli_process(root, "record", "-o", "traces.json", "--", sys.executable, "drive.py", *names, timeout=300)
     assert recorded.returncode == 0, recorded.stderr[-3000:]
-    before = _results(recorded.stdout)
+    before = results_line(recorded.stdout)
     fixed = run_cli("--traces", "traces.json", ".", cwd=root)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=_env(), capture_output=True,
+    rerun = subprocess.run([sys.executable, "drive.py", *names], cwd=root, env=process_env(), capture_output=True,
                            text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
-    return {"root": root, "before": before, "after": _results(rerun.stdout), "fixed": fixed,
+    return {"root": root, "before": before, "after": results_line(rerun.stdout), "fixed": fixed,
             "originals": originals}
 
 

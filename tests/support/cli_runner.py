@@ -24,7 +24,9 @@ child, a fresh interpreter's imports.
 from __future__ import annotations
 
 import io
+import json
 import os
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,3 +88,29 @@ def run_cli(*args: str | os.PathLike, cwd: Path | str | None = None, stdin: str 
     out.flush()
     err.flush()
     return CliResult(tuple(argv), code, out.buffer.getvalue(), err.buffer.getvalue())
+
+
+#: the checkout: a child process imports this tree's ``retrace_fix`` first
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def process_env() -> dict[str, str]:
+    """The environment of a ``python -m retrace_fix`` child: this one without ``$RETRACE_FIX_*``
+    (as :func:`run_cli` clears them), TensorFlow's logs quiet, this checkout first on the path."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX_")}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    env["PYTHONPATH"] = str(CHECKOUT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def run_cli_process(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``python -m retrace_fix ARGS`` in ``cwd`` as a child process (for runs that execute
+    TensorFlow programs: ``record``, ``--verify``, ``bench``)."""
+    return subprocess.run([sys.executable, "-m", "retrace_fix", *args], cwd=cwd, env=process_env(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def results_line(stdout: str) -> dict:
+    """The JSON after ``RESULTS `` on the line a test program prints its results on."""
+    line = next(l for l in stdout.splitlines() if l.startswith("RESULTS "))
+    return json.loads(line[len("RESULTS "):])
