@@ -85,7 +85,7 @@ def pytest_configure(config):
 #: the modules that take longest (seconds of their tests on one worker, ``-m "not tf"`` on a
 #: loaded 2-core machine, 2026-11-27; only their order matters), slowest first
 SLOW_MODULES = {
-    "tests/test_partial_parse.py": 56,
+    "tests/test_partial_parse_padded.py": 56,
     "tests/benchmarks/test_scripts.py": 47,
     "tests/engine/test_prefilter.py": 22,
     "tests/attack/test_hostile_input.py": 18,
