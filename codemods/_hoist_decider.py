@@ -25,8 +25,9 @@ from retrace_fix.codemods._class_facts import (
     self_attribute_reads,
 )
 from retrace_fix.codemods._creations import Creation, find_creations, is_factory, repeated_evidence
+from retrace_fix.codemods._fresh_captures import fresh_captures
 from retrace_fix.codemods._hoist_bodies import body_hazards, fresh_objects
-from retrace_fix.codemods._hoist_facts import HoistFacts
+from retrace_fix.codemods._hoist_facts import NOT_A_RETRACE, HoistFacts
 from retrace_fix.codemods._hoist_syntax import (
     access_name,
     escapes,
@@ -84,8 +85,10 @@ class HoistDecider(HoistFacts):
                 continue
             evidence = (self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
                         or self.method_evidence(creation))
-            if evidence is None:
+            if evidence is None or evidence is NOT_A_RETRACE:
                 continue
+            if fresh_captures(creation, self.calls, self.scope, self.analysis.module):
+                continue  # it closes over an object new at every creation: one trace per object is inherent
             candidates.append((creation, evidence))
         if not candidates:
             return []

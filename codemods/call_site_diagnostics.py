@@ -10,6 +10,7 @@ import libcst as cst
 
 from retrace_fix.codemods._callsites import CallSite, ModuleCalls, TfCallable
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
+from retrace_fix.codemods._fresh_captures import fresh_captures
 from retrace_fix.codemods._input_signatures import signature_tensor_params
 from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
 from retrace_fix.codemods._stated_types import UNKNOWN, VARYING, dtype_of, shape_of
@@ -325,8 +326,8 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
     def _per_call_functions(self) -> None:
         for creation in find_creations(self.analysis, self.scope, self.context.scratch):
             evidence = repeated_evidence(creation, self.calls, self._line)
-            if evidence is None:
-                continue
+            if evidence is None or fresh_captures(creation, self.calls, self.scope, self.analysis.module):
+                continue  # (it closes over an object new at every creation: one trace per object is inherent)
             if creation.loops:
                 advice = "each one traces from scratch; create it once, before the loop"
             else:

@@ -53,7 +53,7 @@ def bound_instance(python_function: Any) -> Any:
 class FunctionStats:
     """Per-Function bookkeeping; created on the first call/trace the recorder sees."""
 
-    __slots__ = ("ref", "calls", "origin", "params", "name", "is_method", "seen", "function_id", "live")
+    __slots__ = ("ref", "calls", "origin", "params", "name", "is_method", "seen", "function_id", "live", "captures")
 
     def __init__(self, function: Any):
         self.calls = 0
@@ -73,6 +73,73 @@ class FunctionStats:
         self.function_id = id(function)
         self.ref = weakref.ref(function, _DEAD_REFS.append)
         self.live: Any = None  # prover.LiveFunction, made on the first trace
+        #: the variable-owning objects its Python function closes over, read on the first trace
+        #: (:func:`variable_owner_captures`); None until then
+        self.captures: tuple | None = None
+
+
+#: classes (of TensorFlow or Keras, by name anywhere in an object's MRO) whose instances own variables: a
+#: tf.function closing over a new one of them needs its own trace (its variables are captured by the graph)
+_VARIABLE_OWNERS = frozenset({"Module", "Layer", "Variable", "BaseOptimizer", "OptimizerV2", "Optimizer"})
+
+
+def owns_variables(value: Any) -> bool:
+    """A Keras model or layer, a ``tf.Module``, an optimizer or a variable (by class name and package)."""
+    try:
+        mro = type(value).__mro__
+    except AttributeError:  # pragma: no cover - every type has one
+        return False
+    for klass in mro:
+        root = (getattr(klass, "__module__", "") or "").split(".", 1)[0]
+        if root in ("tensorflow", "keras", "tf_keras") and klass.__name__ in _VARIABLE_OWNERS:
+            return True
+    return False
+
+
+def variable_owner_captures(function: Any) -> tuple[tuple[str, weakref.ref], ...]:
+    """``(name, weak reference)`` for each variable-owning object the Python function of a
+    tf.function ``function`` closes over: its closure cells by free-variable name, and the
+    instance of a bound method (as ``self``).  Holds nothing strongly."""
+    python = getattr(function, "_python_function", None)
+    found: list[tuple[str, weakref.ref]] = []
+
+    def add(name: str, value: Any) -> None:
+        if owns_variables(value):
+            try:
+                found.append((name, weakref.ref(value)))
+            except TypeError:  # not weakly referenceable: left out
+                pass
+
+    for _ in range(8):
+        if python is None:
+            break
+        if isinstance(python, types.MethodType):
+            add("self", python.__self__)
+            python = python.__func__
+            continue
+        code, closure = getattr(python, "__code__", None), getattr(python, "__closure__", None)
+        if isinstance(code, types.CodeType) and closure:
+            for name, cell in zip(code.co_freevars, closure):
+                try:
+                    add(name, cell.cell_contents)
+                except ValueError:  # an empty cell
+                    continue
+        python = getattr(python, "__wrapped__", None)
+    return tuple(found)
+
+
+def fresh_capture(previous: tuple, current: tuple) -> bool:
+    """Does ``current`` (a new function object's :func:`variable_owner_captures`) close over another
+    object than ``previous`` did under the same name (the old one gone, or not the same)?"""
+    before = dict(previous)
+    for name, ref in current:
+        old = before.get(name)
+        if old is None:
+            continue
+        value = ref()
+        if value is not None and old() is not value:
+            return True
+    return False
 
 
 # id(Function) -> stats of the live Function with that id (checked with stats.ref)

@@ -208,6 +208,11 @@ class FunctionTraces:
     #: a new tf.function object made at this source location (merged files: the largest); 0 when
     #: none, or not recorded (files written before the key existed)
     recreated: int = 0
+    #: of those re-creations, how many closed over a variable-owning object (a Keras model or layer, a
+    #: ``tf.Module``, an optimizer, a variable) other than the one the previous function object closed
+    #: over: a new model per cross-validation fold needs its own trace, so these are no retraces to
+    #: remove (merged files: the largest); 0 when none, or not recorded
+    fresh_captures: int = 0
     _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -296,6 +301,7 @@ class FunctionTraces:
             reduce_retracing=self.reduce_retracing or other.reduce_retracing,
             has_input_signature=self.has_input_signature or other.has_input_signature,
             recreated=max(self.recreated, other.recreated),  # per process: merging adds no re-creation
+            fresh_captures=max(self.fresh_captures, other.fresh_captures),
         )
         for trace in other.traces:
             result.add_trace(trace)
@@ -322,6 +328,8 @@ class FunctionTraces:
         }
         if self.recreated:
             data["recreated"] = self.recreated
+        if self.fresh_captures:
+            data["fresh_captures"] = self.fresh_captures
         return data
 
 
@@ -492,9 +500,12 @@ class _Checker:
             reduce_retracing=self.field(item, "reduce_retracing", bool, where, default=False),
             has_input_signature=self.field(item, "has_input_signature", bool, where, default=False),
             recreated=self.field(item, "recreated", int, where, default=0),
+            fresh_captures=self.field(item, "fresh_captures", int, where, default=0),
         )
         if function.recreated < 0:
             self.fail(f"{where}.recreated", "expected a non-negative integer")
+        if function.fresh_captures < 0:
+            self.fail(f"{where}.fresh_captures", "expected a non-negative integer")
         traces = self.field(item, "traces", list, where, default=[])
         for index, trace in enumerate(traces):
             function.add_trace(self.trace(trace, f"{where}.traces[{index}]"))

@@ -64,7 +64,7 @@ from typing import Any
 from retrace_fix.sources.discovery import find_project_root
 from retrace_fix.traces.cells import TIMED_FILES, CellLocator, is_cell_file
 from retrace_fix.traces.frames import relative_source_path
-from retrace_fix.traces.function_stats import FunctionStats, calls_by_origin
+from retrace_fix.traces.function_stats import FunctionStats, calls_by_origin, fresh_capture
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet
 from retrace_fix.traces.tf_patching import RECORDERS, ensure_patched, hooks_ignore_this_thread, report_error, unpatch
 from retrace_fix.traces.trace_encoding import OBJECT_IDS, object_numbers
@@ -89,6 +89,8 @@ class Recorder:
         self._functions: dict[tuple, FunctionTraces] = {}
         self._origins: dict[tuple, tuple] = {}  # recorded key -> raw origin
         self._live: dict[tuple, list] = {}  # recorded key -> [LiveFunction], newest last
+        #: recorded key -> (stats, variable-owner captures) of the function object that traced last
+        self._captures: dict[tuple, tuple] = {}
         #: recorded key -> the instance and object arguments of its newest trace, held strongly once
         #: it retraced, only when $RETRACE_FIX_PROOF_KEEP_ALIVE asks for it (see _keep_alive_for_proofs)
         self._kept_alive: dict[tuple, tuple] = {}
@@ -104,6 +106,7 @@ class Recorder:
             self._functions.clear()
             self._origins.clear()
             self._live.clear()
+            self._captures.clear()
             self._kept_alive.clear()
             self._proved.clear()
             self._calls_baseline = calls_by_origin()
@@ -177,6 +180,12 @@ class Recorder:
                 self._origins[key] = stats.origin
             function.reduce_retracing = function.reduce_retracing or reduce_retracing
             function.has_input_signature = function.has_input_signature or has_input_signature
+            previous = self._captures.get(key)
+            if (previous is not None and previous[0] is not stats and not trace.nested
+                    and any(t.identity() == trace.identity() for t in function.traces)
+                    and fresh_capture(previous[1], stats.captures or ())):
+                function.fresh_captures += 1  # a new function object around a new model: its own trace
+            self._captures[key] = (stats, stats.captures or ())
             function.add_trace(trace)
             if site is not None:
                 function.add_call_site(site)

@@ -26,7 +26,7 @@ import types
 from typing import Any, Callable, Iterator
 
 from retrace_fix.traces.frames import callers
-from retrace_fix.traces.function_stats import STATS, FunctionStats, bound_instance, new_stats
+from retrace_fix.traces.function_stats import STATS, FunctionStats, bound_instance, new_stats, variable_owner_captures
 from retrace_fix.traces.import_hook import ModuleHook
 from retrace_fix.traces.model import Trace
 from retrace_fix.traces.trace_encoding import describe_object, encode_trace_type
@@ -85,6 +85,8 @@ def _on_trace(
             from retrace_fix.traces.prover import live_function
 
             stats.live = live_function(function)
+        if stats.captures is None:
+            stats.captures = variable_owner_captures(function)
         cache = function._function_cache
         primary = getattr(cache, "_primary", None)
         entries = list(primary.items()) if primary is not None else [((None, cf.function_type), cf) for cf in cache.values()]
