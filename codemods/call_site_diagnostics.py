@@ -22,7 +22,10 @@ Reports a tf.function that is created over and over: a ``@tf.function``
 ``def``, ``tf.function(f)`` or ``tf.function(...)(f)`` inside a ``for``/``while``
 loop or comprehension, or inside a function that this module calls in a loop.  Creation guarded by a cache check (``if key not in
 cache:``, ``if self._fn is None:``), in ``__init__``/``build``, or in a
-``functools.cache``d function is not reported.  Never edits.
+``functools.cache``d function is not reported, nor is a function that closes
+over an object new at every creation (a model built in the same loop iteration
+or call, or passed by every looped call as a new object, such as one model per
+cross-validation fold): one trace per model is inherent.  Never edits.
 
 One problem, one finding: a creation inside a function is RTF006's
 (hoist-tf-function): it moves it out where it can prove the program stays the

@@ -737,6 +737,26 @@ def test_recreated_counts_one_process_and_merges_by_the_largest(tmp_path):
         load_trace_file(write(tmp_path, json.dumps(data)))
 
 
+def test_fresh_captures_round_trips_merges_by_the_largest_and_is_validated(tmp_path):
+    """``fresh_captures``: of the re-creations, those around a new model (no retrace to remove)."""
+    fresh = function(file="train.py", qualname="fold.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2, fresh_captures=2)
+    plain = function(file="train.py", qualname="fold.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2)
+    save_trace_file(trace_set(fresh), tmp_path / "fresh.json")
+    save_trace_file(trace_set(plain), tmp_path / "plain.json")
+    assert json.loads((tmp_path / "fresh.json").read_text())["functions"][0]["fresh_captures"] == 2
+    assert "fresh_captures" not in json.loads((tmp_path / "plain.json").read_text())["functions"][0]
+    (loaded,) = load_trace_files([str(tmp_path / "fresh.json")])
+    assert (loaded.recreated, loaded.fresh_captures) == (2, 2)
+    (merged,) = load_trace_files([str(tmp_path / "plain.json"), str(tmp_path / "fresh.json")])
+    assert (merged.recreated, merged.fresh_captures) == (2, 2)
+    data = v1_file_data()
+    data["functions"][0]["fresh_captures"] = -1
+    with pytest.raises(TraceFileError, match=r"functions\[0\].fresh_captures: expected a non-negative integer"):
+        load_trace_file(write(tmp_path, json.dumps(data)))
+
+
 def test_report_shows_call_sites_and_proofs():
     step = function(file="train.py", qualname="step", line=3, calls=4,
                     traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
