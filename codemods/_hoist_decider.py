@@ -83,12 +83,14 @@ class HoistDecider(HoistFacts):
                 continue  # module level (RTF101's), or created only while another tf.function traces
             if creation.guarded or is_factory(owner):
                 continue
-            evidence = (self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
-                        or self.method_evidence(creation))
-            if evidence is None or evidence is NOT_A_RETRACE:
+            recorded = self.trace_evidence(creation)
+            if recorded is NOT_A_RETRACE:
+                continue  # the recording: every new function closed over a new model (one trace per model)
+            evidence = recorded or repeated_evidence(creation, self.calls, self.line) or self.method_evidence(creation)
+            if evidence is None:
                 continue
-            if fresh_captures(creation, self.calls, self.scope, self.analysis.module):
-                continue  # it closes over an object new at every creation: one trace per object is inherent
+            if recorded is None and fresh_captures(creation, self.calls, self.scope, self.analysis.module):
+                continue  # the code: it closes over an object new at every creation (recorded traces decide first)
             candidates.append((creation, evidence))
         if not candidates:
             return []
