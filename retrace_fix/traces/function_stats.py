@@ -81,11 +81,23 @@ def _method_owner(method: types.MethodType) -> Any:
     return owner
 
 
+def _partialmethod_of(target: Any) -> functools.partialmethod | None:
+    """The ``partialmethod`` a function made by one (its class attribute read from the class) stands for
+    (``_partialmethod`` up to Python 3.12, ``__partialmethod__`` since 3.13)."""
+    if not isinstance(target, types.FunctionType):
+        return None
+    for name in ("__partialmethod__", "_partialmethod"):
+        found = getattr(target, name, None)
+        if isinstance(found, functools.partialmethod):
+            return found
+    return None
+
+
 def unwrap_callable(python_function: Any) -> Unwrapped | None:
     """The code a tf.function of a ``functools.partial`` (nested too), a ``partialmethod`` or a
     callable object traces, or None (a plain function or method, or nothing with a code object).
 
-    Follows partials (``.func``), ``partialmethod`` functions (``__partialmethod__``), bound
+    Follows partials (``.func``), ``partialmethod`` functions (:func:`_partialmethod_of`), bound
     methods (``__func__``), ``__wrapped__`` links as TensorFlow's ``_key_for_call_stats`` does, and
     a callable object's ``type(obj).__call__``, down to a Python function.  ``bound`` lists the
     parameters that the call does not pass: those missing from the callable's signature (a
@@ -109,8 +121,8 @@ def _unwrap(python_function: Any) -> Unwrapped | None:
             keywords += [k for k in target.keywords if k not in keywords]
             target = target.func
             continue
-        partialmethod = getattr(target, "__partialmethod__", None)
-        if isinstance(partialmethod, functools.partialmethod) and isinstance(target, types.FunctionType):
+        partialmethod = _partialmethod_of(target)
+        if partialmethod is not None:
             wraps = wraps or WRAPS_PARTIALMETHOD
             keywords += [k for k in partialmethod.keywords if k not in keywords]
             target = partialmethod.func
@@ -168,7 +180,7 @@ class FunctionStats:
         python_function = getattr(function, "_python_function", None)
         unwrapped = None
         code = None
-        if not isinstance(getattr(python_function, "__partialmethod__", None), functools.partialmethod):
+        if _partialmethod_of(python_function) is None:  # else its code is functools' own ``_method``
             code = getattr(function, "_key_for_call_stats", None)
             if not isinstance(code, types.CodeType):
                 code = getattr(getattr(function, "python_function", None), "__code__", None)
