@@ -301,11 +301,12 @@ def function_report(function: FunctionTraces) -> FunctionReport:
     ]
     report.proofs = [proof_line(key, proof) for key, proof in function.proofs.items()]
     if function.wraps is not None:
-        named = [name for name in function.bound if function.wraps != "callable object" or name != function.params[:1][0]]
+        own_self = function.params[0] if function.wraps == "callable object" and function.params else None
+        named = [name for name in function.bound if name != own_self]  # an object's self goes without saying
         bound = f" (it binds {', '.join(f'`{name}`' for name in named)})" if named else ""
         report.notes.append(
             f"a tf.function of a {function.wraps}{bound}, recorded at the code it calls, "
-            f"`{function.qualname}`, which is no tf.function itself: no fix edits it"
+            f"`{function.qualname}`: no fix is made from these traces"
         )
     steady = {json.dumps(t.args, sort_keys=True) for t in function.traces if not t.nested}
     if len(function.traces) > 1 and len(steady) <= 1:

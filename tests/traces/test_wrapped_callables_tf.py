@@ -146,7 +146,7 @@ def test_report_names_the_bound_keyword_that_changed(recorded):
           trace 1 (×2): x=float32(2, 3), y=3, axis=0
           trace 2: x=float32(2, 3), y=3, axis=1
             `axis`: Python int 0 → 1 (bound by the functools.partial, not passed by the call)
-          note: a tf.function of a functools.partial (it binds `axis`), recorded at the code it calls, `pick`, which is no tf.function itself: no fix edits it
+          note: a tf.function of a functools.partial (it binds `axis`), recorded at the code it calls, `pick`: no fix is made from these traces
         """
     assert textwrap.dedent(expected) in text
     assert "    `n`: Python int 0 → 1\n" in text  # the callable object's argument, passed by the call

@@ -235,8 +235,8 @@ def test_report_marks_the_record_and_its_bound_changes():
         "  trace 1: x=float32(2, 3), y=2, axis=1",
         "  trace 2: x=float32(2, 3), y=2, axis=2",
         "    `axis`: Python int 1 → 2 (bound by the functools.partial, not passed by the call)",
-        "  note: a tf.function of a functools.partial (it binds `axis`), recorded at the code it calls, `f`, "
-        "which is no tf.function itself: no fix edits it",
+        "  note: a tf.function of a functools.partial (it binds `axis`), recorded at the code it calls, `f`: "
+        "no fix is made from these traces",
         "",
         "1 function, 2 traces, 1 retrace",
         "",
@@ -246,6 +246,12 @@ def test_report_marks_the_record_and_its_bound_changes():
     plain = json.loads(render_report(build_report([record(axes=(1, 2))]), "json"))["functions"][0]
     assert (plain["wraps"], plain["bound"]) == (None, [])
     assert "bound by" not in render_report(build_report([record(axes=(1, 2))]), "text")
+    obj = record("callable object", ["self"], axes=(1, 2), qualname="C.__call__")
+    obj.params = ["self", "x", "y", "axis"]
+    assert "  note: a tf.function of a callable object, recorded at the code it calls, `C.__call__`: " \
+        "no fix is made from these traces\n" in render_report(build_report([obj]), "text")
+    obj.params = []  # a hand-written file may have none
+    assert "(it binds `self`)" in render_report(build_report([obj]), "text")
 
 
 def test_call_site_consumers_skip_wrapped_records():
