@@ -310,3 +310,51 @@ def test_the_fix_run_reads_nothing_into_a_wrapped_record(tmp_path):
     assert run_cli("--diff", "m.py", "--traces", "wrapped.json", cwd=tmp_path).outcome == (
         0, "", "0 files would change, 0 fixes available, 0 diagnostics, 0 errors\n")
     assert (tmp_path / "m.py").read_text() == SOURCE
+
+
+DECORATED = """\
+import functools
+
+import tensorflow as tf
+
+
+@tf.function
+def step(x, k):
+    return x * k
+
+
+def run(xs):
+    for x in xs:
+        step(x, 2)
+    for k in range(3):
+        tf.function(functools.partial(step, k=k))(xs[0])
+"""
+
+
+def partial_of_step(wraps):
+    """The partial's record: at ``@tf.function def step`` (the partial wraps that Function), ``k``
+    bound per tf.function, shapes varying, a new tf.function per iteration."""
+    function = {"file": "m.py", "qualname": "step", "firstlineno": 6, "name": "step", "params": ["x", "k"],
+                "calls": 3, "recreated": 2, "call_sites": [{"file": "m.py", "line": 15, "column": 8, "count": 3}],
+                "traces": [{"args": {"x": {"kind": "tensor", "shape": [n, 3], "dtype": "float32"}, "k": py(k)}}
+                           for n, k in ((2, 0), (4, 1), (8, 2))]}
+    if wraps:
+        function.update(wraps=wraps, bound=["k"])
+    return {"format": "retrace-fix-traces", "version": 3, "functions": [function]}
+
+
+def test_a_decorated_tf_function_at_the_partials_position_is_not_fixed_from_its_traces(tmp_path):
+    """RTF003/RTF004 (signature plans), RTF005, RTF006 (trace evidence) and RTF001/RTF106 look the
+    tf.function at a position up with ``TraceSet.find``: a partial's record there is not its traces."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text(DECORATED)
+    for name, wraps in (("plain.json", None), ("wrapped.json", "functools.partial")):
+        (tmp_path / name).write_text(json.dumps(partial_of_step(wraps)))
+    plain = run_cli("--diff", "m.py", "--traces", "plain.json", "--unsafe-fixes", cwd=tmp_path)
+    assert plain.returncode == 1 and "+@tf.function(input_signature=[" in plain.stdout  # what must not happen
+    wrapped = run_cli("--diff", "m.py", "--traces", "wrapped.json", "--unsafe-fixes", cwd=tmp_path)
+    alone = run_cli("--diff", "m.py", "--unsafe-fixes", cwd=tmp_path)
+    assert (wrapped.returncode, wrapped.stdout) == (alone.returncode, alone.stdout) == (0, "")
+    assert wrapped.stderr.splitlines() == [line for line in alone.stderr.splitlines() if not line.startswith("hint:")]
+    assert "RTF006" in wrapped.stderr and "recorded run" not in wrapped.stderr  # no trace evidence from it
+    assert (tmp_path / "m.py").read_text() == DECORATED
