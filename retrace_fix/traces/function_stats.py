@@ -37,6 +37,14 @@ def code_params(code: types.CodeType) -> list[str]:
     return positional + star + keyword_only + double_star
 
 
+def _method_owner(method: types.MethodType) -> Any:
+    """The instance of a bound method (a per-instance tf.function's ``TfMethodTarget`` looked through)."""
+    owner = method.__self__
+    if type(owner).__name__ == "TfMethodTarget":
+        owner = getattr(owner, "target", None)
+    return owner
+
+
 def bound_instance(python_function: Any) -> Any:
     """The instance a tf.function of a bound method is bound to, or None.
 
@@ -50,10 +58,7 @@ def bound_instance(python_function: Any) -> Any:
         if candidate is None:
             return None
         if isinstance(candidate, types.MethodType):
-            owner = candidate.__self__
-            if type(owner).__name__ == "TfMethodTarget":
-                owner = getattr(owner, "target", None)
-            return owner
+            return _method_owner(candidate)
         candidate = getattr(candidate, "__original_wrapped__", None) or getattr(candidate, "__wrapped__", None)
     return None
 
@@ -72,13 +77,6 @@ class Unwrapped(NamedTuple):
     wraps: str  # the outermost wrapper: WRAPS_PARTIAL, WRAPS_PARTIALMETHOD or WRAPS_CALLABLE_OBJECT
     bound: list  # parameters of ``code`` the call does not pass: bound by a partial, or the object's ``self``
     instance: Any  # the object a callable object's or a bound method's ``self`` is, or None
-
-
-def _method_owner(method: types.MethodType) -> Any:
-    owner = method.__self__
-    if type(owner).__name__ == "TfMethodTarget":
-        owner = getattr(owner, "target", None)
-    return owner
 
 
 def _partialmethod_of(target: Any) -> functools.partialmethod | None:

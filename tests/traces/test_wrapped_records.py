@@ -358,3 +358,11 @@ def test_a_decorated_tf_function_at_the_partials_position_is_not_fixed_from_its_
     assert wrapped.stderr.splitlines() == [line for line in alone.stderr.splitlines() if not line.startswith("hint:")]
     assert "RTF006" in wrapped.stderr and "recorded run" not in wrapped.stderr  # no trace evidence from it
     assert (tmp_path / "m.py").read_text() == DECORATED
+
+
+def test_the_plot_labels_a_wrapped_record():
+    pytest.importorskip("matplotlib")
+    from retrace_fix.traces.plot import plot_rows
+
+    rows, _ = plot_rows(build_report([record("functools.partial", ["axis"], axes=(1, 2)), record(qualname="g")]))
+    assert [row.label for row in rows] == ["f via functools.partial  (m.py:4)", "g  (m.py:4)"]
