@@ -191,7 +191,7 @@ class Recorder:
                     lives.remove(stats.live)
                 lives.append(stats.live)
                 del lives[: -self.MAX_LIVE]
-            if len(function.traces) > 1 and _keep_alive_enabled():
+            if len(function.traces) > 1 and stats.wraps is None and _keep_alive_enabled():  # no proofs: nothing to keep
                 self._keep_alive_for_proofs(key, stats.live, trace)
 
     def _keep_alive_for_proofs(self, key: tuple, live: Any, trace: Trace) -> None:
