@@ -22,7 +22,11 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
   trace is timed by its own (nested) call, so the outer call's time includes it.
 * Origins come from ``Function._key_for_call_stats`` (the user function's code
   object): file relative to the project root, ``co_qualname``,
-  ``co_firstlineno``.  Files outside the project root or inside
+  ``co_firstlineno``.  A tf.function of a ``functools.partial`` or a callable
+  object is recorded at the code it traces (the partial's function,
+  ``type(obj).__call__``), as a record of its own marked ``wraps``, with the
+  parameters the wrapper binds (``bound``); it gets no proofs, since no fix
+  edits it (:func:`~retrace_fix.traces.function_stats.unwrap_callable`).  Files outside the project root or inside
   site-packages (TensorFlow, Keras, ...) are ignored; a notebook cell a Jupyter
   kernel ran is named by its notebook (:mod:`retrace_fix.traces.cells`).
 
@@ -165,17 +169,18 @@ class Recorder:
         """
         if stats.origin is None:
             return
-        filename, qualname, line = stats.origin
+        filename, qualname, line = stats.origin[:3]
         rel, line = self._located(filename, line, qualname)
         if rel is None:
             return
-        key = (rel, qualname, line)
+        key = (rel, qualname, line) + ((stats.wraps,) if stats.wraps is not None else ())
         site = self._call_site(callers) if callers else None
         with self._lock:
             function = self._functions.get(key)
             if function is None:
                 function = self._functions[key] = FunctionTraces(
-                    file=rel, qualname=qualname, firstlineno=line, name=stats.name, params=list(stats.params), calls=0
+                    file=rel, qualname=qualname, firstlineno=line, name=stats.name, params=list(stats.params), calls=0,
+                    wraps=stats.wraps, bound=list(stats.bound),
                 )
                 self._origins[key] = stats.origin
             function.reduce_retracing = function.reduce_retracing or reduce_retracing
@@ -195,7 +200,7 @@ class Recorder:
                     lives.remove(stats.live)
                 lives.append(stats.live)
                 del lives[: -self.MAX_LIVE]
-            if len(function.traces) > 1 and _keep_alive_enabled():
+            if len(function.traces) > 1 and stats.wraps is None and _keep_alive_enabled():  # no proofs: nothing to keep
                 self._keep_alive_for_proofs(key, stats.live, trace)
 
     def _keep_alive_for_proofs(self, key: tuple, live: Any, trace: Trace) -> None:
@@ -241,6 +246,7 @@ class Recorder:
                 for key, function in self._functions.items()
                 if len(function.traces) > 1
                 and not function.has_input_signature
+                and function.wraps is None  # a wrapped callable: no codemod edits it, nothing to prove
                 and self._proved.get(key) != len(function.traces)
             ]
         if not todo:

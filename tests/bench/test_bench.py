@@ -441,6 +441,14 @@ def test_judge_more_traces_after_is_a_failure():
     assert report.exit_code == 1 and report.verdict == "FAIL: the fixed version traces more (2 → 3)"
 
 
+def test_a_partials_record_is_a_row_of_its_own():
+    """A tf.function of ``functools.partial(step, ...)`` is recorded at ``def step`` with ``wraps``."""
+    plain, wrapped = ("m.py", "step", 4), ("m.py", "step", 4, "functools.partial")
+    report = _report([_record("before", 0, {plain: 3, wrapped: 6}), _record("after", 0, {plain: 1, wrapped: 6})])
+    assert [(row.qualname, row.before, row.after) for row in report.functions] == [
+        ("step", [3], [1]), ("step (via functools.partial)", [6], [6])]
+
+
 def test_judge_ok_reports_traces_speedup_and_noise():
     key, moved = ("m.py", "step", 4), ("m.py", "step", 5)  # the fix moved the function down one line
     report = _report([
