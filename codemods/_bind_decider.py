@@ -125,6 +125,8 @@ class ArgDecider(ModuleReader):
             return []
         out = []
         for function in traces:
+            if function.wraps is not None:
+                continue  # a partial's or callable object's record: its parameters are not the call's
             params = _new_callables(function)
             if not params:
                 continue

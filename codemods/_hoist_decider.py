@@ -25,8 +25,9 @@ from retrace_fix.codemods._class_facts import (
     self_attribute_reads,
 )
 from retrace_fix.codemods._creations import Creation, find_creations, is_factory, repeated_evidence
+from retrace_fix.codemods._fresh_captures import fresh_captures
 from retrace_fix.codemods._hoist_bodies import body_hazards, fresh_objects
-from retrace_fix.codemods._hoist_facts import HoistFacts
+from retrace_fix.codemods._hoist_facts import NOT_A_RETRACE, HoistFacts
 from retrace_fix.codemods._hoist_syntax import (
     access_name,
     escapes,
@@ -82,10 +83,14 @@ class HoistDecider(HoistFacts):
                 continue  # module level (RTF101's), or created only while another tf.function traces
             if creation.guarded or is_factory(owner):
                 continue
-            evidence = (self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
-                        or self.method_evidence(creation))
+            recorded = self.trace_evidence(creation)
+            if recorded is NOT_A_RETRACE:
+                continue  # the recording: every new function closed over a new model (one trace per model)
+            evidence = recorded or repeated_evidence(creation, self.calls, self.line) or self.method_evidence(creation)
             if evidence is None:
                 continue
+            if recorded is None and fresh_captures(creation, self.calls, self.scope, self.analysis.module):
+                continue  # the code: it closes over an object new at every creation (recorded traces decide first)
             candidates.append((creation, evidence))
         if not candidates:
             return []

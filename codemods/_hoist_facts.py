@@ -32,6 +32,10 @@ from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, statement_binds
 
 _SCOPES_KEY = "retrace_fix.hoist.scopes"
 
+#: :meth:`HoistFacts.trace_evidence`'s answer when the traces show that every re-creation closed over a
+#: new variable-owning object (a new model per fold): one trace per object, nothing to remove
+NOT_A_RETRACE = "not a retrace"
+
 
 class HoistFacts(ModuleReader):
     """Scope facts of one module, computed on demand and shared by the decisions of one run."""
@@ -93,6 +97,8 @@ class HoistFacts(ModuleReader):
         function = found[0]
         if not function.recreated:  # re-created within one process (a count summed over merged files is not)
             return None
+        if function.fresh_captures >= function.recreated:
+            return NOT_A_RETRACE  # each new function closed over a new model/variable: one trace per object
         total = function.total_traces
         distinct = len(function.traces)
         shape = "the same trace each time" if distinct == 1 else f"repeating {distinct} distinct traces"

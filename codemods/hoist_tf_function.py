@@ -31,6 +31,16 @@ What it does
       is found from the code alone (a method that wraps its own method runs once
       per step) unless the new function is returned or stored, and from traces.
 
+    Nothing is reported when the new function closes over an object that is
+    itself new each time - a model built in the loop or the function around
+    the creation, or a parameter to which every looped call of this module
+    passes a new object (``train(build_model(fold), data)`` per
+    cross-validation fold): one trace per model is inherent, and a moved
+    function would keep using the first model.  With traces the recording
+    decides: when every re-created function closed over another model,
+    optimizer or variable than the one before (the trace file's
+    ``fresh_captures``), it is not a retrace, whatever the code shows.
+
     Otherwise it says what keeps the function in place: the local variables
     it captures (pass them as arguments; not reported when one of them is an
     object the function builds anew on every call, such as a fresh model:

@@ -81,7 +81,7 @@ def traces_mention(traces: Any, relpath: str) -> bool:
     callable passed at a recorded call site, whatever module defines the tf.function)?"""
     try:
         return bool(traces.find(relpath)) or any(
-            site.file == relpath for function in traces for site in function.call_sites
+            site.file == relpath for function in traces if function.wraps is None for site in function.call_sites
         )
     except Exception:  # pragma: no cover - defensive: a trace set without find()
         return False

@@ -17,6 +17,7 @@ import pytest
 from retrace_fix.traces.model import (
     FORMAT,
     VERSION,
+    BASE_VERSION,
     CallSite,
     FunctionTraces,
     Proof,
@@ -80,7 +81,7 @@ def test_round_trip_is_deterministic_and_sorted(tmp_path):
     path = tmp_path / "out" / "traces.json"
     save_trace_file(ts, path)
     data = json.loads(path.read_text())
-    assert data["format"] == FORMAT and data["version"] == VERSION and data["tensorflow"] == "2.21.0"
+    assert data["format"] == FORMAT and data["version"] == BASE_VERSION and data["tensorflow"] == "2.21.0"
     assert [(f["file"], f["firstlineno"]) for f in data["functions"]] == [("a.py", 5), ("a.py", 20), ("b.py", 3)]
     assert list(data["functions"][0]) == [
         "file", "qualname", "firstlineno", "name", "params", "calls",
@@ -124,7 +125,7 @@ def test_variable_creation_traces_count_as_tensorflow_counts_them_but_are_no_ret
     path = tmp_path / "t.json"
     save_trace_file(trace_set(f), path)
     data = json.loads(path.read_text())
-    assert data["version"] == VERSION == 2  # an optional key: no new format version
+    assert data["version"] == BASE_VERSION == 2  # an optional key: no new format version
     assert [t.get("variable_creation") for t in data["functions"][0]["traces"]] == [2, None]
     (loaded,) = load_trace_file(str(path))
     assert loaded.traces == f.traces and loaded.total_traces == 5
@@ -635,7 +636,7 @@ def test_version_1_files_load_without_call_sites_or_proofs(tmp_path):
     loaded = load_trace_file(write(tmp_path, json.dumps(v1_file_data())))
     (step,) = loaded
     assert step.call_sites == [] and step.proofs == {} and len(step.traces) == 3
-    assert loaded.to_json()["version"] == VERSION == 2  # written back in the current version
+    assert loaded.to_json()["version"] == BASE_VERSION == 2  # written back in the current version
 
 
 def test_call_sites_and_proofs_round_trip_and_merge(tmp_path):
@@ -734,6 +735,26 @@ def test_recreated_counts_one_process_and_merges_by_the_largest(tmp_path):
     data = v1_file_data()
     data["functions"][0]["recreated"] = -1
     with pytest.raises(TraceFileError, match=r"functions\[0\].recreated: expected a non-negative integer"):
+        load_trace_file(write(tmp_path, json.dumps(data)))
+
+
+def test_fresh_captures_round_trips_merges_by_the_largest_and_is_validated(tmp_path):
+    """``fresh_captures``: of the re-creations, those around a new model (no retrace to remove)."""
+    fresh = function(file="train.py", qualname="fold.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2, fresh_captures=2)
+    plain = function(file="train.py", qualname="fold.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2)
+    save_trace_file(trace_set(fresh), tmp_path / "fresh.json")
+    save_trace_file(trace_set(plain), tmp_path / "plain.json")
+    assert json.loads((tmp_path / "fresh.json").read_text())["functions"][0]["fresh_captures"] == 2
+    assert "fresh_captures" not in json.loads((tmp_path / "plain.json").read_text())["functions"][0]
+    (loaded,) = load_trace_files([str(tmp_path / "fresh.json")])
+    assert (loaded.recreated, loaded.fresh_captures) == (2, 2)
+    (merged,) = load_trace_files([str(tmp_path / "plain.json"), str(tmp_path / "fresh.json")])
+    assert (merged.recreated, merged.fresh_captures) == (2, 2)
+    data = v1_file_data()
+    data["functions"][0]["fresh_captures"] = -1
+    with pytest.raises(TraceFileError, match=r"functions\[0\].fresh_captures: expected a non-negative integer"):
         load_trace_file(write(tmp_path, json.dumps(data)))
 
 
