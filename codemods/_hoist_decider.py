@@ -86,7 +86,7 @@ class HoistDecider(HoistFacts):
             recorded = self.trace_evidence(creation)
             if recorded is NOT_A_RETRACE:
                 continue  # the recording: every new function closed over a new model (one trace per model)
-            evidence = recorded or repeated_evidence(creation, self.calls, self.line) or self.method_evidence(creation)
+            evidence = recorded or repeated_evidence(creation, self.calls, self.file_line) or self.method_evidence(creation)
             if evidence is None:
                 continue
             if recorded is None and fresh_captures(creation, self.calls, self.scope, self.analysis.module):
@@ -133,7 +133,7 @@ class HoistDecider(HoistFacts):
         for access in uses:
             use = access.node
             if id(use) not in inside and self.line(use) < def_line:
-                problems.append(f"`{name}` is used before its definition (line {self.line(use)})")
+                problems.append(f"`{name}` is used before its definition (line {self.file_line(use)})")
                 break
             escape = escapes(use, parents, self.scope)
             if escape is not None:
@@ -379,7 +379,7 @@ class HoistDecider(HoistFacts):
         stores = attribute_stores(self.analysis.module, attr)
         if stores:
             return self.diagnostic(creation, head, f"an attribute `{attr}` is assigned at line "
-                                                   f"{self.line(stores[0])}: `{short_code(target)}` may be another "
+                                                   f"{self.file_line(stores[0])}: `{short_code(target)}` may be another "
                                                    "function by then")
         if any("__slots__" in statement_binds(s) for s in class_statements(cls)):
             return self.diagnostic(creation, head, f"`{cls.name.value}` defines `__slots__`: no attribute to cache "
@@ -401,7 +401,7 @@ class HoistDecider(HoistFacts):
             outside = [n for n in attribute_stores(self.analysis.module, read)  # the class's own: above
                        if not any(self.inside(n, f) for f in class_statements(cls) if isinstance(f, cst.FunctionDef))]
             if outside and read not in {m.name.value for m in class_statements(cls) if isinstance(m, cst.FunctionDef)}:
-                unsafe.append(f"`{self_name}.{read}` is assigned at line {self.line(outside[0])}: the method keeps "
+                unsafe.append(f"`{self_name}.{read}` is assigned at line {self.file_line(outside[0])}: the method keeps "
                               "the value its first trace read")
         bases = [short_code(b.value) for b in cls.bases if short_code(b.value) != "object"]
         if bases:

@@ -65,7 +65,7 @@ def match_traces(codemod: "RetraceCodemod", node: cst.FunctionDef, qualname: str
     if traces is None or not relpath:
         return None
     analysis = codemod.analysis
-    first_line = analysis.line_of(node.decorators[0] if node.decorators else node)
+    first_line = analysis.file_line_of(node.decorators[0] if node.decorators else node)
     if unique:
         found = traces.find(relpath, qualname, first_line)
     else:

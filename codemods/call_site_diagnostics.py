@@ -328,7 +328,9 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
 
     def _per_call_functions(self) -> None:
         for creation in find_creations(self.analysis, self.scope, self.context.scratch):
-            evidence = repeated_evidence(creation, self.calls, self._line)
+            if any(f in self.analysis.tf_functions for f in creation.functions):
+                continue  # created only while another tf.function traces: once per trace of that one (as RTF006)
+            evidence = repeated_evidence(creation, self.calls, self.analysis.file_line_of)
             if evidence is None or fresh_captures(creation, self.calls, self.scope, self.analysis.module):
                 continue  # (it closes over an object new at every creation: one trace per object is inherent)
             if creation.loops:
@@ -403,7 +405,7 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
                         expr,
                         "RTF104",
                         f"`{name}` gets a new `{cls_name}` object as `{param}` on every iteration (created at "
-                        f"line {self._line(node)}): tf.function tells objects apart by identity, so each one "
+                        f"line {self.analysis.file_line_of(node)}): tf.function tells objects apart by identity, so each one "
                         "traces a new graph; create it once, before the loop, or pass its tensors",
                         self._functions_for(site),
                     )
@@ -413,7 +415,7 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
         if len(distinct) >= 2:
             entries = sorted(distinct.values(), key=lambda e: self._line(e[0]))
             node, cls_name, site, expr = entries[1]
-            lines = ", ".join(str(self._line(e[0])) for e in entries[:5])
+            lines = ", ".join(str(self.analysis.file_line_of(e[0])) for e in entries[:5])
             self.diagnose(
                 expr,
                 "RTF104",
