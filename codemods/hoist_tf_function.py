@@ -186,11 +186,13 @@ class HoistTfFunctionCommand(RetraceCodemod):
         self._replaced = {id(p.replace): p for p in self._edits if p.kind == "module-assign"}
         self._extra_calls = {i: p for p in self._edits if p.extra for i in p.calls}
         self._cached = {id(p.replace): p for p in self._edits if p.kind == "self-cache"}
+        self._forwarded = {i: p for p in self._edits if p.kind == "module-forward" for i in p.forwards}
+        self._dropped = {i for p in self._edits if p.kind == "module-forward" for i in p.dropped}
         self._before: dict[int, list[cst.BaseStatement]] = {}
         for decision in self._edits:
             if decision.kind == "self-cache":
                 self._before.setdefault(id(decision.anchor), []).append(_cache_statement(decision))
-        self._assigned: set[str] = set()
+        self._assigned: set[str] = {p.name for p in self._edits if p.kind == "module-forward" and p.reuse}
         self._pending: dict[int, list[tuple[HoistDecision, cst.BaseStatement]]] = {}
         return super().transform_module_impl(tree)
 
@@ -239,7 +241,21 @@ class HoistTfFunctionCommand(RetraceCodemod):
             return updated_node
         return cst.Attribute(value=cst.Name(decision.self_name), attr=cst.Name(decision.name))
 
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                  updated_node: cst.SimpleStatementLine):
+        if id(original_node) in getattr(self, "_dropped", ()):
+            return cst.RemoveFromParent()  # `fn = tf.function(lambda x: f(x, k))`: its calls now call `_tf_f`
+        return updated_node
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        decision = getattr(self, "_forwarded", {}).get(id(original_node))
+        if decision is not None:  # fn(x) / tf.function(partial(f, k=k))(x) -> _tf_f(x, k=k)
+            if decision.name not in self._assigned:
+                self._assigned.add(decision.name)
+                assert decision.wrap is not None and decision.target is not None
+                value = decision.wrap.with_changes(args=[cst.Arg(decision.target), *decision.wrap.args[1:]])
+                self._pending.setdefault(id(decision.anchor), []).append((decision, _assignment(decision.name, value)))
+            return decision.forwards[id(original_node)]
         decision = getattr(self, "_extra_calls", {}).get(id(original_node))
         if decision is not None:
             args = list(updated_node.args)
@@ -290,7 +306,7 @@ class HoistTfFunctionCommand(RetraceCodemod):
         body = list(updated_node.body)
         if not body:
             return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-        if id(original_node.body[0]) in self._removed:
+        if id(original_node.body[0]) in self._removed or id(original_node.body[0]) in self._dropped:
             # the block now starts with what followed the moved def: no blank line after the header
             first = body[0]
             body[0] = first.with_changes(leading_lines=_drop_leading_blanks(first.leading_lines))
