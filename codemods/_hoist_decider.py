@@ -548,8 +548,9 @@ class HoistDecider(HoistFacts):
                                                        "reads it once) and the calls")
         risky = [short_code(v) for v in forwarder.bound if not self._constant_value(v, wrap_scope)]
         if risky:
-            verb = "becomes an argument" if len(risky) == 1 else "become arguments"
-            unsafe.append(f"{', '.join(f'`{n}`' for n in risky)} {verb} instead of a bound value: a NumPy array "
+            verb = "becomes an argument instead of a bound value" if len(risky) == 1 else \
+                "become arguments instead of bound values"
+            unsafe.append(f"{', '.join(f'`{n}`' for n in risky)} {verb}: a NumPy array "
                           f"passed that way reaches `{shown}` as a tensor, a list as a copy, and an object new at "
                           "every call is kept by the tf.function (one trace each)")
         if definition is not None:

@@ -81,7 +81,7 @@ def _read_lambda(target: cst.Lambda) -> tuple[Forwarder | None, str | None]:
         inner = [n for n in _names(value) if n in used]
         if inner:
             return None, f"the lambda uses `{inner[0]}` in an expression (`{short_code(value)}`)"
-        if not simple_value(value):
+        if not _bindable(value):
             return None, f"the lambda computes `{short_code(value)}` at every call"
         bound.append(value)
     for name, count in used.items():
@@ -100,10 +100,18 @@ def _read_partial(target: cst.Call) -> tuple[Forwarder | None, str | None]:
     for arg in target.args[1:]:
         if arg.star:
             return None, f"the partial binds `{arg.star}{short_code(arg.value)}`, which retrace-fix cannot map"
-        if not simple_value(arg.value):
+        if not _bindable(arg.value):
             return None, f"the partial binds `{short_code(arg.value)}`, which is computed when it is created"
         bound.append(arg.value)
     return Forwarder("partial", target.args[0].value, (), tuple(target.args[1:]), tuple(bound)), None
+
+
+def _bindable(expr: cst.BaseExpression) -> bool:
+    """A value the new call can compute where it is called: a name, an attribute chain, a literal, or a
+    list or tuple of them (a container: the fix is then unsafe)."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and simple_value(e.value) for e in expr.elements)
+    return simple_value(expr)
 
 
 def _names(expr: cst.CSTNode) -> list[str]:
