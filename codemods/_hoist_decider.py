@@ -558,6 +558,11 @@ class HoistDecider(HoistFacts):
             if blockers:
                 return self.diagnostic(creation, head, "; ".join(blockers))
             unsafe.extend(effects)
+            body_scope = self.scopes.get(definition.body)
+            if body_scope is not None:  # a global it reads that changes: the shared trace keeps the first value
+                reads = {access_name(a): None for scope in self.scopes_under(body_scope) for a in scope.accesses
+                         if self.resolve(a, definition, own_scopes=True) == "module"}
+                unsafe.extend(self.rebound(reads))
             shown_params = {p.name.value for p in (*definition.params.params, *definition.params.kwonly_params)}
             keywords = [a.keyword.value for _, args in mapped.values() for a in args if a.keyword is not None]
             unseen = [k for k in dict.fromkeys(keywords) if k not in shown_params]

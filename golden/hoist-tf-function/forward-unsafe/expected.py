@@ -22,3 +22,26 @@ def run_gain(x, gain):
 
 def main(xs):
     return [run(x) + run_gain(x, 0.5) for x in xs]
+
+
+GAIN = 1.0
+
+
+def gained(x, bias):
+    return x * GAIN + bias
+
+
+def set_gain(value):
+    global GAIN
+    GAIN = value
+
+
+_tf_gained = tf.function(gained)
+
+
+def run_gained(x):
+    return _tf_gained(x, 0.5)
+
+
+def main_gained(xs):
+    return [run_gained(x) for x in xs]
