@@ -79,8 +79,8 @@ class HoistFacts(ModuleReader):
             if is_partial(target, self.scope) and target.args and isinstance(target.args[0].value, cst.Name):
                 # tf.function(partial(f, ...)): the recorder keeps its traces under `f`, as `wraps` records
                 definition = self.module_def(target.args[0].value.value)
-                if definition is None:
-                    return None
+                if definition is None or definition in self.analysis.tf_functions:
+                    return None  # a partial of a tf.function: the record at its position is ambiguous
                 qualname, wraps, forwarding = self.c.qualname(definition), WRAPS_PARTIAL, True
                 line = self.line(definition.decorators[0] if definition.decorators else definition)
             elif isinstance(target, cst.Lambda):
