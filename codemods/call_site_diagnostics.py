@@ -328,6 +328,8 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
 
     def _per_call_functions(self) -> None:
         for creation in find_creations(self.analysis, self.scope, self.context.scratch):
+            if any(f in self.analysis.tf_functions for f in creation.functions):
+                continue  # created only while another tf.function traces: once per trace of that one (as RTF006)
             evidence = repeated_evidence(creation, self.calls, self.analysis.file_line_of)
             if evidence is None or fresh_captures(creation, self.calls, self.scope, self.analysis.module):
                 continue  # (it closes over an object new at every creation: one trace per object is inherent)

@@ -296,9 +296,11 @@ def function_report(function: FunctionTraces) -> FunctionReport:
             )
         )
         previous = trace
-    report.called_from = [
-        location(site.file, site.line) + (f" (×{site.count})" if site.count > 1 else "") for site in function.call_sites
-    ]
+    per_line: dict[str, int] = {}  # calls on one line at different columns are one place to the reader
+    for site in function.call_sites:
+        where = location(site.file, site.line)
+        per_line[where] = per_line.get(where, 0) + site.count
+    report.called_from = [where + (f" (×{count})" if count > 1 else "") for where, count in per_line.items()]
     report.proofs = [proof_line(key, proof) for key, proof in function.proofs.items()]
     if function.wraps is not None:
         own_self = function.params[0] if function.wraps == "callable object" and function.params else None

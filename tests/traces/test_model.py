@@ -763,18 +763,19 @@ def test_report_shows_call_sites_and_proofs():
                     traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
     step.add_call_site(CallSite("run.py", 10, 4, count=3))
     step.add_call_site(CallSite("eval.py", 2, None))
+    step.add_call_site(CallSite("run.py", 10, 30))  # a second call on the same line: one place to the reader
     step.add_proof("scalar k=int32: k=int32[] #ab12", Proof("scalar", "failed", error="TypeError: Input 'y' of 'Pow' Op"))
     step.add_proof("scalar k=float32: k=float32[] #cd34", Proof("scalar", "traced"))
     step.add_proof("reduce_retracing: k", Proof("reduce_retracing", "not_run", note="the time budget for proofs was spent"))
     text = render_report(build_report(trace_set(step)), "text")
     assert text.splitlines()[4:8] == [
-        "  called from: run.py:10 (×3), eval.py:2",
+        "  called from: run.py:10 (×4), eval.py:2",
         "  proof: scalar k=int32: k=int32[] → failed: TypeError: Input 'y' of 'Pow' Op",
         "  proof: scalar k=float32: k=float32[] → traced",
         "  proof: reduce_retracing: k → not run: the time budget for proofs was spent",
     ]
     data = json.loads(render_report(build_report(trace_set(step)), "json"))["functions"][0]
-    assert data["called_from"] == ["run.py:10 (×3)", "eval.py:2"] and len(data["proofs"]) == 3
+    assert data["called_from"] == ["run.py:10 (×4)", "eval.py:2"] and len(data["proofs"]) == 3
     # version-1 files have neither: no such lines
     bare = function(file="train.py", qualname="step", line=3, traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
     assert "called from" not in render_report(build_report(trace_set(bare)), "text")
