@@ -26,6 +26,7 @@ from retrace_fix.codemods._creations import Creation
 from retrace_fix.codemods._hoist_forward import is_partial
 from retrace_fix.codemods._hoist_syntax import access_name, escapes, is_node, lambda_target_call, wrapped_target
 from retrace_fix.codemods._module_reader import ModuleReader
+from retrace_fix.codemods._traced_functions import note_matched
 from retrace_fix.cst_tree import parent_map
 from retrace_fix.node_text import short_code
 from retrace_fix.traces.function_stats import WRAPS_PARTIAL
@@ -107,6 +108,7 @@ class HoistFacts(ModuleReader):
         if len(found) != 1:
             return None
         function = found[0]
+        note_matched(self.c.context.scratch, function)  # the run's "matched nothing" list leaves it out
         if not function.recreated:  # re-created within one process (a count summed over merged files is not)
             return None
         if function.fresh_captures >= function.recreated:

@@ -90,3 +90,30 @@ def test_a_lambda_that_keeps_the_order_may_compute_its_arguments():
 def test_a_lambda_that_does_more_than_forward_is_refused(lambda_, why):
     forwarder, refusal = read_forwarder(cst.parse_expression(lambda_), scope=None)
     assert forwarder is None and why in refusal
+
+
+LAMBDA_SOURCE = """\
+import tensorflow as tf
+
+
+def scale(x, k):
+    return x * k
+
+
+def run(x, k="a"):
+    return tf.function(lambda v: scale(v, k))(x)
+"""
+
+
+def test_a_lambdas_record_that_rtf006_reads_is_matched(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text(LAMBDA_SOURCE)
+    record = _partial_record()
+    function = record["functions"][0]
+    del function["wraps"], function["bound"]
+    function.update(qualname="run.<locals>.<lambda>", firstlineno=9, name="<lambda>", params=["v"])
+    function["traces"][0]["args"] = {"v": {"kind": "tensor", "shape": [2], "dtype": "float32"}}
+    (tmp_path / "traces.json").write_text(json.dumps(record))
+    result = run_cli("--check", "m.py", "--traces", "traces.json", cwd=tmp_path)
+    assert "[safe]" in result.stdout and "traced it 3 times by 3 function objects" in result.stdout
+    assert "matched nothing" not in result.stderr  # RTF006 read it: not reported as unmatched
