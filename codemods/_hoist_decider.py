@@ -457,7 +457,11 @@ class HoistDecider(HoistFacts):
         forwarder, refusal = read_forwarder(node.args[0].value, self.scope)
         if forwarder is None:
             return None
-        sites, _, why = self._forward_sites(node, parent_map(creation.owner), self.scopes.get(node))
+        target, wrap_scope, anchor = forwarder.func, self.scopes.get(node), self.anchor_of(node)
+        if not (isinstance(target, cst.Name) and self.module_def(target.value) is not None) and \
+                self.imported_function(target, wrap_scope, anchor) is None and self.imported_name(target, anchor) is None:
+            return None  # forwards to a local or an object's method: only a loop or the traces tell
+        sites, _, why = self._forward_sites(node, parent_map(creation.owner), wrap_scope)
         if why is not None:
             return None
         return (f"every time `{creation.owner.name.value}` runs (each run wraps "
