@@ -12,7 +12,7 @@ _tf_weighted = tf.function(weighted)
 
 
 def run(x):
-    weights = np.array([0.5, 0.25])
+    weights = np.array([0.5, 0.25], dtype=np.float32)
     return _tf_weighted(x, weights)
 
 

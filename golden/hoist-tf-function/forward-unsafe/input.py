@@ -9,7 +9,7 @@ def weighted(x, weights, **options):
 
 
 def run(x):
-    weights = np.array([0.5, 0.25])
+    weights = np.array([0.5, 0.25], dtype=np.float32)
     return tf.function(lambda v: weighted(v, weights))(x)
 
 
