@@ -32,6 +32,7 @@ from retrace_fix.codemods._hoist_forward import (
     Forwarder,
     bound_names,
     forwarded_args,
+    has_attribute,
     literal,
     read_forwarder,
 )
@@ -512,6 +513,9 @@ class HoistDecider(HoistFacts):
         imported = self.imported_function(target, wrap_scope, anchor) or self.imported_name(target, anchor)
         if imported is not None:
             shown = imported
+            if shown.rsplit(".", 1)[-1][:1].isupper():
+                return self.diagnostic(creation, head, f"`{shown}` looks like a class: a tf.function of it would "
+                                                       "return the object it builds")
             unsafe.append(f"`{shown}` is defined in another module: retrace-fix cannot check that it creates no "
                           "variables while tracing (a shared function creates them once)")
         elif isinstance(target, cst.Name):
@@ -546,6 +550,10 @@ class HoistDecider(HoistFacts):
                 return self.diagnostic(creation, head, why)
             mapped[id(site)] = (site, args)
         if forwarder.kind == "partial" and dropped:
+            attribute = next((v for v in forwarder.bound if has_attribute(v)), None)
+            if attribute is not None:
+                return self.diagnostic(creation, head, f"`{short_code(attribute)}` may change between "
+                                                       "`functools.partial` (which reads it once) and the calls")
             moved = self._rebound_bound_value(forwarder, wrap_scope, creation.owner)
             if moved:
                 return self.diagnostic(creation, head, f"`{moved}` may change between `functools.partial` (which "

@@ -114,6 +114,18 @@ def _bindable(expr: cst.BaseExpression) -> bool:
     return simple_value(expr)
 
 
+def has_attribute(expr: cst.CSTNode) -> bool:
+    """``expr`` reads an attribute (``self.k``, ``[cfg.a, 1]``)."""
+    found = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            found.append(node)
+
+    expr.visit(_V())
+    return bool(found)
+
+
 def _names(expr: cst.CSTNode) -> list[str]:
     found: list[str] = []
 
@@ -133,6 +145,11 @@ def forwarded_args(forwarder: Forwarder, call: cst.Call) -> tuple[list[cst.Arg] 
     """The arguments ``func`` gets when the new function is called as ``call``, or (None, why not)."""
     if any(arg.star for arg in call.args):
         return None, f"`{short_code(call)}` passes `*`/`**` arguments, which retrace-fix cannot map"
+    computed = [a.value for a in call.args if not simple_value(a.value)]
+    if computed and any(has_attribute(value) for value in forwarder.bound):
+        # the bound attribute would be read in another order relative to the computed argument
+        return None, (f"`{short_code(call)}` computes `{short_code(computed[0])}`, which may change the bound "
+                      "attribute it would now be read with")
     if forwarder.kind == "partial":
         return _partial_args(forwarder, call)
     given: dict[str, cst.BaseExpression] = {}
@@ -200,13 +217,18 @@ def literal(expr: cst.BaseExpression) -> bool:
 
 
 def bound_names(forwarder: Forwarder) -> list[cst.Name]:
-    """The bare names among the bound values (attribute chains count by their head)."""
-    out = []
-    for value in forwarder.bound:
-        head = value
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        if isinstance(head, cst.Name) and head.value not in CONSTANT_NAMES:
-            out.append(head)
-    return out
+    """The names the bound values read (an attribute chain's head, a list's elements)."""
+    out: list[cst.Name] = []
 
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value not in CONSTANT_NAMES:
+                out.append(node)
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+    for value in forwarder.bound:
+        value.visit(_V())
+    return out

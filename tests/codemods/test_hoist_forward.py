@@ -117,3 +117,9 @@ def test_a_lambdas_record_that_rtf006_reads_is_matched(tmp_path):
     result = run_cli("--check", "m.py", "--traces", "traces.json", cwd=tmp_path)
     assert "[safe]" in result.stdout and "traced it 3 times by 3 function objects" in result.stdout
     assert "matched nothing" not in result.stderr  # RTF006 read it: not reported as unmatched
+
+
+def test_a_computed_argument_is_not_moved_past_a_bound_attribute():
+    forwarder = _forward("lambda a: f(self.k, a)")
+    assert _mapped(forwarder, "fn(g())") is None  # g() might change self.k: read after it before
+    assert _mapped(forwarder, "fn(x)") == "f_once(self.k, x)"

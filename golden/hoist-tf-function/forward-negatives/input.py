@@ -76,3 +76,29 @@ class Runner:
 
 def local_model(x, model, training="no"):
     return tf.function(lambda v: model(v, training))(x)
+
+
+class Config:
+    factor = 2.0
+
+
+CONFIG = Config()
+
+
+def attribute_bound(xs):
+    step = tf.function(functools.partial(scale, factor=CONFIG.factor))
+    out = []
+    for x in xs:
+        CONFIG.factor += 1.0
+        out.append(step(x))
+    return out
+
+
+def builds_layer(x):
+    return tf.function(lambda units: tf.keras.layers.Dense(units))(x)
+
+
+def main_more(xs):
+    for x in xs:
+        attribute_bound(xs)
+        builds_layer(3)
