@@ -455,12 +455,13 @@ class HoistDecider(HoistFacts):
         if creation.is_def or not isinstance(node, cst.Call) or not self.scope.is_tf_function(node.func) \
                 or not node.args:
             return None
-        forwarder, refusal = read_forwarder(node.args[0].value, self.scope)
+        forwarder, _ = read_forwarder(node.args[0].value, self.scope)
         if forwarder is None:
             return None
         target, wrap_scope, anchor = forwarder.func, self.scopes.get(node), self.anchor_of(node)
-        if not (isinstance(target, cst.Name) and self.module_def(target.value) is not None) and \
-                self.imported_function(target, wrap_scope, anchor) is None and self.imported_name(target, anchor) is None:
+        module_level = isinstance(target, cst.Name) and self.module_def(target.value) is not None
+        if not (module_level or self.imported_function(target, wrap_scope, anchor) is not None
+                or self.imported_name(target, anchor) is not None):
             return None  # forwards to a local or an object's method: only a loop or the traces tell
         sites, _, why = self._forward_sites(node, parent_map(creation.owner), wrap_scope)
         if why is not None:
