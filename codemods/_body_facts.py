@@ -24,6 +24,7 @@ from retrace_fix.codemods._tf_values import (
     VARIABLE_INDEX_METHODS,
     VARIABLE_VALUE_METHODS,
     is_indexable_tensor,
+    rebound_names,
     tensor_indices,
 )
 from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
@@ -95,7 +96,7 @@ class _BodyFactsCollector(cst.CSTVisitor):
         self.outer_names: set[str] = set()  # declared global or nonlocal
         #: the dotted name of a callee that is a function of the user's project (None: not one)
         self.project_function: Callable[[cst.BaseExpression], str | None] = lambda func: None
-        #: module-level names provably bound to a ``tf.Variable`` (``history.scatter_nd_update(...)``)
+        #: names (``history``) and ``self`` attributes (``self.history``) provably bound to a ``tf.Variable``
         self.variables: set[str] = set()
         #: ``index`` uses whose subscripted value is judged after the walk: (uses, position, value,
         #: the text of an ``other`` use should the value not be a dense tensor, names bound around it)
@@ -387,8 +388,16 @@ class _BodyFactsCollector(cst.CSTVisitor):
         """``history.scatter_nd_update([[epoch]], [loss])`` on a module-level ``tf.Variable``: TensorFlow
         converts the indices (and values) with ``tf.convert_to_tensor``, which packs scalar tensors."""
         func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value in self.variables and func.value.value not in self._bound_around()):
+        if not isinstance(func, cst.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
+            root, dotted = receiver.value.value, f"{receiver.value.value}.{receiver.attr.value}"
+        elif isinstance(receiver, cst.Name):
+            root = dotted = receiver.value
+        else:
+            return None
+        if dotted not in self.variables or root in self._bound_around():
             return None
         method = func.attr.value
         if arg.star:
@@ -509,7 +518,8 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
     """What ``node``'s body does with ``params``; ``tensor_names``: parameters that hold tensors;
     ``project_function``: the dotted name of a callee that is a function of the user's project, else None;
     ``dense_names``: the parameters that hold dense tensors (default ``tensor_names``), which a scalar
-    int tensor may index; ``variables``: module-level names provably bound to a ``tf.Variable``."""
+    int tensor may index; ``variables``: module-level names (``history``) and ``self`` attributes
+    (``self.history``) provably bound to a ``tf.Variable``."""
 
     def blockers(loop: cst.For, loop_scope: Scope) -> list[str]:
         return loop_blockers_for(loop, loop_scope, node, tensor_names)
@@ -520,7 +530,8 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
         collector.local_names = _names_bound_inside(node) - _param_names(node)
         if project_function is not None:
             collector.project_function = project_function
-        collector.variables = set(variables)
+        rebound = rebound_names(node)
+        collector.variables = {v for v in variables if v.split(".")[0] not in rebound}
         node.body.visit(collector)
         dense = set(tensor_names if dense_names is None else dense_names) - collector.facts.reassigned
         for uses, position, value, text, bound in collector.pending_indices:

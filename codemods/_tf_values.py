@@ -9,7 +9,8 @@
 * :func:`is_indexable_tensor` - may ``expr[i]`` take a scalar int tensor ``i``
   (a dense tensor, not a Python list or the tuple some ops return);
 * :func:`tensor_indices` - the indices of ``x[i]``, ``x[i, ...]``, ``x[..., i]``;
-* :func:`module_variables` - module-level names bound once, to ``tf.Variable(...)``.
+* :func:`module_variables` - module-level names bound once, to ``tf.Variable(...)``;
+* :func:`instance_variables` - ``self.x`` attributes ``__init__`` binds once, to ``tf.Variable(...)``.
 
 Shared by the loop analyses (RTF001, RTF007) and the codemods that ask whether
 a value is already a tensor.  Pure LibCST; never imports TensorFlow.
@@ -331,30 +332,108 @@ def module_variables(module: cst.Module, scope: Scope) -> set[str]:
 
 
 def rebound_names(function: cst.FunctionDef) -> set[str]:
-    """Names an assignment, loop, ``with ... as``, ``:=`` or ``del`` in ``function``'s body binds."""
+    """Names an assignment, loop, ``with ... as``, ``:=`` or ``del`` in ``function``'s body binds
+    (``x`` of ``x = ...`` and ``x, y = ...``; not ``x`` of ``x.attr = ...`` or ``x[0] = ...``)."""
     found: set[str] = set()
+
+    def bind(target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            found.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            bind(target.value)
 
     class _V(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.update(names_in(node.target))
+            bind(node.target)
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.update(names_in(node.target))
+            bind(node.target)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.update(names_in(node.target))
+            bind(node.target)
 
         def visit_For(self, node: cst.For) -> None:
-            found.update(names_in(node.target))
+            bind(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            bind(node.target)
 
         def visit_AsName(self, node: cst.AsName) -> None:
-            found.update(names_in(node.name))
+            bind(node.name)
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            found.update(names_in(node.target))
+            bind(node.target)
 
         def visit_Del(self, node: cst.Del) -> None:
-            found.update(names_in(node.target))
+            bind(node.target)
 
     function.body.visit(_V())
     return found
+
+
+def instance_variables(classdef: cst.ClassDef, scope: Scope) -> set[str]:
+    """``self.<attr>`` (spelled so) for each attribute the class's ``__init__`` binds, once and at its
+    top level, to ``tf.Variable(...)`` and that no other assignment in the class sets (any
+    ``<obj>.<attr> = ...``, ``<attr> = ...`` in the class body, ``setattr``)."""
+    init = next((s for s in classdef.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None or not init.params.params or init.params.params[0].name.value != "self":
+        return set()
+    candidates: set[str] = set()
+    for statement in init.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Attribute)
+                    and isinstance(small.targets[0].target.value, cst.Name)
+                    and small.targets[0].target.value.value == "self"
+                    and isinstance(small.value, cst.Call)
+                    and qualified_name(scope, small.value.func) == "tensorflow.Variable"):
+                candidates.add(small.targets[0].target.attr.value)
+    if not candidates or "self" in rebound_names(init):
+        return set()
+    counts: dict[str, int] = {}
+    setattr_used = False
+
+    def bind(target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Attribute):
+            counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
+        elif isinstance(target, cst.Name):
+            counts[target.value] = counts.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            bind(target.value)
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bind(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            bind(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            bind(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            bind(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            bind(node.name)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            bind(node.target)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal setattr_used
+            if qualified_name(scope, node.func) in ("builtins.setattr", "builtins.delattr"):
+                setattr_used = True
+
+    classdef.body.visit(_V())
+    if setattr_used:
+        return set()
+    return {f"self.{name}" for name in candidates if counts.get(name, 0) == 1}

@@ -42,8 +42,8 @@ What it does
     ``tf.constant(n)`` without the proof above, ``range`` bounds of unsafe
     loops, an index of a Python list such as ``heads[index](x)``, a method of an
     object not provably one ``tf.Variable``: RTF003's diagnostic says so).  An
-    index of a tensor (``grid_sizes[dim]``) and the indices of a module-level
-    ``tf.Variable`` bound once (``history.scatter_nd_update([[epoch]], ...)``)
+    index of a tensor (``grid_sizes[dim]``) and the indices of a ``tf.Variable``
+    bound once at module level or in ``__init__`` (``history.scatter_nd_update([[epoch]], ...)``)
     take the scalar int32 tensor as they take the Python int.
 
 Why it retraces

@@ -94,8 +94,9 @@ Fix safety
     lists included: ``tf.gather_nd(x, [[n]])``), as an index of a tensor
     (``grid_sizes[dim]``, ``x[dim, ...]``, ``x[..., dim]``, where ``grid_sizes``
     was recorded as a tensor or is a TensorFlow op's result; never an index of
-    a Python list), or in the indices of a module-level ``tf.Variable`` bound
-    once (``history.scatter_nd_update([[epoch]], [loss])``).
+    a Python list), or in the indices of a ``tf.Variable`` bound once at module
+    level or in ``__init__`` (``history.scatter_nd_update([[epoch]], [loss])``,
+    ``self.history...``).
     unsafe (``--unsafe-fixes``) without a proof (a trace file recorded before
     proofs, a proof that could not run — the instance was gone, the time
     budget was spent — or code that changed since recording: the reason says

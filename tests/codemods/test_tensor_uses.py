@@ -14,7 +14,7 @@ import pytest
 
 from retrace_fix.codemods._body_facts import body_facts
 from retrace_fix.codemods._param_safety import param_blockers
-from retrace_fix.codemods._tf_values import module_variables
+from retrace_fix.codemods._tf_values import instance_variables, module_variables
 from retrace_fix.tfnames import ImportTable, Scope
 from retrace_fix.traces.generalize import BodyFacts, ScalarUse, classify_scalar
 
@@ -100,3 +100,48 @@ def test_an_index_use_is_safe_for_int_dtypes_only():
     assert classify_scalar("n", "int32", facts, {}) == ("safe", [])
     assert classify_scalar("n", "float32", facts, {}) == ("blocked", ["`grid[n]` needs an int index"])
     assert classify_scalar("n", "int32", facts, {}, jit_compile=True)[0] == "unsafe"
+
+
+CLASS = '''
+import tensorflow as tf
+
+
+class Logger:
+    def __init__(self):
+        self.history = tf.Variable(tf.zeros([5]))
+        self.scale = tf.Variable(1.0)
+        self.steps = tf.Variable(0)
+
+    def reset(self):
+        self.scale = tf.Variable(2.0)
+
+    def step(self, x, n):
+        self.history.scatter_nd_update([[n]], [x])
+        self.scale.scatter_nd_update([[n]], [x])
+        self.steps.scatter_nd_update([[n]], [x])
+'''
+
+
+def test_instance_variables_are_the_attributes_init_binds_once():
+    module = cst.parse_module(CLASS)
+    scope = Scope(ImportTable.from_module(module))
+    classdef = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    assert instance_variables(classdef, scope) == {"self.history", "self.steps"}
+    with_setattr = CLASS + "\n    def set(self, name):\n        setattr(self, name, 1)\n"
+    module = cst.parse_module(with_setattr)
+    classdef = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    assert instance_variables(classdef, Scope(ImportTable.from_module(module))) == set()
+
+
+def test_body_facts_accept_the_indices_of_a_self_variable():
+    module = cst.parse_module(CLASS)
+    scope = Scope(ImportTable.from_module(module))
+    classdef = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    step = next(s for s in classdef.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "step")
+    facts = body_facts(step, {"x", "n"}, scope, {"x"}, variables=instance_variables(classdef, scope))
+    assert [u.kind for u in facts.uses["n"]] == ["index", "other", "index"]
+    rebound = cst.parse_module(CLASS.replace("        self.history.scatter", "        self = other\n        self.history.scatter"))
+    classdef = next(s for s in rebound.body if isinstance(s, cst.ClassDef))
+    step = next(s for s in classdef.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "step")
+    facts = body_facts(step, {"x", "n"}, scope, {"x"}, variables={"self.history"})
+    assert [u.kind for u in facts.uses["n"]] == ["other", "other", "other"]

@@ -52,3 +52,17 @@ def test_variable_scatter_indices_same_history_one_trace():
     assert losses[0] == losses[1]
     assert histories[0] == histories[1] == [7.5, 7.5, 7.5, 7.5]
     assert counts == [4, 1]
+
+
+def test_self_variable_scatter_indices_same_history_one_trace():
+    losses, histories, counts = [], [], []
+    for module in _both("input-signature/self-variable-scatter-indices"):
+        trainer = module.Trainer()
+        trainer.weights.assign([1.0, 2.0, 3.0])
+        losses.append([float(v) for v in module.run(trainer, tf.constant([1.0, 2.0, 3.0]))])
+        histories.append(trainer.history.numpy().tolist())
+        counts.append(trainer.train_step.experimental_get_tracing_count())
+    assert losses[0] == losses[1]
+    assert histories[0] == histories[1]
+    assert histories[0][3] == pytest.approx(14 / 3)
+    assert counts == [4, 1]
