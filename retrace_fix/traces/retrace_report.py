@@ -308,7 +308,8 @@ def function_report(function: FunctionTraces) -> FunctionReport:
         bound = f" (it binds {', '.join(f'`{name}`' for name in named)})" if named else ""
         report.notes.append(
             f"a tf.function of a {function.wraps}{bound}, recorded at the code it calls, "
-            f"`{function.qualname}`: no fix is made from these traces"
+            f"`{function.qualname}`: it is no tf.function, so no fix edits it from these traces (RTF006 counts "
+            "them for the tf.function built around it)"
         )
     steady = {json.dumps(t.args, sort_keys=True) for t in function.traces if not t.nested}
     if len(function.traces) > 1 and len(steady) <= 1:

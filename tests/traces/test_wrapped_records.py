@@ -236,7 +236,8 @@ def test_report_marks_the_record_and_its_bound_changes():
         "  trace 2: x=float32(2, 3), y=2, axis=2",
         "    `axis`: Python int 1 → 2 (bound by the functools.partial, not passed by the call)",
         "  note: a tf.function of a functools.partial (it binds `axis`), recorded at the code it calls, `f`: "
-        "no fix is made from these traces",
+        "it is no tf.function, so no fix edits it from these traces (RTF006 counts them for the tf.function built "
+        "around it)",
         "",
         "1 function, 2 traces, 1 retrace",
         "",
@@ -249,7 +250,8 @@ def test_report_marks_the_record_and_its_bound_changes():
     obj = record("callable object", ["self"], axes=(1, 2), qualname="C.__call__")
     obj.params = ["self", "x", "y", "axis"]
     assert "  note: a tf.function of a callable object, recorded at the code it calls, `C.__call__`: " \
-        "no fix is made from these traces\n" in render_report(build_report([obj]), "text")
+        "it is no tf.function, so no fix edits it from these traces (RTF006 counts them for the tf.function built " \
+        "around it)\n" in render_report(build_report([obj]), "text")
     obj.params = []  # a hand-written file may have none
     assert "(it binds `self`)" in render_report(build_report([obj]), "text")
 
