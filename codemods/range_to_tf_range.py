@@ -103,6 +103,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._range_decider import RangeDecider
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
@@ -121,6 +122,13 @@ class RangeToTfRangeCommand(RetraceCodemod):
     ORDER = 30
     TRIGGERS = (b"range",)
     NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
+
+    @classmethod
+    def might_apply_to_tree(cls, tree, outline) -> bool:
+        """A ``for ... in range(...)`` inside a def that can be a tf.function: every loop and
+        call-site argument :class:`~retrace_fix.codemods._range_decider.RangeDecider` changes
+        or explains starts from one."""
+        return outline.references_tf_function and bool(tree_facts(tree, outline).graph_range_loops)
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         result = super().transform_module(tree)

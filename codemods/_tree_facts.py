@@ -1,0 +1,317 @@
+"""What the tf.function codemods' tree checks read in CPython's tree: one walk per file.
+
+The engine asks every codemod :meth:`~retrace_fix.codemods._base.RetraceCodemod.might_apply_to_tree`
+before LibCST parses a file (ten to twenty times CPython's parse, and the codemods' passes after
+it).  "The module names tf.function" lets through nearly every file of a TensorFlow project,
+though only a few of them hold what a codemod reports.  :class:`TreeFacts` reads, in two walks of
+CPython's tree, the few facts each codemod's decision starts from:
+
+* the names that can be ``tf.function`` (:attr:`TreeFacts.tf_names`: ``function`` and the names
+  imports bind to it) and the *tf.function candidates*: every ``def`` decorated with such a name
+  (or a call of one), and every ``def`` whose name ``tf.function(f)``/``tf.function(...)(f)``
+  wraps (``f``, ``self.f``), at any depth: a superset of what
+  :func:`~retrace_fix.tf_functions.find_tf_functions` resolves;
+* the *creations* (as :mod:`retrace_fix.codemods._creations` finds them: a candidate decorated
+  ``def``, ``tf.function(f, ...)``, ``tf.function(...)(f)``), each with the ``def`` around it, the
+  loops around it in that ``def`` and the kind of its first argument;
+* the names called inside a loop or comprehension anywhere (a function that is called
+  repeatedly), and the names called with at least one argument;
+* what the code inside the candidates calls (clocks and random draws, resolved through the
+  module's imports), and its ``for ... in range(...)`` loops;
+* whether any call passes ``input_signature``, ``reduce_retracing`` or
+  ``experimental_relax_shapes``.
+
+Every fact over-approximates the LibCST analysis it stands for (names are matched by their
+last part, scopes and shadowing are ignored, any loop counts): a check built on them may let
+a file through for nothing, never drop one that would report.  ``tests/engine/test_prefilter.py``
+checks that on every golden case and on near misses; ``benchmarks/corpus.py --check-prefilter``
+on real projects.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.codemods._creations import FACTORY_NAMES
+from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
+from retrace_fix.tfnames import canonical
+
+#: keywords of tf.function that make shapes generalise (RTF106 reads static shapes under them)
+SHAPE_KEYWORDS = frozenset({"input_signature", "reduce_retracing", "experimental_relax_shapes"})
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_AST = ast.AST
+#: iterables whose items the call-site analysis types (``range(...)``, ``enumerate(...)``, ``[10, 20]``)
+_VALUED_ITERABLES = (ast.Call, ast.List, ast.Tuple, ast.Set)
+
+
+def tree_facts(tree: ast.Module, outline) -> "TreeFacts":
+    """The facts of ``tree``, read once per file (kept on ``outline``, which is per file)."""
+    facts = getattr(outline, "tree_facts", None)
+    if facts is None or facts.tree is not tree:
+        facts = TreeFacts(tree)
+        outline.tree_facts = facts
+    return facts
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """The name a call is found by: ``f`` of ``f(...)``, ``m`` of ``obj.m(...)``."""
+    kind = type(func)
+    if kind is ast.Name:
+        return func.id  # type: ignore[attr-defined]
+    if kind is ast.Attribute:
+        return func.attr  # type: ignore[attr-defined]
+    return None
+
+
+class TreeFacts:
+    """The facts of one module (see the module docstring); built by :func:`tree_facts`."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        #: name -> the dotted names imports anywhere bind it to
+        self.imports: dict[str, set[str]] = {}
+        self.tf_names: set[str] = {"function"}
+        self.range_names: set[str] = {"range"}
+        self.shape_keywords = False
+        calls: list[ast.Call] = []
+        assigns: list[ast.Assign] = []
+        defs: list[ast.AST] = []
+        #: names some statement may give a value the call-site analysis reads (an assignment, a
+        #: counter, a loop over a call or a literal list): only they can carry evidence as arguments
+        self.valued: set[str] = set()
+        targets: list[ast.AST] = []
+        for node in walk(tree):
+            kind = type(node)
+            if kind is ast.Assign:
+                targets.extend(node.targets)  # type: ignore[attr-defined]
+            elif kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
+                targets.append(node.target)  # type: ignore[attr-defined]
+            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
+                if type(node.iter) in _VALUED_ITERABLES:  # type: ignore[attr-defined]
+                    targets.append(node.target)  # type: ignore[attr-defined]
+            if kind is ast.Call:
+                calls.append(node)  # type: ignore[arg-type]
+                if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
+                    self.shape_keywords = True
+            if kind is ast.Assign:
+                assigns.append(node)  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                defs.append(node)
+            elif kind is ast.Import:
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if alias.asname:
+                        self._bind(alias.asname, alias.name)
+                    else:
+                        head = alias.name.split(".")[0]
+                        self._bind(head, head)
+            elif kind is ast.ImportFrom:
+                if node.level or not node.module:  # type: ignore[attr-defined]
+                    continue
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if alias.name != "*":
+                        self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+        for target in targets:
+            self.valued.update(node.id for node in walk(target) if type(node) is ast.Name)  # type: ignore[attr-defined]
+        for name, imported in self.imports.items():
+            if any(target.rsplit(".", 1)[-1] == "function" for target in imported):
+                self.tf_names.add(name)
+            if any(target.rsplit(".", 1)[-1] == "range" for target in imported):
+                self.range_names.add(name)
+        # tf.function(f) / tf.function(...)(f): the names they wrap, and the names they are assigned to
+        self.wrapped: set[str] = set()
+        self.callables: set[str] = set()  # names a call of a tf.function of this module can use
+        for call in calls:
+            func = call.func
+            if type(func) is ast.Call:
+                func = func.func  # type: ignore[attr-defined]
+            if not self.is_tf_function(func) or not call.args:
+                continue
+            first = call.args[0]
+            if type(first) is ast.Name:
+                self.wrapped.add(first.id)  # type: ignore[attr-defined]
+            elif type(first) is ast.Attribute:
+                self.wrapped.add(first.attr)  # type: ignore[attr-defined]
+        for assign in assigns:
+            value = assign.value
+            if type(value) is ast.Call and (
+                self.is_tf_function(value.func)  # type: ignore[attr-defined]
+                or (type(value.func) is ast.Call and self.is_tf_function(value.func.func))  # type: ignore[attr-defined]
+            ):
+                self.callables.update(target.id for target in assign.targets if type(target) is ast.Name)  # type: ignore[attr-defined]
+        self.candidates: set[int] = set()  # ids of the defs that can be tf.functions
+        self.decorated: set[int] = set()  # ...of those, the ones a decorator makes one
+        for node in defs:
+            if any(self._tf_decorator(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                self.decorated.add(id(node))
+                self.candidates.add(id(node))
+                self.callables.add(node.name)  # type: ignore[attr-defined]
+            elif node.name in self.wrapped:  # type: ignore[attr-defined]
+                self.candidates.add(id(node))
+        #: (creation node, the name of the def around it or None, a loop around it in that def,
+        #: the first argument of a call creation or None)
+        self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
+        self.loop_called: set[str] = set()  # names called inside a loop or comprehension
+        self.evidence_at_call = False  # an argument at a call of a callable can carry evidence
+        self._argument_names: set[str] = set()  # ...or would, if the name has a value (`valued`)
+        self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
+        self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
+        if self.candidates or self.wrapped or calls:
+            self._walk()
+
+    # ------------------------------------------------------------------ names
+
+    def _bind(self, name: str, target: str) -> None:
+        self.imports.setdefault(name, set()).add(target)
+
+    def is_tf_function(self, expr: ast.AST) -> bool:
+        """Can ``expr`` be ``tf.function``?  (``<x>.function`` or a name imports bind to a ``function``.)"""
+        kind = type(expr)
+        if kind is ast.Attribute:
+            return expr.attr == "function"  # type: ignore[attr-defined]
+        return kind is ast.Name and expr.id in self.tf_names  # type: ignore[attr-defined]
+
+    def _tf_decorator(self, decorator: ast.expr) -> bool:
+        return self.is_tf_function(decorator) or (type(decorator) is ast.Call and self.is_tf_function(decorator.func))  # type: ignore[attr-defined]
+
+    def qualified(self, func: ast.expr) -> set[str]:
+        """The canonical dotted names ``func`` (a name or attribute chain) can mean through the imports."""
+        parts: list[str] = []
+        while type(func) is ast.Attribute:
+            parts.append(func.attr)  # type: ignore[attr-defined]
+            func = func.value  # type: ignore[attr-defined]
+        if type(func) is not ast.Name:
+            return set()
+        rest = ".".join(reversed(parts))
+        return {
+            canonical(f"{target}.{rest}" if rest else target) or ""
+            for target in self.imports.get(func.id, ())  # type: ignore[attr-defined]
+        }
+
+    # ------------------------------------------------------------------ the walk
+
+    def _walk(self) -> None:
+        """Creations, loop calls, calls with arguments, and what the candidates' code does."""
+        # (node, def name around it, a loop around it in that def, a loop around it anywhere, graph code)
+        stack: list[tuple[ast.AST, str | None, bool, bool, bool]] = [(self.tree, None, False, False, False)]
+        pop, push = stack.pop, stack.append
+        candidates, decorated = self.candidates, self.decorated
+        while stack:
+            node, owner, loop, any_loop, graph = pop()
+            kind = type(node)
+            if kind is ast.Call:
+                name = _called_name(node.func)  # type: ignore[attr-defined]
+                if name is not None:
+                    if any_loop:
+                        self.loop_called.add(name)
+                    if name in self.callables and not self.evidence_at_call:
+                        self._read_arguments(node)  # type: ignore[arg-type]
+                func = node.func  # type: ignore[attr-defined]
+                inner = func.func if type(func) is ast.Call else None
+                if node.args and type(node.args[0]) is not ast.Starred and (  # type: ignore[attr-defined]
+                    self.is_tf_function(func) or (inner is not None and self.is_tf_function(inner))
+                ):
+                    first = node.args[0]  # type: ignore[attr-defined]
+                    self.creations.append((node, owner, loop, first))
+                    if type(first) is ast.Lambda:  # tf.function(lambda ...): its body is graph code
+                        push((first, owner, loop, any_loop, True))
+                        for child in node.args[1:]:  # type: ignore[attr-defined]
+                            push((child, owner, loop, any_loop, graph))
+                        for keyword in node.keywords:  # type: ignore[attr-defined]
+                            push((keyword, owner, loop, any_loop, graph))
+                        push((func, owner, loop, any_loop, graph))
+                        continue
+                if graph and not self.graph_draws and any(draws_at_trace_time(q) for q in self.qualified(func)):
+                    self.graph_draws = True
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                if id(node) in decorated:
+                    self.creations.append((node, owner, loop, None))
+                for decorator in node.decorator_list:  # type: ignore[attr-defined]
+                    push((decorator, owner, loop, any_loop, graph))
+                for child in (node.args, node.returns):  # type: ignore[attr-defined]
+                    if child is not None:
+                        push((child, owner, loop, any_loop, graph))
+                inside = graph or id(node) in candidates
+                for statement in node.body:  # type: ignore[attr-defined]
+                    push((statement, node.name, False, any_loop, inside))  # type: ignore[attr-defined]
+                continue
+            elif kind in _LOOPS or kind in _COMPREHENSIONS:
+                if graph and (kind is ast.For or kind is ast.AsyncFor):
+                    iterable = node.iter  # type: ignore[attr-defined]
+                    if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
+                        self.graph_range_loops.append(node)
+                for name in child_fields(kind):
+                    value = getattr(node, name, None)
+                    if type(value) is list:
+                        for item in value:
+                            if isinstance(item, _AST):
+                                push((item, owner, True, True, graph))
+                    elif isinstance(value, _AST):
+                        push((value, owner, True, True, graph))
+                continue
+            for name in child_fields(kind):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, _AST):
+                            push((item, owner, loop, any_loop, graph))
+                elif isinstance(value, _AST):
+                    push((value, owner, loop, any_loop, graph))
+
+    # ------------------------------------------------------------------ what the checks ask
+
+    @property
+    def has_candidates(self) -> bool:
+        """Can any ``def`` of the module be a tf.function?"""
+        return bool(self.candidates)
+
+    def repeated_creations(self, *, module_loops: bool, method_wraps: bool) -> bool:
+        """Is there a creation that may run over and over
+        (:func:`~retrace_fix.codemods._creations.repeated_evidence`, and with ``method_wraps``
+        RTF006's ``tf.function(self.m)`` in a method)?  ``module_loops``: a creation in a loop
+        outside any def counts (RTF101's; RTF006 moves only creations inside a def)."""
+        for _node, owner, loop, first in self.creations:
+            if owner is None:
+                if loop and module_loops:
+                    return True
+                continue
+            if loop:
+                return True
+            if owner in FACTORY_NAMES:
+                continue
+            if owner in self.loop_called:
+                return True
+            if method_wraps and first is not None and type(first) in (ast.Attribute, ast.Lambda):
+                return True
+        return False
+
+    def _read_arguments(self, call: ast.Call) -> None:
+        """Can an argument of ``call`` tell the call-site analysis anything?  A call (an object
+        constructed, a dtype or shape stated), a number or string literal, arithmetic, or a name
+        (if some statement gives it a value); not an attribute, a subscript, a lambda..."""
+        for value in [*call.args, *(k.value for k in call.keywords if k.arg is not None)]:
+            kind = type(value)
+            if kind is ast.Name:
+                self._argument_names.add(value.id)  # type: ignore[attr-defined]
+            elif kind is ast.Call or kind is ast.BinOp or kind is ast.UnaryOp or (
+                kind is ast.Constant and type(value.value) in (int, float, str)  # type: ignore[attr-defined]
+            ):
+                self.evidence_at_call = True
+                return
+
+    def calls_a_tf_function_with_arguments(self) -> bool:
+        """Does a call of a name that can be a tf.function of this module pass it an argument
+        that can carry evidence (the call sites RTF103, RTF104, RTF105 and RTF107 read)?"""
+        return self.evidence_at_call or not self._argument_names.isdisjoint(self.valued)
+
+    def range_loop_with_append(self) -> bool:
+        """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
+        for loop in self.graph_range_loops:
+            for statement in loop.body:  # type: ignore[attr-defined]
+                for node in walk(statement):
+                    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]
+                        return True
+        return False
