@@ -133,13 +133,14 @@ class GraphDiagnosticsCommand(TfFunctionDiagnostics):
     @classmethod
     def might_apply_to_tree(cls, tree, outline) -> bool:
         """A def that can be a tf.function, and either a clock or random draw (resolved through
-        the imports) in the code of one (RTF102), or a call that passes ``input_signature``,
+        the imports) in the code of one (RTF102), or a static shape read there (``.shape``,
+        ``.get_shape``, ``len``) in a module where a call passes ``input_signature``,
         ``reduce_retracing`` or ``experimental_relax_shapes`` (RTF106 reads static shapes only
         under them; with traces the engine does not ask)."""
         if not outline.references_tf_function:
             return False
         facts = tree_facts(tree, outline)
-        return facts.has_candidates and (facts.shape_keywords or facts.graph_draws)
+        return facts.has_candidates and (facts.graph_draws or (facts.shape_keywords and facts.graph_shape_reads))
 
     def diagnose_module(self, tree: cst.Module) -> None:
         self._py_function_targets = _py_function_targets(tree, self.scope)
