@@ -46,7 +46,45 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _AST = ast.AST
 _SHAPE_READS = frozenset({"shape", "get_shape"})
 #: iterables whose items the call-site analysis types (``range(...)``, ``enumerate(...)``, ``[10, 20]``)
-_VALUED_ITERABLES = (ast.Call, ast.List, ast.Tuple, ast.Set)
+_LITERAL_ITERABLES = (ast.List, ast.Tuple, ast.Set)
+_BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension})
+
+
+def _literal(value: ast.AST | None) -> bool:
+    """A literal the call-site analysis reads as a Python value (``10``, ``-0.5``, ``"adam"``)."""
+    if type(value) is ast.UnaryOp:
+        value = value.operand  # type: ignore[attr-defined]
+    return type(value) is ast.Constant and type(value.value) in (int, float, str)  # type: ignore[attr-defined]
+
+
+def _valued_names(node: ast.AST) -> list[str]:
+    """The names a binding gives a value that :class:`~retrace_fix.codemods._callsites.ModuleCalls`
+    can read evidence from: ``x = <call or literal>`` (an object, a dtype, a shape, a value), a
+    counter (``x += ...``), ``for x in range(...)``, ``for i, _ in enumerate(...)``, ``for x in
+    [10, 20]`` (a loop variable whose type is known); never a name unpacked from a tuple (those
+    bindings carry nothing) or a loop over anything else."""
+    kind = type(node)
+    if kind is ast.Assign:
+        if type(node.value) is ast.Call or _literal(node.value):  # type: ignore[attr-defined]
+            return [t.id for t in node.targets if type(t) is ast.Name]  # type: ignore[attr-defined]
+        return []
+    if kind is ast.AnnAssign or kind is ast.NamedExpr:
+        if type(node.target) is ast.Name and (type(node.value) is ast.Call or _literal(node.value)):  # type: ignore[attr-defined]
+            return [node.target.id]  # type: ignore[attr-defined]
+        return []
+    if kind is ast.AugAssign:
+        return [node.target.id] if type(node.target) is ast.Name else []  # type: ignore[attr-defined]
+    target, iterable = node.target, node.iter  # type: ignore[attr-defined]
+    if type(iterable) is ast.Call and type(iterable.func) is ast.Name:  # type: ignore[attr-defined]
+        if iterable.func.id == "range" and type(target) is ast.Name:  # type: ignore[attr-defined]
+            return [target.id]  # type: ignore[attr-defined]
+        if iterable.func.id == "enumerate" and type(target) in (ast.Tuple, ast.List) and target.elts \
+                and type(target.elts[0]) is ast.Name:  # type: ignore[attr-defined]
+            return [target.elts[0].id]  # type: ignore[attr-defined]
+        return []
+    if type(iterable) in _LITERAL_ITERABLES and type(target) is ast.Name:
+        return [target.id]  # type: ignore[attr-defined]
+    return []
 
 
 def tree_facts(tree: ast.Module, outline) -> "TreeFacts":
@@ -81,19 +119,14 @@ class TreeFacts:
         calls: list[ast.Call] = []
         assigns: list[ast.Assign] = []
         defs: list[ast.AST] = []
-        #: names some statement may give a value the call-site analysis reads (an assignment, a
-        #: counter, a loop over a call or a literal list): only they can carry evidence as arguments
-        self.valued: set[str] = set()
-        targets: list[ast.AST] = []
+        #: name -> how many bindings may give it a value the call-site analysis reads
+        #: (:func:`_valued_names`): only such names can carry evidence as arguments
+        self.valued: dict[str, int] = {}
         for node in walk(tree):
             kind = type(node)
-            if kind is ast.Assign:
-                targets.extend(node.targets)  # type: ignore[attr-defined]
-            elif kind is ast.AnnAssign or kind is ast.AugAssign or kind is ast.NamedExpr:
-                targets.append(node.target)  # type: ignore[attr-defined]
-            elif kind is ast.For or kind is ast.AsyncFor or kind is ast.comprehension:
-                if type(node.iter) in _VALUED_ITERABLES:  # type: ignore[attr-defined]
-                    targets.append(node.target)  # type: ignore[attr-defined]
+            if kind in _BINDINGS:
+                for name in _valued_names(node):
+                    self.valued[name] = self.valued.get(name, 0) + 1
             if kind is ast.Call:
                 calls.append(node)  # type: ignore[arg-type]
                 if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
@@ -115,8 +148,6 @@ class TreeFacts:
                 for alias in node.names:  # type: ignore[attr-defined]
                     if alias.name != "*":
                         self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
-        for target in targets:
-            self.valued.update(node.id for node in walk(target) if type(node) is ast.Name)  # type: ignore[attr-defined]
         for name, imported in self.imports.items():
             if any(target.rsplit(".", 1)[-1] == "function" for target in imported):
                 self.tf_names.add(name)
@@ -156,8 +187,10 @@ class TreeFacts:
         #: the first argument of a call creation or None)
         self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
         self.loop_called: set[str] = set()  # names called inside a loop or comprehension
-        self.evidence_at_call = False  # an argument at a call of a callable can carry evidence
-        self._argument_names: set[str] = set()  # ...or would, if the name has a value (`valued`)
+        #: a call site that can give the call-site diagnostics something to compare: in a loop
+        #: with an argument that can carry evidence, or two such arguments of one tf.function
+        self.evidence_at_call = False
+        self._sources: dict[str, int] = {}  # callable -> the evidence its arguments can carry
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
         self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
         #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
@@ -211,7 +244,7 @@ class TreeFacts:
                     if any_loop:
                         self.loop_called.add(name)
                     if name in self.callables and not self.evidence_at_call:
-                        self._read_arguments(node)  # type: ignore[arg-type]
+                        self._read_arguments(name, node, any_loop)  # type: ignore[arg-type]
                 func = node.func  # type: ignore[attr-defined]
                 inner = func.func if type(func) is ast.Call else None
                 if node.args and type(node.args[0]) is not ast.Starred and (  # type: ignore[attr-defined]
@@ -329,24 +362,33 @@ class TreeFacts:
                 return True
         return False
 
-    def _read_arguments(self, call: ast.Call) -> None:
-        """Can an argument of ``call`` tell the call-site analysis anything?  A call (an object
-        constructed, a dtype or shape stated), a number or string literal, arithmetic, or a name
-        (if some statement gives it a value); not an attribute, a subscript, a lambda..."""
+    def _read_arguments(self, name: str, call: ast.Call, in_loop: bool) -> None:
+        """What the arguments of a call of the callable ``name`` can tell the call-site analysis.
+
+        An argument carries evidence only as a call (an object constructed, a dtype or shape
+        stated), a number or string literal, arithmetic, or a name with valued bindings
+        (:func:`_valued_names`: each binding one source), never as an attribute, a subscript, a
+        lambda...  Every diagnostic compares: a value that varies in a loop around the call
+        (a loop variable, a counter, an object or shape made per iteration), or two sources
+        for one parameter (two literals, dtypes, shapes, objects).  So a call in a loop with
+        one source, or a tf.function with two sources over all its calls, can report."""
+        sources = 0
         for value in [*call.args, *(k.value for k in call.keywords if k.arg is not None)]:
             kind = type(value)
             if kind is ast.Name:
-                self._argument_names.add(value.id)  # type: ignore[attr-defined]
-            elif kind is ast.Call or kind is ast.BinOp or kind is ast.UnaryOp or (
-                kind is ast.Constant and type(value.value) in (int, float, str)  # type: ignore[attr-defined]
-            ):
-                self.evidence_at_call = True
-                return
+                sources += self.valued.get(value.id, 0)  # type: ignore[attr-defined]
+            elif kind is ast.Call or kind is ast.BinOp or _literal(value):
+                sources += 1
+        if not sources:
+            return
+        total = self._sources[name] = self._sources.get(name, 0) + sources
+        if in_loop or total >= 2:
+            self.evidence_at_call = True
 
     def calls_a_tf_function_with_arguments(self) -> bool:
-        """Does a call of a name that can be a tf.function of this module pass it an argument
-        that can carry evidence (the call sites RTF103, RTF104, RTF105 and RTF107 read)?"""
-        return self.evidence_at_call or not self._argument_names.isdisjoint(self.valued)
+        """Does a call of a name that can be a tf.function of this module pass it arguments
+        the call-site diagnostics (RTF103, RTF104, RTF105, RTF107) can compare?"""
+        return self.evidence_at_call
 
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""

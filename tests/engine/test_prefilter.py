@@ -147,9 +147,13 @@ def check_plan(text: str, code: str, needed: bool) -> None:
         # the call sites RTF103/104/105/107 read: a call of a tf.function with an argument that can tell
         (STEP + "for n in range(3):\n    step(x, n)\n", True),  # a loop variable
         (STEP + "step(tf.ones([2]), 3)\n", True),  # a call and a literal
-        (STEP + "k = 2\nstep(x, k)\n", True),  # a name given a value
-        ("from tensorflow import function as tfn\n\n@tfn\ndef step(x):\n    return x\n\nstep(1)\n", True),
-        (TF + "def f(x):\n    return x\n\nstep = tf.function(f)\nstep(2.0)\n", True),  # an assigned tf.function
+        (STEP + "step(x, 1)\nstep(x, 2)\n", True),  # two literals: two values to compare
+        (STEP + "k = 2\nif flag:\n    k = 3\nstep(x, k)\n", True),  # a name given two values
+        (STEP + "k = 2\nstep(x, k)\n", False),  # one value, no loop: nothing to compare
+        (STEP + "for b in data:\n    step(b, self.n)\n", False),  # in a loop, but nothing that can vary
+        (STEP + "for i, b in enumerate(data):\n    step(b, i)\n", True),  # an enumerate index
+        ("from tensorflow import function as tfn\n\n@tfn\ndef step(x):\n    return x\n\nstep(1)\nstep(2)\n", True),
+        (TF + "def f(x):\n    return x\n\nstep = tf.function(f)\nstep(2.0)\nstep(3.0)\n", True),  # assigned
         (STEP + "for x, n in data:\n    step(x, n)\n", False),  # names with no value the analysis reads
         (STEP + "step(self.x, batch[0])\n", False),  # an attribute, a subscript
         (STEP + "other(1, 2)\n", False),  # not a tf.function of this module
