@@ -122,11 +122,17 @@ class TreeFacts:
         #: name -> how many bindings may give it a value the call-site analysis reads
         #: (:func:`_valued_names`): only such names can carry evidence as arguments
         self.valued: dict[str, int] = {}
+        #: name -> the names in the calls assigned to it (``x = tf.zeros([n])``: ``n`` may vary)
+        self.call_values: dict[str, set[str]] = {}
         for node in walk(tree):
             kind = type(node)
             if kind in _BINDINGS:
                 for name in _valued_names(node):
                     self.valued[name] = self.valued.get(name, 0) + 1
+                    value = getattr(node, "value", None)
+                    if type(value) is ast.Call:
+                        self.call_values.setdefault(name, set()).update(
+                            sub.id for sub in walk(value) if type(sub) is ast.Name)  # type: ignore[attr-defined]
             if kind is ast.Call:
                 calls.append(node)  # type: ignore[arg-type]
                 if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
@@ -187,10 +193,8 @@ class TreeFacts:
         #: the first argument of a call creation or None)
         self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
         self.loop_called: set[str] = set()  # names called inside a loop or comprehension
-        #: a call site that can give the call-site diagnostics something to compare: in a loop
-        #: with an argument that can carry evidence, or two such arguments of one tf.function
-        self.evidence_at_call = False
-        self._sources: dict[str, int] = {}  # callable -> the evidence its arguments can carry
+        self.loop_valued: set[str] = set()  # valued names with a binding inside a loop (or a loop's target)
+        self._call_sites: list[tuple[str, ast.Call, bool]] = []  # (callable, call, inside a loop)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
         self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
         #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
@@ -238,13 +242,15 @@ class TreeFacts:
         while stack:
             node, owner, loop, any_loop, graph = pop()
             kind = type(node)
+            if kind in _BINDINGS and (any_loop or kind is ast.For or kind is ast.AsyncFor):
+                self.loop_valued.update(_valued_names(node))
             if kind is ast.Call:
                 name = _called_name(node.func)  # type: ignore[attr-defined]
                 if name is not None:
                     if any_loop:
                         self.loop_called.add(name)
-                    if name in self.callables and not self.evidence_at_call:
-                        self._read_arguments(name, node, any_loop)  # type: ignore[arg-type]
+                    if name in self.callables:
+                        self._call_sites.append((name, node, any_loop))  # type: ignore[arg-type]
                 func = node.func  # type: ignore[attr-defined]
                 inner = func.func if type(func) is ast.Call else None
                 if node.args and type(node.args[0]) is not ast.Starred and (  # type: ignore[attr-defined]
@@ -362,33 +368,50 @@ class TreeFacts:
                 return True
         return False
 
-    def _read_arguments(self, name: str, call: ast.Call, in_loop: bool) -> None:
-        """What the arguments of a call of the callable ``name`` can tell the call-site analysis.
+    def calls_a_tf_function_with_arguments(self) -> bool:
+        """Does a call of a name that can be a tf.function of this module pass arguments the
+        call-site diagnostics (RTF103, RTF104, RTF105, RTF107) can compare?
 
         An argument carries evidence only as a call (an object constructed, a dtype or shape
         stated), a number or string literal, arithmetic, or a name with valued bindings
-        (:func:`_valued_names`: each binding one source), never as an attribute, a subscript, a
-        lambda...  Every diagnostic compares: a value that varies in a loop around the call
-        (a loop variable, a counter, an object or shape made per iteration), or two sources
-        for one parameter (two literals, dtypes, shapes, objects).  So a call in a loop with
-        one source, or a tf.function with two sources over all its calls, can report."""
-        sources = 0
-        for value in [*call.args, *(k.value for k in call.keywords if k.arg is not None)]:
-            kind = type(value)
-            if kind is ast.Name:
-                sources += self.valued.get(value.id, 0)  # type: ignore[attr-defined]
-            elif kind is ast.Call or kind is ast.BinOp or _literal(value):
-                sources += 1
-        if not sources:
-            return
-        total = self._sources[name] = self._sources.get(name, 0) + sources
-        if in_loop or total >= 2:
-            self.evidence_at_call = True
-
-    def calls_a_tf_function_with_arguments(self) -> bool:
-        """Does a call of a name that can be a tf.function of this module pass it arguments
-        the call-site diagnostics (RTF103, RTF104, RTF105, RTF107) can compare?"""
-        return self.evidence_at_call
+        (:func:`_valued_names`, each binding one source); never as an attribute, a subscript, a
+        lambda...  Every diagnostic compares, one parameter at a time: a value that varies in
+        a loop around the call (a loop variable, a counter, an object or a shape made per
+        iteration: a call or arithmetic there, or a name bound in a loop or assigned a call
+        that reads such a name), or two sources for the parameter over all the calls (two
+        literals, dtypes, shapes, objects).  A parameter is keyed by its position, and a
+        keyword argument counts for every parameter.
+        """
+        per_parameter: dict[tuple[str, int], int] = {}
+        by_keyword: dict[str, int] = {}
+        loop_valued = self.loop_valued
+        for name, call, in_loop in self._call_sites:
+            position = 0
+            arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
+            for value, keyword in arguments:
+                kind = type(value)
+                if kind is ast.Starred:
+                    continue
+                if kind is ast.Name:
+                    sources = self.valued.get(value.id, 0)  # type: ignore[attr-defined]
+                    varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
+                        self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
+                elif kind is ast.Call or kind is ast.BinOp:
+                    sources, varies = 1, True
+                else:
+                    sources, varies = int(_literal(value)), False
+                if keyword is None:
+                    key = (name, position)
+                    position += 1
+                    if sources:
+                        per_parameter[key] = per_parameter.get(key, 0) + sources
+                elif sources:
+                    by_keyword[name] = by_keyword.get(name, 0) + sources
+                if sources and in_loop and varies:
+                    return True
+        if any(count >= 2 for count in by_keyword.values()):
+            return True
+        return any(count + by_keyword.get(name, 0) >= 2 for (name, _), count in per_parameter.items())
 
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""

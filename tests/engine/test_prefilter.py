@@ -146,7 +146,11 @@ def check_plan(text: str, code: str, needed: bool) -> None:
     [
         # the call sites RTF103/104/105/107 read: a call of a tf.function with an argument that can tell
         (STEP + "for n in range(3):\n    step(x, n)\n", True),  # a loop variable
-        (STEP + "step(tf.ones([2]), 3)\n", True),  # a call and a literal
+        (STEP + "step(tf.ones([2]), 3)\nstep(tf.ones([3]), 3)\n", True),  # two calls for `x`
+        (STEP + "step(tf.ones([2]), 3)\n", False),  # one source per parameter, no loop
+        (STEP + "m = make()\nfor b in data:\n    step(m, b)\n", False),  # made once, before the loop
+        (STEP + "for b in data:\n    m = make()\n    step(m, 1)\n", True),  # a new object per iteration
+        (STEP + "for n in range(3):\n    x = tf.zeros([n])\nfor b in data:\n    step(x, 1)\n", True),
         (STEP + "step(x, 1)\nstep(x, 2)\n", True),  # two literals: two values to compare
         (STEP + "k = 2\nif flag:\n    k = 3\nstep(x, k)\n", True),  # a name given two values
         (STEP + "k = 2\nstep(x, k)\n", False),  # one value, no loop: nothing to compare
