@@ -35,7 +35,7 @@ import ast
 from retrace_fix.ast_walk import child_fields, walk
 from retrace_fix.codemods._creations import FACTORY_NAMES
 from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
-from retrace_fix.tfnames import canonical
+from retrace_fix.tfnames import TF_FUNCTION, canonical
 
 #: keywords of tf.function that make shapes generalise (RTF106 reads static shapes under them)
 SHAPE_KEYWORDS = frozenset({"input_signature", "reduce_retracing", "experimental_relax_shapes"})
@@ -44,9 +44,32 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _AST = ast.AST
+#: the walk's graph levels: code a tf.function may run (a candidate's), and code one surely runs
+_GRAPH, _SURELY_GRAPH = 1, 2
 _SHAPE_READS = frozenset({"shape", "get_shape"})
 #: iterables whose items the call-site analysis types (``range(...)``, ``enumerate(...)``, ``[10, 20]``)
 _LITERAL_ITERABLES = (ast.List, ast.Tuple, ast.Set)
+_NAMED_BINDINGS = (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+
+
+def _module_level_imports(tree: ast.Module) -> set[str]:
+    """The names absolute imports bind at module level (also inside its ``if``/``try`` blocks)."""
+    names: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        statement = statements.pop()
+        kind = type(statement)
+        if kind is ast.Import:
+            names.update(a.asname or a.name.split(".")[0] for a in statement.names)  # type: ignore[attr-defined]
+        elif kind is ast.ImportFrom and not statement.level:  # type: ignore[attr-defined]
+            names.update(a.asname or a.name for a in statement.names)  # type: ignore[attr-defined]
+        elif kind is ast.If:
+            statements.extend([*statement.body, *statement.orelse])  # type: ignore[attr-defined]
+        elif kind is ast.Try or kind.__name__ == "TryStar":
+            statements.extend([*statement.body, *statement.orelse, *statement.finalbody])  # type: ignore[attr-defined]
+            for handler in statement.handlers:  # type: ignore[attr-defined]
+                statements.extend(handler.body)
+    return names
 _BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension})
 
 
@@ -57,19 +80,20 @@ def _literal(value: ast.AST | None) -> bool:
     return type(value) is ast.Constant and type(value.value) in (int, float, str)  # type: ignore[attr-defined]
 
 
-def _valued_names(node: ast.AST) -> list[str]:
+def _valued_names(node: ast.AST, tells) -> list[str]:
     """The names a binding gives a value that :class:`~retrace_fix.codemods._callsites.ModuleCalls`
-    can read evidence from: ``x = <call or literal>`` (an object, a dtype, a shape, a value), a
+    can read evidence from: ``x = <call>`` where ``tells`` says the call can state an object, a
+    dtype or a shape (:meth:`TreeFacts.call_tells`), ``x = <literal>``, a
     counter (``x += ...``), ``for x in range(...)``, ``for i, _ in enumerate(...)``, ``for x in
     [10, 20]`` (a loop variable whose type is known); never a name unpacked from a tuple (those
     bindings carry nothing) or a loop over anything else."""
     kind = type(node)
     if kind is ast.Assign:
-        if type(node.value) is ast.Call or _literal(node.value):  # type: ignore[attr-defined]
+        if tells(node.value) or _literal(node.value):  # type: ignore[attr-defined]
             return [t.id for t in node.targets if type(t) is ast.Name]  # type: ignore[attr-defined]
         return []
     if kind is ast.AnnAssign or kind is ast.NamedExpr:
-        if type(node.target) is ast.Name and (type(node.value) is ast.Call or _literal(node.value)):  # type: ignore[attr-defined]
+        if type(node.target) is ast.Name and (tells(node.value) or _literal(node.value)):  # type: ignore[attr-defined]
             return [node.target.id]  # type: ignore[attr-defined]
         return []
     if kind is ast.AugAssign:
@@ -124,15 +148,29 @@ class TreeFacts:
         self.valued: dict[str, int] = {}
         #: name -> the names in the calls assigned to it (``x = tf.zeros([n])``: ``n`` may vary)
         self.call_values: dict[str, set[str]] = {}
+        bindings: list[ast.AST] = []
+        self.classes: set[str] = set()  # the names of the module's classes (RTF104's objects)
+        #: names bound other than by an absolute import, anywhere (``tf = ...``, a parameter, a def)
+        self.rebound: set[str] = set()
+        rebound = self.rebound
         for node in walk(tree):
             kind = type(node)
+            if kind is ast.Name:
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    rebound.add(node.id)  # type: ignore[attr-defined]
+                continue
             if kind in _BINDINGS:
-                for name in _valued_names(node):
-                    self.valued[name] = self.valued.get(name, 0) + 1
-                    value = getattr(node, "value", None)
-                    if type(value) is ast.Call:
-                        self.call_values.setdefault(name, set()).update(
-                            sub.id for sub in walk(value) if type(sub) is ast.Name)  # type: ignore[attr-defined]
+                bindings.append(node)
+            elif kind is ast.arg:
+                rebound.add(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.ClassDef:
+                self.classes.add(node.name)  # type: ignore[attr-defined]
+                rebound.add(node.name)  # type: ignore[attr-defined]
+            elif kind in _NAMED_BINDINGS:
+                if node.name:  # type: ignore[attr-defined]
+                    rebound.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+                rebound.add(node.rest)  # type: ignore[attr-defined]
             if kind is ast.Call:
                 calls.append(node)  # type: ignore[arg-type]
                 if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
@@ -141,6 +179,7 @@ class TreeFacts:
                 assigns.append(node)  # type: ignore[arg-type]
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 defs.append(node)
+                rebound.add(node.name)  # type: ignore[attr-defined]
             elif kind is ast.Import:
                 for alias in node.names:  # type: ignore[attr-defined]
                     if alias.asname:
@@ -150,10 +189,18 @@ class TreeFacts:
                         self._bind(head, head)
             elif kind is ast.ImportFrom:
                 if node.level or not node.module:  # type: ignore[attr-defined]
+                    rebound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
                     continue
                 for alias in node.names:  # type: ignore[attr-defined]
                     if alias.name != "*":
                         self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+        for node in bindings:
+            for name in _valued_names(node, self.call_tells):
+                self.valued[name] = self.valued.get(name, 0) + 1
+                value = getattr(node, "value", None)
+                if type(value) is ast.Call:
+                    self.call_values.setdefault(name, set()).update(
+                        sub.id for sub in walk(value) if type(sub) is ast.Name)  # type: ignore[attr-defined]
         for name, imported in self.imports.items():
             if any(target.rsplit(".", 1)[-1] == "function" for target in imported):
                 self.tf_names.add(name)
@@ -182,8 +229,13 @@ class TreeFacts:
                 self.callables.update(target.id for target in assign.targets if type(target) is ast.Name)  # type: ignore[attr-defined]
         self.candidates: set[int] = set()  # ids of the defs that can be tf.functions
         self.decorated: set[int] = set()  # ...of those, the ones a decorator makes one
+        self.surely: set[int] = set()  # ...of those, the ones LibCST surely finds (their calls are graph code)
+        module_imports = _module_level_imports(tree)
         for node in defs:
             if any(self._tf_decorator(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                if any(self._surely_tf_function(d.func if type(d) is ast.Call else d, module_imports)  # type: ignore[attr-defined]
+                       for d in node.decorator_list):  # type: ignore[attr-defined]
+                    self.surely.add(id(node))
                 self.decorated.add(id(node))
                 self.candidates.add(id(node))
                 self.callables.add(node.name)  # type: ignore[attr-defined]
@@ -217,6 +269,37 @@ class TreeFacts:
     def _tf_decorator(self, decorator: ast.expr) -> bool:
         return self.is_tf_function(decorator) or (type(decorator) is ast.Call and self.is_tf_function(decorator.func))  # type: ignore[attr-defined]
 
+    def _surely_tf_function(self, expr: ast.AST, module_imports: set[str]) -> bool:
+        """Does every reading of ``expr`` make it ``tf.function``, as LibCST's scope resolves it?
+        Its head is imported at module level, only ever bound by absolute imports, each of
+        which makes ``expr`` resolve to ``tensorflow.function``."""
+        parts: list[str] = []
+        while type(expr) is ast.Attribute:
+            parts.append(expr.attr)  # type: ignore[attr-defined]
+            expr = expr.value  # type: ignore[attr-defined]
+        if type(expr) is not ast.Name:
+            return False
+        head = expr.id  # type: ignore[attr-defined]
+        if head in self.rebound or head not in module_imports:
+            return False
+        rest = ".".join(reversed(parts))
+        return all(canonical(f"{target}.{rest}" if rest else target) == TF_FUNCTION
+                   for target in self.imports.get(head, ("",)))
+
+    def call_tells(self, value: ast.AST | None) -> bool:
+        """Can the call-site analysis read something from the call ``value``: an object of a class
+        of this module or of Keras (RTF104), a dtype (``x.astype(...)``, a TF/NumPy constructor:
+        RTF105) or a shape (RTF107)?  Those are calls of a class of the module or of a name
+        imports bind (what ``Scope.qualify`` resolves)."""
+        if type(value) is not ast.Call:
+            return False
+        func = value.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute and func.attr == "astype":  # type: ignore[attr-defined]
+            return True
+        while type(func) is ast.Attribute:
+            func = func.value  # type: ignore[attr-defined]
+        return type(func) is ast.Name and (func.id in self.imports or func.id in self.classes)  # type: ignore[attr-defined]
+
     def qualified(self, func: ast.expr) -> set[str]:
         """The canonical dotted names ``func`` (a name or attribute chain) can mean through the imports."""
         parts: list[str] = []
@@ -236,20 +319,20 @@ class TreeFacts:
     def _walk(self) -> None:
         """Creations, loop calls, calls with arguments, and what the candidates' code does."""
         # (node, def name around it, a loop around it in that def, a loop around it anywhere, graph code)
-        stack: list[tuple[ast.AST, str | None, bool, bool, bool]] = [(self.tree, None, False, False, False)]
+        stack: list[tuple[ast.AST, str | None, bool, bool, int]] = [(self.tree, None, False, False, 0)]
         pop, push = stack.pop, stack.append
-        candidates, decorated = self.candidates, self.decorated
+        candidates, decorated, surely = self.candidates, self.decorated, self.surely
         while stack:
             node, owner, loop, any_loop, graph = pop()
             kind = type(node)
             if kind in _BINDINGS and (any_loop or kind is ast.For or kind is ast.AsyncFor):
-                self.loop_valued.update(_valued_names(node))
+                self.loop_valued.update(_valued_names(node, self.call_tells))
             if kind is ast.Call:
                 name = _called_name(node.func)  # type: ignore[attr-defined]
                 if name is not None:
                     if any_loop:
                         self.loop_called.add(name)
-                    if name in self.callables:
+                    if name in self.callables and graph != _SURELY_GRAPH:
                         self._call_sites.append((name, node, any_loop))  # type: ignore[arg-type]
                 func = node.func  # type: ignore[attr-defined]
                 inner = func.func if type(func) is ast.Call else None
@@ -259,7 +342,7 @@ class TreeFacts:
                     first = node.args[0]  # type: ignore[attr-defined]
                     self.creations.append((node, owner, loop, first))
                     if type(first) is ast.Lambda:  # tf.function(lambda ...): its body is graph code
-                        push((first, owner, loop, any_loop, True))
+                        push((first, owner, loop, any_loop, graph or _GRAPH))
                         for child in node.args[1:]:  # type: ignore[attr-defined]
                             push((child, owner, loop, any_loop, graph))
                         for keyword in node.keywords:  # type: ignore[attr-defined]
@@ -281,7 +364,8 @@ class TreeFacts:
                 for child in (node.args, node.returns):  # type: ignore[attr-defined]
                     if child is not None:
                         push((child, owner, loop, any_loop, graph))
-                inside = graph or id(node) in candidates
+                inside = _SURELY_GRAPH if graph == _SURELY_GRAPH or id(node) in surely else (
+                    _GRAPH if graph or id(node) in candidates else 0)
                 for statement in node.body:  # type: ignore[attr-defined]
                     push((statement, node.name, False, any_loop, inside))  # type: ignore[attr-defined]
                 continue
@@ -396,7 +480,7 @@ class TreeFacts:
                     sources = self.valued.get(value.id, 0)  # type: ignore[attr-defined]
                     varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
                         self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
-                elif kind is ast.Call or kind is ast.BinOp:
+                elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
                     sources, varies = 1, True
                 else:
                     sources, varies = int(_literal(value)), False

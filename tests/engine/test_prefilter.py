@@ -149,7 +149,11 @@ def check_plan(text: str, code: str, needed: bool) -> None:
         (STEP + "step(tf.ones([2]), 3)\nstep(tf.ones([3]), 3)\n", True),  # two calls for `x`
         (STEP + "step(tf.ones([2]), 3)\n", False),  # one source per parameter, no loop
         (STEP + "m = make()\nfor b in data:\n    step(m, b)\n", False),  # made once, before the loop
-        (STEP + "for b in data:\n    m = make()\n    step(m, 1)\n", True),  # a new object per iteration
+        (STEP + "for b in data:\n    m = tf.keras.Sequential()\n    step(m, 1)\n", True),  # an object per iteration
+        (STEP + "for b in data:\n    m = make()\n    step(m, 1)\n", False),  # a call that states nothing
+        (STEP + "@tf.function\ndef outer(x):\n    return step(x, 1) + step(x, 2)\n", False),  # graph code
+        (STEP + "def outer(x):\n    return step(x, 1) + step(x, 2)\n", True),  # eager: two values
+        (STEP + "@tf.function\ndef outer(x):\n    return step(x, 1) + step(x, 2)\n\ntf = None\n", True),  # unsure
         (STEP + "for n in range(3):\n    x = tf.zeros([n])\nfor b in data:\n    step(x, 1)\n", True),
         (STEP + "step(x, 1)\nstep(x, 2)\n", True),  # two literals: two values to compare
         (STEP + "k = 2\nif flag:\n    k = 3\nstep(x, k)\n", True),  # a name given two values
