@@ -497,6 +497,14 @@ class TreeFacts:
             return True
         return any(count + by_keyword.get(name, 0) >= 2 for (name, _), count in per_parameter.items())
 
+    def range_loop_with_a_bound(self) -> bool:
+        """A graph ``for ... in range(...)`` whose bounds are not all number literals (RTF001 acts
+        only where a bound is a parameter or a tensor: ``range(3)`` is unrolled on purpose)."""
+        return any(
+            any(type(arg) is not ast.Constant for arg in loop.iter.args)  # type: ignore[attr-defined]
+            for loop in self.graph_range_loops
+        )
+
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
         for loop in self.graph_range_loops:

@@ -125,10 +125,11 @@ class RangeToTfRangeCommand(RetraceCodemod):
 
     @classmethod
     def might_apply_to_tree(cls, tree, outline) -> bool:
-        """A ``for ... in range(...)`` inside a def that can be a tf.function: every loop and
-        call-site argument :class:`~retrace_fix.codemods._range_decider.RangeDecider` changes
-        or explains starts from one."""
-        return outline.references_tf_function and bool(tree_facts(tree, outline).graph_range_loops)
+        """A ``for ... in range(...)`` with a bound that is not a number literal, inside a def
+        that can be a tf.function: every loop and call-site argument
+        :class:`~retrace_fix.codemods._range_decider.RangeDecider` changes or explains starts
+        from one whose bound is a parameter or a tensor."""
+        return outline.references_tf_function and tree_facts(tree, outline).range_loop_with_a_bound()
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         result = super().transform_module(tree)

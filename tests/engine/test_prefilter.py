@@ -220,6 +220,9 @@ def test_graph_code_diagnostics_need_a_draw_or_a_shape_read_in_graph_code(text, 
         (TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n", "RTF007", False),
         (TF + "@tf.function\ndef f(x):\n    return x\n\nfor i in range(3):\n    f(i)\n", "RTF001", False),
         (TF + "@tf.function\ndef f(x, n):\n    for y in x:\n        x += 1\n    return x\n", "RTF001", False),
+        (TF + "@tf.function\ndef f(x):\n    for i in range(3):\n        x += 1\n    return x\n", "RTF001", False),
+        (TF + "@tf.function\ndef f(x):\n    for i in range(tf.shape(x)[0]):\n        x += 1\n    return x\n", "RTF001",
+         True),
     ],
 )
 def test_range_codemods_need_a_range_loop_in_graph_code(text, code, needed):
