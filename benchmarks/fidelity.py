@@ -2,7 +2,8 @@
 
 For every program -- the lifetime-sensitive ones in ``benchmarks/fidelity_programs/``
 (bound methods, lambdas and temporary objects as arguments, weakref-keyed
-caches, ``__del__``, generators, variables created on the first call), every
+caches, ``__del__``, generators, variables created on the first call,
+tf.functions of ``functools.partial`` and callable objects), every
 case of the public-report corpus ``benchmarks/reports/`` and every executed
 golden case (``golden/*/*/drive.py`` with its ``input.py``) -- on a temporary
 copy that is its own git root:
@@ -247,6 +248,12 @@ def _probe_counts(probe_out: Path) -> dict[str, int]:
     return {k: v for k, v in counts.items() if v}
 
 
+def _origin(function) -> str:
+    """``FILE::QUALNAME::LINE`` (``::WRAPS`` for a partial or callable object), as the probe names it."""
+    wraps = getattr(function, "wraps", None)  # --repo: an older checkout's records have none
+    return "::".join([function.file, function.qualname, str(function.firstlineno)] + ([wraps] if wraps else []))
+
+
 def _file_counts(trace_file: Path) -> tuple[dict[str, int] | None, dict[str, int], dict[str, int]]:
     """(origin -> total_traces, origin -> variable-creation traces, proof result -> count) of a trace file."""
     from retrace_fix.traces.model import TraceFileError, load_trace_file
@@ -257,9 +264,8 @@ def _file_counts(trace_file: Path) -> tuple[dict[str, int] | None, dict[str, int
         trace_set = load_trace_file(str(trace_file))
     except TraceFileError:
         return None, {}, {}
-    counts = {f"{f.file}::{f.qualname}::{f.firstlineno}": f.total_traces for f in trace_set}
-    extra = {f"{f.file}::{f.qualname}::{f.firstlineno}": sum(getattr(t, "variable_creation", 0) for t in f.traces)
-             for f in trace_set}
+    counts = {_origin(f): f.total_traces for f in trace_set}
+    extra = {_origin(f): sum(getattr(t, "variable_creation", 0) for t in f.traces) for f in trace_set}
     proofs: dict[str, int] = {}
     for function in trace_set:
         for proof in function.proofs.values():

@@ -212,6 +212,7 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
             parsed_text = self.settings.parsed_text if source_text is not None else None
             self.analysis = ModuleAnalysis.build(tree, source_text, module_text=parsed_text)
             self.context.scratch[_ANALYSIS_KEY] = self.analysis
+        self.analysis.origin_line = self.settings.origin_line  # this tree's lines -> the file's (messages)
         self.scope = Scope(self.analysis.table)
         return super().transform_module(tree)
 

@@ -125,6 +125,8 @@ class ArgDecider(ModuleReader):
             return []
         out = []
         for function in traces:
+            if function.wraps is not None:
+                continue  # a partial's or callable object's record: its parameters are not the call's
             params = _new_callables(function)
             if not params:
                 continue
@@ -154,17 +156,17 @@ class ArgDecider(ModuleReader):
                 return None
             kind = "bound method"
             head = (f"`{short_code(expr)}` makes a new bound-method object at every access: {shown} "
-                    f"traces again on every call of the loop at line {self.line(loop)}")
+                    f"traces again on every call of the loop at line {self.file_line(loop)}")
         elif isinstance(expr, cst.Call) and self.scope.qualify(expr.func) == "functools.partial":
             verdict = self.partial(site, loop, expr)
             kind = "functools.partial"
             head = (f"`{short_code(expr)}` builds a new `functools.partial` object at every iteration of the loop "
-                    f"at line {self.line(loop)}: {shown} traces again on every call")
+                    f"at line {self.file_line(loop)}: {shown} traces again on every call")
         elif isinstance(expr, cst.Lambda):
             verdict = self.lambda_(site, loop, expr)
             kind = "lambda"
             head = (f"`{short_code(expr)}` builds a new function object at every iteration of the loop at line "
-                    f"{self.line(loop)}: {shown} traces again on every call")
+                    f"{self.file_line(loop)}: {shown} traces again on every call")
         else:
             return None
         if verdict is None:
@@ -203,12 +205,12 @@ class ArgDecider(ModuleReader):
             return None
         rebound = self.rebound_in_loop(site, loop, receiver.value)
         if rebound is not None:
-            where = f"line {self.line(rebound)}" if rebound is not loop else "a function declares it `global`"
+            where = f"line {self.file_line(rebound)}" if rebound is not loop else "a function declares it `global`"
             return (Tier.DIAGNOSTIC, f"`{receiver.value}` is rebound in the loop ({where}): a new object per "
                     "iteration; keep one object, or pass its tensors instead of its method")
         stores = attribute_stores(self.module, attr)
         if stores:
-            return (Tier.DIAGNOSTIC, f"an attribute `{attr}` is assigned at line {self.line(stores[0])}: "
+            return (Tier.DIAGNOSTIC, f"an attribute `{attr}` is assigned at line {self.file_line(stores[0])}: "
                     f"`{short_code(expr)}` may be another function by then")
         if method is None:  # the traces saw a new bound method at every call; its class is elsewhere
             return (Tier.UNSAFE, f"this module does not show the class of `{receiver.value}`: retrace-fix cannot "
@@ -238,7 +240,7 @@ class ArgDecider(ModuleReader):
                     continue
                 for store in attribute_stores(self.module, attr):
                     if not self.in_init(cls, store):
-                        return (f"`{self_name}.{attr}` is assigned at line {self.line(store)}: the method keeps "
+                        return (f"`{self_name}.{attr}` is assigned at line {self.file_line(store)}: the method keeps "
                                 "the value its first trace read")
         return None
 
@@ -311,7 +313,7 @@ class ArgDecider(ModuleReader):
                             "value as an argument (a tensor) instead")
                 mutated = self.mutated_in_loop(loop, value.value)
                 if mutated is not None:
-                    unsafe.append(f"`{value.value}` is changed in the loop (line {self.line(mutated)}): the "
+                    unsafe.append(f"`{value.value}` is changed in the loop (line {self.file_line(mutated)}): the "
                                   "shared trace keeps the value it saw first")
                 continue
             if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):

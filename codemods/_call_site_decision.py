@@ -70,7 +70,7 @@ def wants_files(traces: TraceSet, available: Iterable[str]) -> set[str]:
     available = set(available)
     files: set[str] = set()
     for function in traces:
-        if function.file in available and function.call_sites and might_convert(function):
+        if function.wraps is None and function.file in available and function.call_sites and might_convert(function):
             files.add(function.file)
             files.update(site.file for site in function.call_sites)
     return files
@@ -116,7 +116,8 @@ def build_plan(sources: dict, traces: TraceSet) -> CallSitePlan:
             modules[relpath] = read_module(relpath, text) if text is not None else None
         return modules[relpath]
 
-    for def_file in sorted({f.file for f in traces if f.file in sources and f.call_sites and might_convert(f)}):
+    for def_file in sorted({f.file for f in traces
+                            if f.wraps is None and f.file in sources and f.call_sites and might_convert(f)}):
         parsed = module(def_file)
         if parsed is None:
             continue

@@ -25,8 +25,17 @@ from retrace_fix.codemods._class_facts import (
     self_attribute_reads,
 )
 from retrace_fix.codemods._creations import Creation, find_creations, is_factory, repeated_evidence
+from retrace_fix.codemods._fresh_captures import fresh_captures
 from retrace_fix.codemods._hoist_bodies import body_hazards, fresh_objects
-from retrace_fix.codemods._hoist_facts import HoistFacts
+from retrace_fix.codemods._hoist_facts import NOT_A_RETRACE, HoistFacts
+from retrace_fix.codemods._hoist_forward import (
+    Forwarder,
+    bound_names,
+    forwarded_args,
+    has_attribute,
+    literal,
+    read_forwarder,
+)
 from retrace_fix.codemods._hoist_syntax import (
     access_name,
     escapes,
@@ -65,6 +74,10 @@ class HoistDecision:
     finding: int = -1  # index of its finding in the codemod's findings
     extra: list[str] = field(default_factory=list)  # captured names that become keyword-only parameters
     calls: set[int] = field(default_factory=set)  # ids of the calls that then pass them
+    #: module-forward: id of each call of the new function -> the call of the module-level one
+    forwards: dict[int, cst.Call] = field(default_factory=dict)
+    dropped: set[int] = field(default_factory=set)  # module-forward: ids of statements removed (`fn = ...`)
+    reuse: bool = False  # module-forward: the module already has ``name = tf.function(f)``
 
 
 _OTHER_FORMS = ("create it once (module level or `__init__`) and reuse it (retrace-fix moves nested defs, "
@@ -82,10 +95,15 @@ class HoistDecider(HoistFacts):
                 continue  # module level (RTF101's), or created only while another tf.function traces
             if creation.guarded or is_factory(owner):
                 continue
-            evidence = (self.trace_evidence(creation) or repeated_evidence(creation, self.calls, self.line)
-                        or self.method_evidence(creation))
+            recorded = self.trace_evidence(creation)
+            if recorded is NOT_A_RETRACE:
+                continue  # the recording: every new function closed over a new model (one trace per model)
+            evidence = (recorded or repeated_evidence(creation, self.calls, self.file_line)
+                        or self.method_evidence(creation) or self.forward_evidence(creation))
             if evidence is None:
                 continue
+            if recorded is None and fresh_captures(creation, self.calls, self.scope, self.analysis.module):
+                continue  # the code: it closes over an object new at every creation (recorded traces decide first)
             candidates.append((creation, evidence))
         if not candidates:
             return []
@@ -128,7 +146,7 @@ class HoistDecider(HoistFacts):
         for access in uses:
             use = access.node
             if id(use) not in inside and self.line(use) < def_line:
-                problems.append(f"`{name}` is used before its definition (line {self.line(use)})")
+                problems.append(f"`{name}` is used before its definition (line {self.file_line(use)})")
                 break
             escape = escapes(use, parents, self.scope)
             if escape is not None:
@@ -289,6 +307,11 @@ class HoistDecider(HoistFacts):
         owner = creation.owner
         parents = parent_map(owner)
         parent = parents.get(id(call))
+        forwarder, refusal = read_forwarder(target, self.scope)
+        if refusal is not None:
+            return self.diagnostic(creation, head, refusal)
+        if forwarder is not None:
+            return self._forward_decision(creation, head, wrap, forwarder, parents)
         lambda_call = None
         if isinstance(target, cst.Lambda):
             lambda_call = lambda_target_call(target, parent, call)
@@ -374,7 +397,7 @@ class HoistDecider(HoistFacts):
         stores = attribute_stores(self.analysis.module, attr)
         if stores:
             return self.diagnostic(creation, head, f"an attribute `{attr}` is assigned at line "
-                                                   f"{self.line(stores[0])}: `{short_code(target)}` may be another "
+                                                   f"{self.file_line(stores[0])}: `{short_code(target)}` may be another "
                                                    "function by then")
         if any("__slots__" in statement_binds(s) for s in class_statements(cls)):
             return self.diagnostic(creation, head, f"`{cls.name.value}` defines `__slots__`: no attribute to cache "
@@ -396,7 +419,7 @@ class HoistDecider(HoistFacts):
             outside = [n for n in attribute_stores(self.analysis.module, read)  # the class's own: above
                        if not any(self.inside(n, f) for f in class_statements(cls) if isinstance(f, cst.FunctionDef))]
             if outside and read not in {m.name.value for m in class_statements(cls) if isinstance(m, cst.FunctionDef)}:
-                unsafe.append(f"`{self_name}.{read}` is assigned at line {self.line(outside[0])}: the method keeps "
+                unsafe.append(f"`{self_name}.{read}` is assigned at line {self.file_line(outside[0])}: the method keeps "
                               "the value its first trace read")
         bases = [short_code(b.value) for b in cls.bases if short_code(b.value) != "object"]
         if bases:
@@ -422,6 +445,225 @@ class HoistDecider(HoistFacts):
         decision.lambda_call = lambda_call
         decision.replace = parents.get(id(creation.node)) if lambda_call is not None else creation.node
         return self._soften(decision, creation, head, soft)
+
+    # ------------------------------------------------------------------ forwarding lambdas and partials
+
+    def forward_evidence(self, creation: Creation) -> str | None:
+        """``tf.function(lambda x: f(x, k))`` or ``tf.function(partial(f, k=k))`` that the function
+        calls where it creates it: every call of the function makes and traces a new one."""
+        node = creation.node
+        if creation.is_def or not isinstance(node, cst.Call) or not self.scope.is_tf_function(node.func) \
+                or not node.args:
+            return None
+        forwarder, _ = read_forwarder(node.args[0].value, self.scope)
+        if forwarder is None:
+            return None
+        target, wrap_scope, anchor = forwarder.func, self.scopes.get(node), self.anchor_of(node)
+        module_level = isinstance(target, cst.Name) and self.module_def(target.value) is not None
+        if not (module_level or self.imported_function(target, wrap_scope, anchor) is not None
+                or self.imported_name(target, anchor) is not None):
+            return None  # forwards to a local or an object's method: only a loop or the traces tell
+        sites, _, why = self._forward_sites(node, parent_map(creation.owner), wrap_scope)
+        if why is not None:
+            return None
+        return (f"every time `{creation.owner.name.value}` runs (each run wraps "
+                f"`{short_code(node.args[0].value)}` anew and calls it: a trace per run)")
+
+    def _forward_sites(self, wrap: cst.Call, parents: dict, wrap_scope) -> tuple[list, set, str | None]:
+        """(the calls of the new tf.function, the statements to drop, None) or ([], set(), why it stays):
+        called where it is made, or bound to a local name that is only called."""
+        parent = parents.get(id(wrap))
+        if isinstance(parent, cst.Call) and parent.func is wrap:
+            return [parent], set(), None
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
+                                                                                       cst.Name):
+            name = parent.targets[0].target.value
+            line = parents.get(id(parent))
+            if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+                    and isinstance(parents.get(id(line)), cst.IndentedBlock)):
+                return [], set(), f"`{name} = ...` shares its line with other statements"
+            bindings = list(wrap_scope.assignments[name]) if wrap_scope is not None else []
+            if len(bindings) != 1:
+                return [], set(), f"the new tf.function is assigned to `{name}`, which is rebound"
+            sites = []
+            for access in bindings[0].references:
+                use = access.node
+                up = parents.get(id(use))
+                if not (isinstance(up, cst.Call) and up.func is use):
+                    escape = escapes(use, parents, self.scope) or "used as a value"
+                    return [], set(), (f"the new tf.function is assigned to `{name}`, which is {escape}: callers "
+                                       "may expect a new function each time")
+                if self.scopes.get(up) is not wrap_scope:
+                    return [], set(), f"`{name}` is called inside a nested function, lambda or comprehension"
+                sites.append(up)
+            if not sites:
+                return [], set(), f"`{name}` is never called"
+            return sites, {id(line)}, None
+        escape = escapes(wrap, parents, self.scope, created=True) or "used as a value"
+        return [], set(), f"the new tf.function is {escape}: callers may expect a new function each time"
+
+    def _forward_decision(self, creation: Creation, head: str, wrap: cst.Call, forwarder: Forwarder,
+                          parents: dict) -> HoistDecision:
+        """``tf.function(lambda x: f(x, k))`` / ``tf.function(partial(f, k=k))`` called where it is made:
+        one module-level ``tf.function(f)``, called with the bound values as arguments."""
+        target = forwarder.func
+        wrap_scope = self.scopes.get(wrap)
+        anchor = self.anchor_of(wrap)
+        unsafe: list[str] = []
+        definition = None
+        imported = self.imported_function(target, wrap_scope, anchor) or self.imported_name(target, anchor)
+        if imported is not None:
+            shown = imported
+            if shown.rsplit(".", 1)[-1][:1].isupper():
+                return self.diagnostic(creation, head, f"`{shown}` looks like a class: a tf.function of it would "
+                                                       "return the object it builds")
+            unsafe.append(f"`{shown}` is defined in another module: retrace-fix cannot check that it creates no "
+                          "variables while tracing (a shared function creates them once)")
+        elif isinstance(target, cst.Name):
+            shown = target.value
+            definition = self.module_def(shown)
+            visible = list(self.scopes[target][shown]) if target in self.scopes else []
+            if definition is None or any(type(a.scope).__name__ != "GlobalScope" for a in visible):
+                return self.diagnostic(creation, head, f"`{shown}` is not a function defined once at module "
+                                                       "level; create the tf.function once and reuse it")
+            if definition in self.analysis.tf_functions and \
+                    self.analysis.tf_functions[definition].form != "wrap-call":
+                return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
+            if self.line(definition) >= self.line(anchor):
+                return self.diagnostic(creation, head, f"`{shown}` is defined after `{creation.owner.name.value}`")
+        else:
+            return self.diagnostic(creation, head, f"`{short_code(target)}` is not a function defined at module "
+                                                   "level or imported; create the tf.function once and reuse it")
+        wrap_ids = node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in node_ids(arg.value)}
+        for access in wrap_scope.accesses if wrap_scope is not None else ():
+            if id(access.node) in wrap_ids:
+                where = self.resolve(access, None)
+                if where not in ("module", "builtin") or not self.bound_before(access, anchor):
+                    return self.diagnostic(creation, head, f"its options read `{access_name(access)}`, which is not "
+                                                           "bound at module level before it")
+        sites, dropped, why = self._forward_sites(wrap, parents, wrap_scope)
+        if why is not None:
+            return self.diagnostic(creation, head, why)
+        mapped = {}
+        for site in sites:
+            args, why = forwarded_args(forwarder, site)
+            if why is not None:
+                return self.diagnostic(creation, head, why)
+            mapped[id(site)] = (site, args)
+        if forwarder.kind == "partial" and dropped:
+            attribute = next((v for v in forwarder.bound if has_attribute(v)), None)
+            if attribute is not None:
+                return self.diagnostic(creation, head, f"`{short_code(attribute)}` may change between "
+                                                       "`functools.partial` (which reads it once) and the calls")
+            moved = self._rebound_bound_value(forwarder, wrap_scope, creation.owner)
+            if moved:
+                return self.diagnostic(creation, head, f"`{moved}` may change between `functools.partial` (which "
+                                                       "reads it once) and the calls")
+        risky = [short_code(v) for v in forwarder.bound if not self._constant_value(v, wrap_scope)]
+        if risky:
+            verb = "becomes an argument instead of a bound value" if len(risky) == 1 else \
+                "become arguments instead of bound values"
+            unsafe.append(f"{', '.join(f'`{n}`' for n in risky)} {verb}: a NumPy array "
+                          f"passed that way reaches `{shown}` as a tensor, a list as a copy, and an object new at "
+                          "every call is kept by the tf.function (one trace each)")
+        if definition is not None:
+            blockers, effects = body_hazards(definition, self.scope, self.analysis.module)
+            if blockers:
+                return self.diagnostic(creation, head, "; ".join(blockers))
+            unsafe.extend(effects)
+            body_scope = self.scopes.get(definition.body)
+            if body_scope is not None:  # a global it reads that changes: the shared trace keeps the first value
+                reads = {access_name(a): None for scope in self.scopes_under(body_scope) for a in scope.accesses
+                         if self.resolve(a, definition, own_scopes=True) == "module"}
+                unsafe.extend(self.rebound(reads))
+            shown_params = {p.name.value for p in (*definition.params.params, *definition.params.kwonly_params)}
+            keywords = [a.keyword.value for _, args in mapped.values() for a in args if a.keyword is not None]
+            unseen = [k for k in dict.fromkeys(keywords) if k not in shown_params]
+            if unseen:
+                unsafe.append(f"`{shown}` does not show a parameter `{unseen[0]}` (it takes it through `**kwargs`, "
+                              "if at all): retrace-fix cannot check how it is used")
+        created = code_of(wrap.with_changes(args=[cst.Arg(target), *wrap.args[1:]]))
+        existing = self._existing_wrap(created, anchor)
+        name = existing or self._wraps.get(created) or self.fresh(f"_tf_{shown.rsplit('.', 1)[-1]}")
+        self._wraps[created] = name
+        decision = self._fix(creation, head, "module-forward", unsafe,
+                             f"create `tf.function({shown})` once, at module level (`{name}`), and pass the bound "
+                             "values as arguments")
+        decision.name, decision.anchor, decision.container = name, anchor, self.analysis.module
+        decision.wrap, decision.target, decision.reuse = wrap, target, existing is not None
+        decision.forwards = {i: site.with_changes(func=cst.Name(name), args=args) for i, (site, args) in mapped.items()}
+        decision.dropped = dropped
+        return decision
+
+    def imported_name(self, target: cst.BaseExpression, anchor) -> str | None:
+        """``f`` imported once at module level (``from ops import f``), before ``anchor``: its name."""
+        if not isinstance(target, cst.Name) or target not in self.scopes:
+            return None
+        name = target.value
+        visible = list(self.scopes[target][name])
+        if len(visible) != 1 or type(visible[0]).__name__ != "ImportAssignment" or name in self.global_decls \
+                or type(visible[0].scope).__name__ != "GlobalScope":
+            return None
+        if self.line(visible[0].node) >= self.line(anchor):
+            return None
+        return name
+
+    def _constant_value(self, value: cst.BaseExpression, wrap_scope) -> bool:
+        """A bound value that is a Python constant where the function is made: a literal, a module-level name
+        bound once to one, or a parameter (never rebound) whose default is a string, a bool or None."""
+        if literal(value):
+            return True
+        if not isinstance(value, cst.Name) or wrap_scope is None:
+            return False
+        visible = list(wrap_scope[value.value])
+        if len(visible) != 1:
+            return False
+        node = visible[0].node
+        if isinstance(node, cst.Param):
+            default = node.default
+            return isinstance(default, (cst.SimpleString, cst.ConcatenatedString)) or (
+                isinstance(default, cst.Name) and default.value in ("True", "False", "None"))
+        if type(visible[0].scope).__name__ == "GlobalScope" and value.value not in self.global_decls:
+            for statement in self.analysis.module.body:
+                if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                    assign = statement.body[0]
+                    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 \
+                            and assign.targets[0].target is node:
+                        return literal(assign.value)
+        return False
+
+    def _rebound_bound_value(self, forwarder: Forwarder, wrap_scope, owner: cst.FunctionDef) -> str | None:
+        """A local name the partial binds that may hold another value when the bound function is called."""
+        parents = parent_map(owner)
+        for name in bound_names(forwarder):
+            visible = list(wrap_scope[name.value]) if wrap_scope is not None else []
+            local = [a for a in visible if type(a.scope).__name__ != "GlobalScope"]
+            if not local:
+                continue
+            if len(visible) != 1:
+                return name.value
+            node = visible[0].node
+            current = node
+            while current is not None and current is not owner:
+                if isinstance(current, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp,
+                                        cst.GeneratorExp)):
+                    return name.value
+                current = parents.get(id(current))
+        return None
+
+    def _existing_wrap(self, created: str, anchor) -> str | None:
+        """The name of a module-level ``name = tf.function(f, ...)`` before ``anchor`` (bound once)."""
+        for statement in self.analysis.module.body:
+            if statement is anchor:
+                return None
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                assign = statement.body[0]
+                if isinstance(assign, cst.Assign) and len(assign.targets) == 1 \
+                        and isinstance(assign.targets[0].target, cst.Name) and code_of(assign.value) == created:
+                    name = assign.targets[0].target.value
+                    if len(list(self.global_scope.assignments[name])) == 1 and name not in self.global_decls:
+                        return name
+        return None
 
     def settle_siblings(self, decisions: list[HoistDecision]) -> list[HoistDecision]:
         """Nested defs of one function that call each other move together, in the weakest tier of them."""

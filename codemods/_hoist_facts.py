@@ -23,14 +23,21 @@ from retrace_fix.codemods._class_facts import (
     unhashable,
 )
 from retrace_fix.codemods._creations import Creation
+from retrace_fix.codemods._hoist_forward import is_partial
 from retrace_fix.codemods._hoist_syntax import access_name, escapes, is_node, lambda_target_call, wrapped_target
 from retrace_fix.codemods._module_reader import ModuleReader
+from retrace_fix.codemods._traced_functions import note_matched
 from retrace_fix.cst_tree import parent_map
 from retrace_fix.node_text import short_code
+from retrace_fix.traces.function_stats import WRAPS_PARTIAL
 from retrace_fix.tfnames import BUILTIN_NAMES, dotted_name, statement_binds
 
 
 _SCOPES_KEY = "retrace_fix.hoist.scopes"
+
+#: :meth:`HoistFacts.trace_evidence`'s answer when the traces show that every re-creation closed over a
+#: new variable-owning object (a new model per fold): one trace per object, nothing to remove
+NOT_A_RETRACE = "not a retrace"
 
 
 class HoistFacts(ModuleReader):
@@ -63,12 +70,21 @@ class HoistFacts(ModuleReader):
         if traces is None or not relpath:
             return None
         node = creation.node
+        wraps, forwarding = None, False
         if isinstance(node, cst.FunctionDef):
             qualname = self.c.qualname(node)
             line = self.line(node.decorators[0] if node.decorators else node)
         else:
             target = wrapped_target(node, self.scope)
-            if isinstance(target, cst.Lambda):
+            forwarding = isinstance(target, cst.Lambda) and bool(target.params.params)
+            if is_partial(target, self.scope) and target.args and isinstance(target.args[0].value, cst.Name):
+                # tf.function(partial(f, ...)): the recorder keeps its traces under `f`, as `wraps` records
+                definition = self.module_def(target.args[0].value.value)
+                if definition is None or definition in self.analysis.tf_functions:
+                    return None  # a partial of a tf.function: the record at its position is ambiguous
+                qualname, wraps, forwarding = self.c.qualname(definition), WRAPS_PARTIAL, True
+                line = self.line(definition.decorators[0] if definition.decorators else definition)
+            elif isinstance(target, cst.Lambda):
                 qualname = self.c.qualname(creation.owner) + ".<locals>.<lambda>"
                 line = self.line(target)
             elif isinstance(target, cst.Name):
@@ -87,14 +103,23 @@ class HoistFacts(ModuleReader):
                 line = self.line(methods[0].decorators[0] if methods[0].decorators else methods[0])
             else:
                 return None
-        found = traces.find(relpath, qualname, line)
+        found = traces.find(relpath, qualname, line, wrapped=wraps is not None)
+        found = [f for f in found if f.wraps == wraps]
         if len(found) != 1:
             return None
         function = found[0]
+        note_matched(self.c.context.scratch, function)  # the run's "matched nothing" list leaves it out
         if not function.recreated:  # re-created within one process (a count summed over merged files is not)
             return None
+        if function.fresh_captures >= function.recreated:
+            return NOT_A_RETRACE  # each new function closed over a new model/variable: one trace per object
         total = function.total_traces
         distinct = len(function.traces)
+        if forwarding:  # lambdas with parameters and partials: how many function objects traced
+            objects = function.recreated + 1
+            signatures = f"{distinct} distinct signature{'s' if distinct != 1 else ''}"
+            return (f"every time `{creation.owner.name.value}` runs (the recorded run traced it {total} times by "
+                    f"{objects} function objects, {signatures})")
         shape = "the same trace each time" if distinct == 1 else f"repeating {distinct} distinct traces"
         return f"every time `{creation.owner.name.value}` runs (the recorded run traced it {total} times, {shape})"
 

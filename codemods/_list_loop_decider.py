@@ -236,13 +236,13 @@ class LoopDecider(ModuleReader):
                 continue
             if blocker.grows is not None:
                 growing.append(blocker.grows)
-                hard.append(f"line {self.analysis.line_of(blocker.node)}: {blocker.reason}")
+                hard.append(f"line {self.analysis.file_line_of(blocker.node)}: {blocker.reason}")
             elif _UNSEEN in blocker.reason:
                 unseen.append(f"`{short_code(blocker.node)}`")
             elif any(text in blocker.reason for text in _UNKNOWN_TYPE):
                 unknown.append(blocker.reason)
             else:
-                hard.append(f"line {self.analysis.line_of(blocker.node)}: {blocker.reason}")
+                hard.append(f"line {self.analysis.file_line_of(blocker.node)}: {blocker.reason}")
         invariants = tuple(dict.fromkeys(growing))
         if hard and (len(hard) != len(growing) or not isinstance(loop.body, cst.IndentedBlock)):
             return diagnose(next(h for h in hard if not any(f"of `{g}` every" in h for g in growing))

@@ -42,4 +42,9 @@ class ModuleReader:
         return self._global_decls
 
     def line(self, node: cst.CSTNode) -> int:
+        """``node``'s line in this tree (to compare positions)."""
         return self.analysis.line_of(node)
+
+    def file_line(self, node: cst.CSTNode) -> int:
+        """``node``'s line in the file, for messages (see ``ModuleAnalysis.file_line_of``)."""
+        return self.analysis.file_line_of(node)

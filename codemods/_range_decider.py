@@ -220,7 +220,7 @@ class RangeDecider(cst.CSTVisitor):
         return min(blockers, key=key)
 
     def blocker_text(self, blocker: Blocker) -> str:
-        return f"line {self.analysis.line_of(blocker.node)}: {blocker.reason}"
+        return f"line {self.analysis.file_line_of(blocker.node)}: {blocker.reason}"
 
     # -- tensor facts for the innermost function
     def facts(self, function: cst.FunctionDef) -> tuple[set[str], dict[str, dict]]:
@@ -231,7 +231,7 @@ class RangeDecider(cst.CSTVisitor):
         if site is not None:
             anchor = function.decorators[0] if function.decorators else function
             facts = trace_param_facts(self.codemod.settings, qualname_of(self.functions, self.classes_at_all()),
-                                      self.analysis.line_of(anchor))
+                                      self.analysis.file_line_of(anchor))
             for param, fact in facts.items():
                 if fact["kinds"] == {"tensor"}:
                     tensor.add(param)

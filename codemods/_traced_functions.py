@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 _TRACED_KEY = "retrace_fix.traced_functions"
+_NOTED_KEY = "retrace_fix.traced_functions.noted"
 T = TypeVar("T")
 
 
@@ -65,7 +66,7 @@ def match_traces(codemod: "RetraceCodemod", node: cst.FunctionDef, qualname: str
     if traces is None or not relpath:
         return None
     analysis = codemod.analysis
-    first_line = analysis.line_of(node.decorators[0] if node.decorators else node)
+    first_line = analysis.file_line_of(node.decorators[0] if node.decorators else node)
     if unique:
         found = traces.find(relpath, qualname, first_line)
     else:
@@ -116,12 +117,22 @@ def _match_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, FunctionTrace
     return result
 
 
+def note_matched(scratch: dict, function: FunctionTraces) -> None:
+    """Count a record that a codemod read for something that is no tf.function ``def`` (RTF006: the
+    traces of a lambda or ``functools.partial`` wrapped per call) as matched in this file."""
+    scratch.setdefault(_NOTED_KEY, set()).add(function.key)
+
+
 def matched_keys(scratch: dict) -> list | None:
     """The keys of the recorded functions matched in the tree (None: nothing looked them up)."""
     cache = scratch.get(_TRACED_KEY)
-    if cache is None:
+    noted = scratch.get(_NOTED_KEY, set())
+    if cache is None and not noted:
         return None
-    return sorted({function.key for function in cache[1].values()})
+    keys = set(noted)
+    if cache is not None:
+        keys |= {function.key for function in cache[1].values()}
+    return sorted(keys)
 
 
 def traced_dims(function: FunctionTraces, param: str) -> tuple[frozenset | None, dict] | None:

@@ -10,6 +10,7 @@ import libcst as cst
 
 from retrace_fix.codemods._callsites import CallSite, ModuleCalls, TfCallable
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
+from retrace_fix.codemods._fresh_captures import fresh_captures
 from retrace_fix.codemods._input_signatures import signature_tensor_params
 from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
 from retrace_fix.codemods._stated_types import UNKNOWN, VARYING, dtype_of, shape_of
@@ -22,7 +23,10 @@ Reports a tf.function that is created over and over: a ``@tf.function``
 ``def``, ``tf.function(f)`` or ``tf.function(...)(f)`` inside a ``for``/``while``
 loop or comprehension, or inside a function that this module calls in a loop.  Creation guarded by a cache check (``if key not in
 cache:``, ``if self._fn is None:``), in ``__init__``/``build``, or in a
-``functools.cache``d function is not reported.  Never edits.
+``functools.cache``d function is not reported, nor is a function that closes
+over an object new at every creation (a model built in the same loop iteration
+or call, or passed by every looped call as a new object, such as one model per
+cross-validation fold): one trace per model is inherent.  Never edits.
 
 One problem, one finding: a creation inside a function is RTF006's
 (hoist-tf-function): it moves it out where it can prove the program stays the
@@ -338,9 +342,11 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
 
     def _per_call_functions(self) -> None:
         for creation in find_creations(self.analysis, self.scope, self.context.scratch):
-            evidence = repeated_evidence(creation, self.calls, self._line)
-            if evidence is None:
-                continue
+            if any(f in self.analysis.tf_functions for f in creation.functions):
+                continue  # created only while another tf.function traces: once per trace of that one (as RTF006)
+            evidence = repeated_evidence(creation, self.calls, self.analysis.file_line_of)
+            if evidence is None or fresh_captures(creation, self.calls, self.scope, self.analysis.module):
+                continue  # (it closes over an object new at every creation: one trace per object is inherent)
             if creation.loops:
                 advice = "each one traces from scratch; create it once, before the loop"
             else:
@@ -413,7 +419,7 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
                         expr,
                         "RTF104",
                         f"`{name}` gets a new `{cls_name}` object as `{param}` on every iteration (created at "
-                        f"line {self._line(node)}): tf.function tells objects apart by identity, so each one "
+                        f"line {self.analysis.file_line_of(node)}): tf.function tells objects apart by identity, so each one "
                         "traces a new graph; create it once, before the loop, or pass its tensors",
                         self._functions_for(site),
                     )
@@ -423,7 +429,7 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
         if len(distinct) >= 2:
             entries = sorted(distinct.values(), key=lambda e: self._line(e[0]))
             node, cls_name, site, expr = entries[1]
-            lines = ", ".join(str(self._line(e[0])) for e in entries[:5])
+            lines = ", ".join(str(self.analysis.file_line_of(e[0])) for e in entries[:5])
             self.diagnose(
                 expr,
                 "RTF104",

@@ -168,8 +168,8 @@ class CompileInLoopCommand(RetraceCodemod):
             return updated_node
         if receiver in _bound_in(loop):
             return updated_node  # a new model each iteration (cross-validation, restarts): it must compile
-        head = (f"`{receiver}.compile(...)` in the loop at line {self.analysis.line_of(loop)} that also trains "
-                f"`{receiver}` (`{receiver}.{trains.func.attr.value}`, line {self.analysis.line_of(trains)}): each "
+        head = (f"`{receiver}.compile(...)` in the loop at line {self.analysis.file_line_of(loop)} that also trains "
+                f"`{receiver}` (`{receiver}.{trains.func.attr.value}`, line {self.analysis.file_line_of(trains)}): each "
                 "compile drops the train function, which is traced again on the next call")
         lr, why = self._only_learning_rate(call, loop, receiver)
         if lr is None:

@@ -23,6 +23,21 @@ What it does
       same, as an unsafe fix;
     * ``tf.function(lambda: f(a, b))()`` becomes ``_tf_f(a, b)`` with the same
       module-level ``_tf_f``;
+    * ``tf.function(lambda img: f(img, data_format=data_format))`` or
+      ``tf.function(functools.partial(f, data_format=data_format), ...)`` of a
+      module-level or imported ``f`` - a callable that only forwards to ``f`` -
+      called where it is made (``tf.function(...)(image)``, or ``fn = ...`` with
+      ``fn`` only called) becomes the same module-level ``_tf_f`` (or an existing
+      ``name = tf.function(f, ...)``), called with the whole argument list:
+      ``_tf_f(image, data_format=data_format)`` (the lambda's parameters replaced
+      by the call's arguments, the bound values passed as they were).  The
+      lambda's body must be one call of ``f`` that passes each parameter once,
+      as a whole argument, and otherwise names, attributes or constants; a
+      partial binds names, attributes, constants or lists of them.  This form
+      is found from the code alone: each run of the function makes the new
+      function and calls it, so each run traces (with ``--traces``, the message
+      gives the measured count: "traced 6 times by 6 function objects, 1
+      distinct signature");
     * ``tf.function(self.loss, ...)`` in a method (a loss or acquisition function
       rebuilt at every optimisation step) is created once per object and kept on
       it: ``if getattr(self, "_tf_loss", None) is None: self._tf_loss =
@@ -30,6 +45,16 @@ What it does
       (``tf.function(lambda: self.loss(x))()`` becomes ``self._tf_loss(x)``).  This form
       is found from the code alone (a method that wraps its own method runs once
       per step) unless the new function is returned or stored, and from traces.
+
+    Nothing is reported when the new function closes over an object that is
+    itself new each time - a model built in the loop or the function around
+    the creation, or a parameter to which every looped call of this module
+    passes a new object (``train(build_model(fold), data)`` per
+    cross-validation fold): one trace per model is inherent, and a moved
+    function would keep using the first model.  With traces the recording
+    decides: when every re-created function closed over another model,
+    optimizer or variable than the one before (the trace file's
+    ``fresh_captures``), it is not a retrace, whatever the code shows.
 
     Otherwise it says what keeps the function in place: the local variables
     it captures (pass them as arguments; not reported when one of them is an
@@ -98,7 +123,23 @@ Fix safety
     than once, becomes a method of a class with a base class this
     module does not show (it may define the same name), or when
     ``tf.function(lambda: f(x))()`` turns a captured value into an argument (a
-    NumPy array passed as ``x`` would reach ``f`` as a tensor).  A
+    NumPy array passed as ``x`` would reach ``f`` as a tensor).  A forwarding
+    lambda or partial made once at module level is safe when every bound value
+    is a Python constant where the function is made - a literal, a
+    module-level name bound once to one, or a parameter never rebound whose
+    default is a string, a bool or ``None``: the lambda read those values at
+    each call, and passed as arguments they are part of the trace key, so the
+    shared function traces at most once per distinct value, never more than
+    the one trace per call before.  It is unsafe when another bound value
+    becomes an argument (a NumPy array reaches ``f`` as a tensor, a list as a
+    copy, and an object new at every call is kept by the tf.function, one
+    trace each), when ``f`` is imported or has trace-time side effects, or
+    when a keyword does not appear in ``f``'s signature (``**kwargs``).  It
+    stays where ``f`` is nested or rebound, where the lambda does more than
+    forward (an expression of a parameter, a parameter passed twice or not at
+    all, ``*args``), where the new function is returned, stored or passed on,
+    and where a partial binds a local name that a loop may rebind before the
+    call (a partial reads it once, when it is made).  A
     ``tf.function(self.m)`` cached on the object is safe when ``m`` is a plain
     method that reads only attributes set in ``__init__`` and the class has no
     base class; unsafe when ``m`` reads an attribute set elsewhere (the shared
@@ -187,11 +228,13 @@ class HoistTfFunctionCommand(RetraceCodemod):
         self._replaced = {id(p.replace): p for p in self._edits if p.kind == "module-assign"}
         self._extra_calls = {i: p for p in self._edits if p.extra for i in p.calls}
         self._cached = {id(p.replace): p for p in self._edits if p.kind == "self-cache"}
+        self._forwarded = {i: p for p in self._edits if p.kind == "module-forward" for i in p.forwards}
+        self._dropped = {i for p in self._edits if p.kind == "module-forward" for i in p.dropped}
         self._before: dict[int, list[cst.BaseStatement]] = {}
         for decision in self._edits:
             if decision.kind == "self-cache":
                 self._before.setdefault(id(decision.anchor), []).append(_cache_statement(decision))
-        self._assigned: set[str] = set()
+        self._assigned: set[str] = {p.name for p in self._edits if p.kind == "module-forward" and p.reuse}
         self._pending: dict[int, list[tuple[HoistDecision, cst.BaseStatement]]] = {}
         return super().transform_module_impl(tree)
 
@@ -240,7 +283,21 @@ class HoistTfFunctionCommand(RetraceCodemod):
             return updated_node
         return cst.Attribute(value=cst.Name(decision.self_name), attr=cst.Name(decision.name))
 
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                  updated_node: cst.SimpleStatementLine):
+        if id(original_node) in getattr(self, "_dropped", ()):
+            return cst.RemoveFromParent()  # `fn = tf.function(lambda x: f(x, k))`: its calls now call `_tf_f`
+        return updated_node
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        decision = getattr(self, "_forwarded", {}).get(id(original_node))
+        if decision is not None:  # fn(x) / tf.function(partial(f, k=k))(x) -> _tf_f(x, k=k)
+            if decision.name not in self._assigned:
+                self._assigned.add(decision.name)
+                assert decision.wrap is not None and decision.target is not None
+                value = decision.wrap.with_changes(args=[cst.Arg(decision.target), *decision.wrap.args[1:]])
+                self._pending.setdefault(id(decision.anchor), []).append((decision, _assignment(decision.name, value)))
+            return decision.forwards[id(original_node)]
         decision = getattr(self, "_extra_calls", {}).get(id(original_node))
         if decision is not None:
             args = list(updated_node.args)
@@ -291,7 +348,7 @@ class HoistTfFunctionCommand(RetraceCodemod):
         body = list(updated_node.body)
         if not body:
             return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-        if id(original_node.body[0]) in self._removed:
+        if id(original_node.body[0]) in self._removed or id(original_node.body[0]) in self._dropped:
             # the block now starts with what followed the moved def: no blank line after the header
             first = body[0]
             body[0] = first.with_changes(leading_lines=_drop_leading_blanks(first.leading_lines))

@@ -26,6 +26,11 @@ What it does
     runs once per step: a method a loop of the module calls
     (``agent.act(state)`` in ``for state in states``), directly or through
     ``self.<method>()`` calls of such a method - the usual agent shape.
+    A model built anew in the same loop iteration (or the same call of such
+    a method) as its only ``predict`` is left alone: each model is asked
+    once, so there is no per-step setup to save (a new model needs its own
+    functions either way); asked twice there, or in an inner loop, it is
+    reported.
 
     ``model.train_on_batch(...)`` once per step of a Python loop (same
     rule for "per step"; ``model`` provably Keras) is a diagnostic: each call
@@ -296,12 +301,16 @@ class PredictToCallCommand(RetraceCodemod):
 
     def _in_loop_body(self, node: cst.CSTNode) -> bool:
         """Does ``node`` run once per iteration of an enclosing loop (of the same function)?"""
+        return self._innermost_loop(node) is not None
+
+    def _innermost_loop(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The innermost loop (of the same function) whose every iteration runs ``node``, or None."""
         loops = self._loops_stack()[-1]
         if not loops:
-            return False
+            return None
         start = self.analysis.position(node).start
         at = (start.line, start.column)
-        for loop in loops:
+        for loop in reversed(loops):
             if isinstance(loop, cst.For):
                 parts = [loop.body]
             elif isinstance(loop, cst.While):
@@ -313,8 +322,8 @@ class PredictToCallCommand(RetraceCodemod):
             for part in parts:
                 pos = self.analysis.position(part)
                 if (pos.start.line, pos.start.column) <= at <= (pos.end.line, pos.end.column):
-                    return True
-        return False
+                    return loop
+        return None
 
     def leave_predict_outside_tf_function(
         self, original_node: cst.Call, updated_node: cst.Call
@@ -360,10 +369,16 @@ class PredictToCallCommand(RetraceCodemod):
         provably: in the body of a loop of its own function, or in a method that a loop of this
         module calls (``agent.act(state)`` in ``for step in ...``, directly or through
         ``self.<method>()`` calls)."""
-        if self._in_loop_body(node):
+        receiver = node.func.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) else None
+        loop = self._innermost_loop(node)
+        if loop is not None:
+            if receiver is not None and _built_per_iteration(loop, receiver):
+                return None  # a new model each iteration, asked once: its one predict is no per-step cost
             return "in a Python loop"
         function = self.current_function
         if self._classes and function is not None and function.name.value in self._per_step_methods:
+            if receiver is not None and _built_per_iteration(function, receiver):
+                return None  # the method builds the model it asks once per call
             return f"in `{function.name.value}`, which a Python loop calls every step,"
         return None
 
@@ -490,3 +505,48 @@ class PredictToCallCommand(RetraceCodemod):
             comma=cst.MaybeSentinel.DEFAULT if x_is_last else last.comma,
         )
         return node.with_changes(func=receiver, args=[first, training])
+
+
+def _built_per_iteration(scope: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
+    """Is ``receiver`` (``model``, ``self.model``) assigned in ``scope`` (a loop, or a function's body)
+    and asked to predict only once there: a new model each iteration or call, whose one ``predict``
+    pays a setup that a direct call would pay too (the model's functions are new with it)."""
+    shown = short_code(receiver)
+    assigned = predicts = 0
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is scope
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            nonlocal assigned
+            assigned += _binds(node.target, shown)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            nonlocal assigned
+            assigned += node.value is not None and _binds(node.target, shown)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal predicts
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in PREDICT_METHODS and short_code(func.value) == shown:
+                predicts += 1
+
+    body = scope.body if isinstance(scope, (cst.For, cst.While, cst.FunctionDef)) else None
+    if body is None:
+        return False  # a comprehension binds nothing per iteration but its targets
+    body.visit(_Visitor())
+    return assigned > 0 and predicts == 1
+
+
+def _binds(target: cst.BaseExpression, shown: str) -> bool:
+    """Does an assignment target (a name, an attribute, a tuple of them) bind ``shown``?"""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds(element.value, shown) for element in target.elements)
+    return isinstance(target, (cst.Name, cst.Attribute)) and short_code(target) == shown

@@ -62,6 +62,9 @@ class ModuleAnalysis:
     wrapper: MetadataWrapper
     #: the text ``module`` was parsed from (its ``.code``)
     module_text: str = ""
+    #: an edited tree's line -> the file's line (set by the codemod from its settings; None when
+    #: no earlier codemod edited the tree): messages quote the file's lines, not the edited tree's
+    origin_line: object = None
     _positions: object = None
 
     @classmethod
@@ -88,6 +91,15 @@ class ModuleAnalysis:
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line
+
+    def file_line_of(self, node: cst.CSTNode) -> int:
+        """``node``'s line in the file as the user has it, for messages ("the loop at line 12").
+
+        :meth:`line_of` is the line in this tree, which an earlier codemod of the run may have
+        edited (a line inserted above); the engine maps findings' positions back itself.
+        """
+        line = self.line_of(node)
+        return self.origin_line(line) if self.origin_line is not None else line
 
     def column_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.column

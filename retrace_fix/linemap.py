@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
+from typing import Callable
 
 #: line ends as Python's tokenizer (hence LibCST positions) and SARIF count them
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -55,3 +56,21 @@ class LineMap:
         else:  # "insert": the line the insertion sits before ("delete" blocks hold no edited line)
             i = i1
         return max(1, min(i + 1, max(self._old_count, 1)))
+
+
+class LazyLineMap:
+    """A :class:`LineMap` of ``original`` and ``edited()``, made on the first question.
+
+    A codemod that runs after an edit is handed ``original_line`` for its messages ("the loop at
+    line 12") and fix identities; most never ask, and the diff costs time on a large file.
+    """
+
+    def __init__(self, original: str, edited: Callable[[], str]) -> None:
+        self._original = original
+        self._edited = edited
+        self._map: LineMap | None = None
+
+    def original_line(self, line: int) -> int:
+        if self._map is None:
+            self._map = LineMap(self._original, self._edited())
+        return self._map.original_line(line)

@@ -56,3 +56,46 @@ def test_findings_after_an_import_insertion_keep_the_file_lines(tmp_path: Path):
         "shift.py:12:2: RTF004 [*] [safe] `experimental_relax_shapes` is the deprecated name of `reduce_retracing`",
     ]
     assert SHIFTED.splitlines()[11] == "@function(experimental_relax_shapes=True)"
+
+
+BIND_THEN_COMPILE = textwrap.dedent(
+    """\
+    import tensorflow as tf
+
+
+    @tf.function
+    def run_epoch(fn, x):
+        return fn(x)
+
+
+    class Agent:
+        def update(self, x):
+            return x * 2
+
+
+    agent = Agent()
+    for epoch in range(3):
+        run_epoch(agent.update, tf.constant(1.0))
+
+
+    def fit(model, data, lrs):
+        for lr in lrs:
+            model.compile(optimizer=tf.keras.optimizers.SGD(lr), loss="mse")
+            model.fit(data)
+    """
+)
+
+
+def test_lines_quoted_in_messages_are_the_files_after_an_earlier_insertion(tmp_path: Path):
+    # RTF009 inserts `agent_update = agent.update` above line 15; RTF010 runs after it on the
+    # edited tree, and its message must still name the loop and the fit call by the file's lines
+    (tmp_path / "train.py").write_text(BIND_THEN_COMPILE)
+    code, out, _ = run_cli("--check", "train.py", cwd=tmp_path).outcome
+    assert code == 1
+    lines = BIND_THEN_COMPILE.splitlines()
+    assert lines[19] == "    for lr in lrs:" and lines[21] == "        model.fit(data)"
+    rtf010 = [line for line in out.splitlines() if " RTF010 " in line]
+    assert len(rtf010) == 1
+    assert rtf010[0].startswith("train.py:21:9: RTF010 [unsafe] `model.compile(...)` in the loop at line 20 "
+                                "that also trains `model` (`model.fit`, line 22): ")
+    assert any(line.startswith("train.py:16:15: RTF009 [*] [safe]") for line in out.splitlines())

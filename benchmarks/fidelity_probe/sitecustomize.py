@@ -9,7 +9,9 @@ holds no reference to any object of the program:
 * ``Function.__init__`` of TensorFlow's tf.function class is wrapped (when TF's
   module is imported, by retrace_fix's import hook, ``retrace_fix/traces/import_hook.py``
   of this checkout; nothing is imported here) to note each new Function:
-  its origin (file, qualname, first line of the Python function's code) and
+  its origin (file, qualname, first line of the Python function's code; for a
+  ``functools.partial``, ``partialmethod`` or callable object, of the code it
+  calls, with how it was wrapped, found here independently of the recorder) and
   a weak reference to it;
 * ``FunctionCache.add`` is wrapped to keep each Function's
   ``len(function_cache)`` (= ``experimental_get_tracing_count()``) up to date,
@@ -39,8 +41,39 @@ def _install():
     entries = []  # [origin, weakref to the Function, count]
     by_cache = {}  # id(function cache) -> entry (the newest Function with that cache id)
 
+    def unwrapped(target):
+        """(code, how it was wrapped) of a partial, partialmethod or callable object (else (None, None))."""
+        import functools
+        import types
+
+        wraps = None
+        for _ in range(32):
+            method = None
+            if isinstance(target, types.FunctionType):
+                method = getattr(target, "__partialmethod__", None) or getattr(target, "_partialmethod", None)
+            if isinstance(target, functools.partial):
+                wraps, target = wraps or "functools.partial", target.func
+            elif isinstance(method, functools.partialmethod):
+                wraps, target = wraps or "functools.partialmethod", method.func
+            elif isinstance(target, types.MethodType):
+                target = target.__func__
+            elif getattr(target, "__wrapped__", None) is not None:
+                target = target.__wrapped__
+            elif isinstance(target, types.FunctionType):
+                return (target.__code__, wraps) if wraps else (None, None)
+            elif callable(target) and not isinstance(target, type) and \
+                    isinstance(getattr(type(target), "__call__", None), types.FunctionType):
+                wraps, target = wraps or "callable object", type(target).__call__
+            else:
+                return None, None
+        return None, None
+
     def origin_of(function):
-        code = getattr(function, "_key_for_call_stats", None)
+        code, wraps = getattr(function, "_key_for_call_stats", None), None
+        python_function = getattr(function, "_python_function", None)
+        if not hasattr(code, "co_filename") or hasattr(python_function, "_partialmethod") or \
+                hasattr(python_function, "__partialmethod__"):
+            code, wraps = unwrapped(python_function)
         if not hasattr(code, "co_filename"):
             return None
         filename = os.path.realpath(os.path.join(root, code.co_filename))
@@ -48,7 +81,8 @@ def _install():
         parts = rel.split(os.sep)
         if parts[0] == os.pardir or "site-packages" in parts or "dist-packages" in parts:
             return None
-        return "::".join(["/".join(parts), getattr(code, "co_qualname", code.co_name), str(code.co_firstlineno)])
+        origin = ["/".join(parts), getattr(code, "co_qualname", code.co_name), str(code.co_firstlineno)]
+        return "::".join(origin + ([wraps] if wraps else []))
 
     def patch(module):
         function_class = module.Function

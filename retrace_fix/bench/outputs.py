@@ -104,6 +104,12 @@ def _close(a: float, b: float, rtol: float, atol: float) -> bool:
     return abs(a - b) <= atol + rtol * abs(b)
 
 
+def _same_number(a: str, b: str) -> bool:
+    """Two spellings of exactly one value (``1.0`` and ``1.00``; NaN is NaN): no tolerance."""
+    x, y = float(a), float(b)
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
 def compare_text(a: str, b: str, rtol: float, atol: float, where: str = "") -> list[str]:
     """Differences between two texts: same lines, numbers equal within tolerance."""
     lines_a, lines_b = a.splitlines(), b.splitlines()
@@ -317,8 +323,15 @@ class LineMask:
 def line_mask(a: str, b: str, rtol: float, atol: float, previous: LineMask | None = None) -> LineMask | None:
     """Line ``a`` of one run of the reference with what differs in ``b`` (another run) masked.
 
-    None: the lines are equal (numbers within tolerance).  ``previous``: the mask an earlier
-    pair of runs gave for this line, whose masked spans stay masked.
+    None: the lines are equal.  ``previous``: the mask an earlier pair of runs gave for this
+    line, whose masked spans stay masked.
+
+    A number that differs at all between the two runs varies, whatever ``rtol``/``atol``
+    (kept for the callers; they apply only when the original is compared with the fixed
+    program): an absolute clock (``time.time()`` ~1.7e9 s, ``perf_counter()`` since boot)
+    moves by less than ``rtol`` times its value between two runs, and compared within the
+    tolerance it would pass for a stable result.  Two spellings of one value (``1.0``,
+    ``1.00``) are the same number.
     """
     ta, tb = tokens(a), tokens(b)
     varying = [False] * len(ta)
@@ -331,8 +344,8 @@ def line_mask(a: str, b: str, rtol: float, atol: float, previous: LineMask | Non
             continue
         if tag == "replace" and i2 - i1 == j2 - j1:
             for i, j in zip(range(i1, i2), range(j1, j2)):
-                same = ta[i] == tb[j] or (token_kind(ta[i]) == token_kind(tb[j]) == "number" and _close(
-                    float(ta[i]), float(tb[j]), rtol, atol))
+                same = ta[i] == tb[j] or (token_kind(ta[i]) == token_kind(tb[j]) == "number" and _same_number(
+                    ta[i], tb[j]))
                 varying[i] = not same
             continue
         if i1 == i2:

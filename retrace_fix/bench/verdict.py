@@ -116,7 +116,9 @@ def function_rows(before: list[RunRecord], after: list[RunRecord]) -> list[Funct
         for key in keys:
             counts = [r.traces.get(key, 0) for r in records]
             calls = [r.calls.get(key, 0) for r in records]
-            grouped.setdefault((key[0], key[1]), []).append((counts, calls))
+            # a partial's or callable object's record (``wraps``, last in its key) is a function of its own
+            label = key[1] + (f" (via {key[3]})" if len(key) > 3 else "")
+            grouped.setdefault((key[0], label), []).append((counts, calls))
         return grouped
 
     b, a = labelled(before), labelled(after)

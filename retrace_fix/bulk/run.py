@@ -218,8 +218,8 @@ class BulkReport:
         if totals["fixes"]:
             from retrace_fix.codemods import all_codes
 
-            codes = all_codes()  # code -> the codemod reporting it
-            out += ["", "## Fixes by code", "", "| code | codemod | fixes |", "|:--|:--|--:|"]
+            codes = all_codes()  # code -> the codemod reporting it (its NAME is the rule's name)
+            out += ["", "## Fixes by code", "", "| code | rule | fixes |", "|:--|:--|--:|"]
             for code, count in totals["fixes"].items():
                 name = codes[code].NAME if code in codes else ""
                 out.append(f"| {code} | {name} | {count} |")

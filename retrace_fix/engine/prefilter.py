@@ -77,11 +77,12 @@ def codemods_to_run(
 
 
 def traces_mention(traces: Any, relpath: str) -> bool:
-    """Do the traces record a function defined in this file, or a call made from it (RTF009 binds a
-    callable passed at a recorded call site, whatever module defines the tf.function)?"""
+    """Do the traces record a function defined in this file (a ``functools.partial``'s too: RTF006
+    reads them), or a call made from it (RTF009 binds a callable passed at a recorded call site,
+    whatever module defines the tf.function)?"""
     try:
-        return bool(traces.find(relpath)) or any(
-            site.file == relpath for function in traces for site in function.call_sites
+        return bool(traces.find(relpath, wrapped=True)) or any(
+            site.file == relpath for function in traces if function.wraps is None for site in function.call_sites
         )
     except Exception:  # pragma: no cover - defensive: a trace set without find()
         return False

@@ -21,7 +21,7 @@ from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_a
 from retrace_fix.engine.hostile_input import PARSE_ERROR_PREFIX, cpython_syntax_problem
 from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
-from retrace_fix.linemap import LineMap
+from retrace_fix.linemap import LazyLineMap
 
 
 @dataclass(frozen=True)
@@ -95,18 +95,17 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
         verify_candidates=options.verify_candidates,
         selected_fixes=_selection_for(options.fix_selection, job.relpath),
     )
-    # fix identities hold lines of the file: a codemod that runs on a tree an earlier one
-    # edited needs the map back (only where identities matter: --verify runs)
-    track_origin = options.verify_candidates or options.fix_selection is not None
+    # a codemod that runs on a tree an earlier one edited is given the map back to the file's
+    # lines: its messages quote lines ("the loop at line 12") and fix identities hold them
     context = CodemodContext(filename=str(job.path))
     findings: list[Finding] = []
     suppressed: list[tuple[str, tuple]] = []  # (code, subject) of findings a comment hid
     edited = False
-    line_map: tuple[cst.Module, LineMap] | None = None  # an edited tree's lines -> the file's
+    line_map: tuple[cst.Module, LazyLineMap] | None = None  # an edited tree's lines -> the file's
     for cls in codemods:
-        if track_origin and edited:
+        if edited:
             if line_map is None or line_map[0] is not tree:
-                line_map = (tree, LineMap(text, tree.code))
+                line_map = (tree, LazyLineMap(text, lambda t=tree: t.code))
             codemod = cls(context, replace(settings, origin_line=line_map[1].original_line))
         else:
             codemod = cls(context, settings)
@@ -132,7 +131,7 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
         reported = [f for f in codemod.findings if options.code_selected(f.code)]
         if edited and reported:  # positions in the code an earlier codemod edited: map them to the file's
             if line_map is None or line_map[0] is not before:
-                line_map = (before, LineMap(text, before.code))
+                line_map = (before, LazyLineMap(text, lambda t=before: t.code))
             reported = [replace(f, line=line_map[1].original_line(f.line)) for f in reported]
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)

@@ -28,7 +28,10 @@ made of that signature because a first call created variables; a function's
 Version 2 added ``call_sites`` (where the traced calls came from) and
 ``proofs`` (each candidate fix trial-traced on the live function at the end of
 the recording, see :mod:`retrace_fix.traces.signature_candidates`); version-1 files load
-with neither.
+with neither.  Version 3 added ``wraps`` and ``bound`` (a tf.function of a
+``functools.partial`` or a callable object, recorded at the code it calls);
+a file is written as version 3 only when it holds such a record, so that a
+version-2 reader, which would take that code for a tf.function, refuses it.
 """
 
 from __future__ import annotations
@@ -50,7 +53,10 @@ from retrace_fix.traces.json_limits import JSONLimitError, loads_limited, one_li
 from retrace_fix.sources.writes import write_file
 
 FORMAT = "retrace-fix-traces"
-VERSION = 2
+#: the newest format version this reader supports (and writes when a function has ``wraps``)
+VERSION = 3
+#: the version written for a file without ``wraps`` records: readers of version 2 read it whole
+BASE_VERSION = 2
 
 #: The ``via`` values a trace may carry.
 VIA_VALUES = ("call", "get_concrete_function")
@@ -208,10 +214,26 @@ class FunctionTraces:
     #: a new tf.function object made at this source location (merged files: the largest); 0 when
     #: none, or not recorded (files written before the key existed)
     recreated: int = 0
+    #: format version 3: how the traced code was wrapped, for a tf.function of a ``functools.partial``
+    #: (``"functools.partial"``, ``"functools.partialmethod"``) or a callable object (``"callable
+    #: object"``): its position is the wrapped code's, which is not itself a tf.function, so no codemod
+    #: edits it (:meth:`TraceSet.find` leaves it out).  None for a function or method.
+    wraps: str | None = None
+    #: with ``wraps``: the parameters of the code that the wrapper binds and the call does not pass
+    #: (a partial's positional arguments and keywords, a callable object's ``self``)
+    bound: list[str] = field(default_factory=list)
+    #: of the `recreated` re-creations, how many closed over a variable-owning object (a Keras model or layer, a
+    #: ``tf.Module``, an optimizer, a variable) other than the one the previous function object closed
+    #: over: a new model per cross-validation fold needs its own trace, so these are no retraces to
+    #: remove (merged files: the largest); 0 when none, or not recorded
+    fresh_captures: int = 0
     _index: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
-    def key(self) -> tuple[str, str, int]:
+    def key(self) -> tuple:
+        """``(file, qualname, firstlineno)``, with ``wraps`` last for a wrapped callable (a record of its own)."""
+        if self.wraps is not None:
+            return (self.file, self.qualname, self.firstlineno, self.wraps)
         return (self.file, self.qualname, self.firstlineno)
 
     @property
@@ -278,7 +300,7 @@ class FunctionTraces:
 
     def copy(self, **changes: Any) -> FunctionTraces:
         """A copy with its own traces, call sites and proofs; ``changes`` sets fields anew."""
-        copied = dict(params=list(self.params), traces=[t.copy() for t in self.traces],
+        copied = dict(params=list(self.params), bound=list(self.bound), traces=[t.copy() for t in self.traces],
                       call_sites=[CallSite(c.file, c.line, c.column, c.count) for c in self.call_sites],
                       proofs=dict(self.proofs))
         return dataclasses.replace(self, **{**copied, **changes})
@@ -296,6 +318,9 @@ class FunctionTraces:
             reduce_retracing=self.reduce_retracing or other.reduce_retracing,
             has_input_signature=self.has_input_signature or other.has_input_signature,
             recreated=max(self.recreated, other.recreated),  # per process: merging adds no re-creation
+            fresh_captures=max(self.fresh_captures, other.fresh_captures),
+            wraps=self.wraps,
+            bound=list(self.bound) + [name for name in other.bound if name not in self.bound],
         )
         for trace in other.traces:
             result.add_trace(trace)
@@ -322,12 +347,17 @@ class FunctionTraces:
         }
         if self.recreated:
             data["recreated"] = self.recreated
+        if self.fresh_captures:
+            data["fresh_captures"] = self.fresh_captures
+        if self.wraps is not None:
+            data["wraps"] = self.wraps
+            data["bound"] = list(self.bound)
         return data
 
 
-def _sort_key(key: tuple[str, str, int]) -> tuple[str, int, str]:
-    file, qualname, line = key
-    return (file, line, qualname)
+def _sort_key(key: tuple) -> tuple:
+    file, qualname, line = key[:3]
+    return (file, line, qualname, *key[3:])
 
 
 @dataclass
@@ -356,15 +386,20 @@ class TraceSet:
         else:
             self.functions[function.key] = existing.merged(function)
 
-    def find(self, file: str, qualname: str | None = None, line: int | None = None) -> list[FunctionTraces]:
+    def find(self, file: str, qualname: str | None = None, line: int | None = None,
+             wrapped: bool = False) -> list[FunctionTraces]:
         """The recorded functions of ``file`` (relative to the project root) matching qualname/line.
 
         With both ``qualname`` and ``line``, functions matching both are returned;
         when none does (the file moved lines since recording), the ones matching
         the qualname alone.  With neither, every function of the file.
+
+        Records of wrapped callables (``wraps``: the ``def`` a ``functools.partial`` or a callable
+        object calls, which is no tf.function) are left out unless ``wrapped``: every codemod
+        finds its tf.function's traces here, and none may edit that ``def`` as one.
         """
         file = normalize_path(file)
-        in_file = [f for f in self if f.file == file]
+        in_file = [f for f in self if f.file == file and (wrapped or f.wraps is None)]
         if qualname is not None and line is not None:
             exact = [f for f in in_file if f.qualname == qualname and f.firstlineno == line]
             return exact or [f for f in in_file if f.qualname == qualname]
@@ -385,7 +420,8 @@ class TraceSet:
         return result
 
     def to_json(self) -> dict:
-        data: dict = {"format": FORMAT, "version": VERSION, "tensorflow": self.tensorflow_version}
+        version = VERSION if any(f.wraps is not None for f in self) else BASE_VERSION
+        data: dict = {"format": FORMAT, "version": version, "tensorflow": self.tensorflow_version}
         if self.project is not None:
             data["project"] = dict(self.project)
         data["functions"] = [f.to_json() for f in self]
@@ -492,9 +528,19 @@ class _Checker:
             reduce_retracing=self.field(item, "reduce_retracing", bool, where, default=False),
             has_input_signature=self.field(item, "has_input_signature", bool, where, default=False),
             recreated=self.field(item, "recreated", int, where, default=0),
+            wraps=self.name(item, "wraps", where, default=None, optional=True),
+            fresh_captures=self.field(item, "fresh_captures", int, where, default=0),
         )
         if function.recreated < 0:
             self.fail(f"{where}.recreated", "expected a non-negative integer")
+        if function.fresh_captures < 0:
+            self.fail(f"{where}.fresh_captures", "expected a non-negative integer")
+        if function.wraps == "":
+            self.fail(f"{where}.wraps", "expected a non-empty string or null")
+        bound = self.field(item, "bound", list, where, default=[])
+        if not all(isinstance(p, str) and not _CONTROL.search(p) for p in bound):
+            self.fail(f"{where}.bound", "expected a list of strings")
+        function.bound = list(bound)
         traces = self.field(item, "traces", list, where, default=[])
         for index, trace in enumerate(traces):
             function.add_trace(self.trace(trace, f"{where}.traces[{index}]"))

@@ -63,6 +63,8 @@ class PlotRow:
 
 def _label(report: Any, width: int = 48) -> str:
     qualname = str(report.qualname)
+    if getattr(report, "wraps", None):  # a partial's or callable object's record beside the def's own
+        qualname += f" via {report.wraps}"
     where = f"{report.file}:{report.firstlineno}"
     text = f"{qualname}  ({where})"
     if len(text) > width:

@@ -22,7 +22,11 @@ How it works (see ``docs/trace-format.md`` and the TF internals notes):
   trace is timed by its own (nested) call, so the outer call's time includes it.
 * Origins come from ``Function._key_for_call_stats`` (the user function's code
   object): file relative to the project root, ``co_qualname``,
-  ``co_firstlineno``.  Files outside the project root or inside
+  ``co_firstlineno``.  A tf.function of a ``functools.partial`` or a callable
+  object is recorded at the code it traces (the partial's function,
+  ``type(obj).__call__``), as a record of its own marked ``wraps``, with the
+  parameters the wrapper binds (``bound``); it gets no proofs, since no fix
+  edits it (:func:`~retrace_fix.traces.function_stats.unwrap_callable`).  Files outside the project root or inside
   site-packages (TensorFlow, Keras, ...) are ignored; a notebook cell a Jupyter
   kernel ran is named by its notebook (:mod:`retrace_fix.traces.cells`).
 
@@ -64,7 +68,7 @@ from typing import Any
 from retrace_fix.sources.discovery import find_project_root
 from retrace_fix.traces.cells import TIMED_FILES, CellLocator, is_cell_file
 from retrace_fix.traces.frames import relative_source_path
-from retrace_fix.traces.function_stats import FunctionStats, calls_by_origin
+from retrace_fix.traces.function_stats import FunctionStats, calls_by_origin, fresh_capture
 from retrace_fix.traces.model import CallSite, FunctionTraces, Trace, TraceSet
 from retrace_fix.traces.tf_patching import RECORDERS, ensure_patched, hooks_ignore_this_thread, report_error, unpatch
 from retrace_fix.traces.trace_encoding import OBJECT_IDS, object_numbers
@@ -89,6 +93,8 @@ class Recorder:
         self._functions: dict[tuple, FunctionTraces] = {}
         self._origins: dict[tuple, tuple] = {}  # recorded key -> raw origin
         self._live: dict[tuple, list] = {}  # recorded key -> [LiveFunction], newest last
+        #: recorded key -> (stats, variable-owner captures) of the function object that traced last
+        self._captures: dict[tuple, tuple] = {}
         #: recorded key -> the instance and object arguments of its newest trace, held strongly once
         #: it retraced, only when $RETRACE_FIX_PROOF_KEEP_ALIVE asks for it (see _keep_alive_for_proofs)
         self._kept_alive: dict[tuple, tuple] = {}
@@ -104,6 +110,7 @@ class Recorder:
             self._functions.clear()
             self._origins.clear()
             self._live.clear()
+            self._captures.clear()
             self._kept_alive.clear()
             self._proved.clear()
             self._calls_baseline = calls_by_origin()
@@ -162,21 +169,28 @@ class Recorder:
         """
         if stats.origin is None:
             return
-        filename, qualname, line = stats.origin
+        filename, qualname, line = stats.origin[:3]
         rel, line = self._located(filename, line, qualname)
         if rel is None:
             return
-        key = (rel, qualname, line)
+        key = (rel, qualname, line) + ((stats.wraps,) if stats.wraps is not None else ())
         site = self._call_site(callers) if callers else None
         with self._lock:
             function = self._functions.get(key)
             if function is None:
                 function = self._functions[key] = FunctionTraces(
-                    file=rel, qualname=qualname, firstlineno=line, name=stats.name, params=list(stats.params), calls=0
+                    file=rel, qualname=qualname, firstlineno=line, name=stats.name, params=list(stats.params), calls=0,
+                    wraps=stats.wraps, bound=list(stats.bound),
                 )
                 self._origins[key] = stats.origin
             function.reduce_retracing = function.reduce_retracing or reduce_retracing
             function.has_input_signature = function.has_input_signature or has_input_signature
+            previous = self._captures.get(key)
+            if (previous is not None and previous[0] is not stats and not trace.nested
+                    and any(t.identity() == trace.identity() for t in function.traces)
+                    and fresh_capture(previous[1], stats.captures or ())):
+                function.fresh_captures += 1  # a new function object around a new model: its own trace
+            self._captures[key] = (stats, stats.captures or ())
             function.add_trace(trace)
             if site is not None:
                 function.add_call_site(site)
@@ -186,7 +200,7 @@ class Recorder:
                     lives.remove(stats.live)
                 lives.append(stats.live)
                 del lives[: -self.MAX_LIVE]
-            if len(function.traces) > 1 and _keep_alive_enabled():
+            if len(function.traces) > 1 and stats.wraps is None and _keep_alive_enabled():  # no proofs: nothing to keep
                 self._keep_alive_for_proofs(key, stats.live, trace)
 
     def _keep_alive_for_proofs(self, key: tuple, live: Any, trace: Trace) -> None:
@@ -232,6 +246,7 @@ class Recorder:
                 for key, function in self._functions.items()
                 if len(function.traces) > 1
                 and not function.has_input_signature
+                and function.wraps is None  # a wrapped callable: no codemod edits it, nothing to prove
                 and self._proved.get(key) != len(function.traces)
             ]
         if not todo:

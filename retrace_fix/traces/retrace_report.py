@@ -103,6 +103,10 @@ class FunctionReport:
     proofs: list[str] = field(default_factory=list)
     #: the traces TF made again because a first call created variables (in ``total_traces``)
     variable_creation: int = 0
+    #: a tf.function of a wrapped callable (``functools.partial``, ``callable object``), None otherwise
+    wraps: str | None = None
+    #: with ``wraps``: the parameters the wrapper binds, which the call does not pass
+    bound: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------
@@ -225,12 +229,17 @@ def value_changes(name: str, old: dict | None, new: dict | None) -> list[str]:
     return [f"{label}: {describe_value(old)} {ARROW} {describe_value(new)}"]
 
 
-def trace_changes(previous: Trace, trace: Trace) -> list[str]:
-    """Every argument difference between two consecutive traces (parameter order)."""
+def trace_changes(previous: Trace, trace: Trace, bound: Iterable[str] = (), wraps: str | None = None) -> list[str]:
+    """Every argument difference between two consecutive traces (parameter order); a change of a
+    parameter in ``bound`` (one the ``wraps`` wrapper binds) says that the call did not pass it."""
     changes: list[str] = []
     names = list(previous.args) + [n for n in trace.args if n not in previous.args]
+    bound = set(bound)
     for name in names:
-        changes += value_changes(name, previous.args.get(name), trace.args.get(name))
+        found = value_changes(name, previous.args.get(name), trace.args.get(name))
+        if name in bound and found:
+            found = [f"{change} (bound by the {wraps or 'wrapper'}, not passed by the call)" for change in found]
+        changes += found
     if previous.nested != trace.nested:
         changes.append("traced inside another tf.function's trace" if trace.nested else "traced from eager code")
     if previous.via != trace.via:
@@ -263,6 +272,8 @@ def function_report(function: FunctionTraces) -> FunctionReport:
         trace_seconds=function.trace_seconds,
         retrace_seconds=function.retrace_seconds,
         variable_creation=function.variable_creation_traces,
+        wraps=function.wraps,
+        bound=list(function.bound) if function.wraps is not None else [],
     )
     if report.trace_seconds is not None:
         nested = 0.0
@@ -279,16 +290,26 @@ def function_report(function: FunctionTraces) -> FunctionReport:
                 nested=trace.nested,
                 via=trace.via,
                 arguments=_arguments(trace),
-                changes=trace_changes(previous, trace) if previous is not None else [],
+                changes=trace_changes(previous, trace, report.bound, report.wraps) if previous is not None else [],
                 seconds=trace.seconds,
                 variable_creation=trace.variable_creation,
             )
         )
         previous = trace
-    report.called_from = [
-        location(site.file, site.line) + (f" (×{site.count})" if site.count > 1 else "") for site in function.call_sites
-    ]
+    per_line: dict[str, int] = {}  # calls on one line at different columns are one place to the reader
+    for site in function.call_sites:
+        where = location(site.file, site.line)
+        per_line[where] = per_line.get(where, 0) + site.count
+    report.called_from = [where + (f" (×{count})" if count > 1 else "") for where, count in per_line.items()]
     report.proofs = [proof_line(key, proof) for key, proof in function.proofs.items()]
+    if function.wraps is not None:
+        own_self = function.params[0] if function.wraps == "callable object" and function.params else None
+        named = [name for name in function.bound if name != own_self]  # an object's self goes without saying
+        bound = f" (it binds {', '.join(f'`{name}`' for name in named)})" if named else ""
+        report.notes.append(
+            f"a tf.function of a {function.wraps}{bound}, recorded at the code it calls, "
+            f"`{function.qualname}`: no fix is made from these traces"
+        )
     steady = {json.dumps(t.args, sort_keys=True) for t in function.traces if not t.nested}
     if len(function.traces) > 1 and len(steady) <= 1:
         report.notes.append(
@@ -377,7 +398,9 @@ def render_text(reports: list[FunctionReport]) -> str:
             if report.variable_creation:
                 detail.append(f"{report.variable_creation} variable-creation")
             traces += f" ({', '.join(detail)})"
-        header = f"{location(report.file, report.firstlineno)} {report.qualname}: {plural(report.calls, 'call')}, {traces}"
+        wrapped = f" (via {report.wraps})" if report.wraps else ""
+        header = (f"{location(report.file, report.firstlineno)} {report.qualname}{wrapped}: "
+                  f"{plural(report.calls, 'call')}, {traces}")
         if report.retraces:
             header += f", {plural(report.retraces, 'retrace')}"
         if flags:

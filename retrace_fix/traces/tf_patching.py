@@ -26,7 +26,8 @@ import types
 from typing import Any, Callable, Iterator
 
 from retrace_fix.traces.frames import callers
-from retrace_fix.traces.function_stats import STATS, FunctionStats, bound_instance, new_stats
+from retrace_fix.traces.function_stats import (STATS, FunctionStats, bound_instance, new_stats, unwrap_callable,
+                                                  variable_owner_captures)
 from retrace_fix.traces.import_hook import ModuleHook
 from retrace_fix.traces.model import Trace
 from retrace_fix.traces.trace_encoding import describe_object, encode_trace_type
@@ -81,15 +82,17 @@ def _on_trace(
     try:
         if not RECORDERS or stats.origin is None:
             return
-        if stats.live is None:
+        if stats.live is None and stats.wraps is None:  # a wrapped callable gets no proofs: no fix edits it
             from retrace_fix.traces.prover import live_function
 
             stats.live = live_function(function)
+        if stats.captures is None:
+            stats.captures = variable_owner_captures(function)
         cache = function._function_cache
         primary = getattr(cache, "_primary", None)
         entries = list(primary.items()) if primary is not None else [((None, cf.function_type), cf) for cf in cache.values()]
         entries = entries[before:]
-        instance = bound_instance(function._python_function) if stats.is_method else None
+        instance = _instance(function, stats) if stats.is_method else None
         # parent_graph is only set under a TF1-style graph (init_scope lifts a FuncGraph
         # to eager), so a trace made while another tf.function traces is told by the
         # default graph still being a FuncGraph after the call returned.
@@ -130,6 +133,15 @@ def _on_trace(
                 frames = None  # one call, one call site (even when it made several traces)
     except Exception as exc:  # never break the user's program
         report_error(exc)
+
+
+def _instance(function: Any, stats: FunctionStats) -> Any:
+    """The object a method's ``self`` is: the bound method's instance, or the callable object a
+    wrapped tf.function calls (looked up at each trace: the statistics hold no object of the program)."""
+    if stats.wraps is not None:
+        unwrapped = unwrap_callable(function._python_function)
+        return unwrapped.instance if unwrapped is not None else None
+    return bound_instance(function._python_function)
 
 
 def _scope_name(context: Any) -> str | None:

@@ -6,8 +6,9 @@ the rest is still processed; 1 for ``--diff`` with a diff; 0 when clean), and
 nothing else affected: a fixable file next to the odd one is still fixed.
 
 Most cases run the CLI in this process (tests/support/cli_runner.py) with ``--jobs 1``; the
-ones that could crash an interpreter (deep nesting) or hang one (a FIFO) run
-``python -m retrace_fix`` in a subprocess with a timeout.
+ones that could crash an interpreter (deep nesting) or hang one (a FIFO, a symlink loop) run
+it in a forked copy of this process with a timeout (``run_cli_forked``), and the one about
+the real standard streams' encoding runs ``python -m retrace_fix`` in a subprocess.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli_runner import run_cli
+from tests.support.cli_runner import run_cli, run_cli_forked
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -34,16 +35,6 @@ RELAX_SRC = textwrap.dedent(
     """
 )
 RELAX_FIXED = RELAX_SRC.replace("experimental_relax_shapes", "reduce_retracing")
-
-
-def cli_subprocess(cwd: Path, *args: str, timeout: int = 240) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    root = Path(__file__).resolve().parents[2]
-    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(
-        [sys.executable, "-m", "retrace_fix", *args], cwd=cwd, env=env, capture_output=True, text=True,
-        timeout=timeout,
-    )
 
 
 @pytest.fixture
@@ -216,7 +207,7 @@ def test_deep_nesting_reported_or_processed_never_crashes(tree):
         "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return "
         + " + ".join(["x"] * 1000) + "\n"  # over 600 already fails in this process's stack: fixed in the child
     )
-    proc = cli_subprocess(tree, "--diff", "--check-syntax", ".")
+    proc = run_cli_forked("--diff", "--check-syntax", ".", cwd=tree, timeout=240)
     assert proc.returncode == 2, proc.stderr
     no_traceback(proc.stderr)
     assert "error: deep_parens.py:5:" in proc.stderr and "too many nested parentheses" in proc.stderr
@@ -238,7 +229,7 @@ def test_symlink_loops(tree):
     (tree / "pkg" / "self.py").symlink_to("self.py")  # a link to itself
     (tree / "dangling.py").symlink_to("nowhere.py")
     (tree / "named_loop").symlink_to("named_loop")
-    proc = cli_subprocess(tree, "--diff", ".", timeout=120)
+    proc = run_cli_forked("--diff", ".", cwd=tree)
     assert proc.returncode == 1, proc.stderr  # links are not followed inside a tree
     assert proc.stdout.count("+++ b/") == 1 and "+++ b/good.py" in proc.stdout
     # a loop named on the command line is looked at, never walked: in this process
@@ -253,7 +244,7 @@ def test_fifo_and_directory_named_like_python_files(tree):
     os.mkfifo(tree / "pipe.py")  # reading it would block forever
     (tree / "package.py").mkdir()
     (tree / "package.py" / "inner.py").write_text(RELAX_SRC)
-    proc = cli_subprocess(tree, "--diff", ".", timeout=120)
+    proc = run_cli_forked("--diff", ".", cwd=tree)
     assert proc.returncode == 1, proc.stderr
     assert "+++ b/good.py" in proc.stdout and "+++ b/package.py/inner.py" in proc.stdout
 
@@ -387,6 +378,23 @@ def test_file_names_that_are_not_utf8(tree):
 
 
 # ----------------------------------------------------------------------------- the safety nets
+
+
+def test_a_forked_run_gives_what_a_run_here_gives_and_ends_only_its_copy(tree, monkeypatch):
+    """``run_cli_forked``, which the crash and hang cases above use: the same outcome as
+    ``run_cli``; a copy that hangs is killed at the timeout, one that crashes gives the signal."""
+    import signal
+    import time
+
+    from tests.support import cli_runner
+
+    forked = run_cli_forked("--diff", "good.py", cwd=tree)
+    assert forked.outcome == run_cli("--diff", "good.py", cwd=tree).outcome and forked.returncode == 1
+    monkeypatch.setattr(cli_runner, "main", lambda argv: time.sleep(60))
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_cli_forked("--diff", ".", cwd=tree, timeout=0.5)
+    monkeypatch.setattr(cli_runner, "main", lambda argv: os.kill(os.getpid(), signal.SIGSEGV))
+    assert run_cli_forked("--diff", ".", cwd=tree).outcome == (-signal.SIGSEGV, "", "")
 
 
 def test_a_crashing_or_hanging_child_fails_one_file(monkeypatch):

@@ -234,6 +234,38 @@ def test_a_stable_number_on_a_line_with_a_timing_is_still_compared(tmp_path: Pat
     assert report["outputs"]["equal"] is False and report["outputs"]["stable"] is True
 
 
+CLOCK_DRIVE = textwrap.dedent(
+    """\
+    import time
+    count = 6
+    print(time.time())
+    print(time.perf_counter())
+    time.sleep(0.02)
+    print(f"total {count}")
+    """
+)
+
+
+@pytest.mark.parametrize(("old", "new", "code", "verdict"), [
+    ("count = 6", "count = 7", 1, "FAIL: outputs differ (stdout /./: line 3: 6 before, 7 after ('total 6'))"),
+    ("count = 6", "count = 6  # fixed", 0, "outputs match where stable (stdout /./: 3 lines, 2 varying numbers "
+                                          "masked"),
+])
+def test_an_absolute_clock_printed_alone_is_masked_not_compared_equal(tmp_path: Path, monkeypatch, old, new, code,
+                                                                     verdict):
+    """time.time() and perf_counter() move by less than rtol times their value between two runs: masked
+    all the same (a number that differs at all between the original's own runs varies)."""
+    (tmp_path / "drive.py").write_text(CLOCK_DRIVE)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    request = BenchRequest(command=[sys.executable, "drive.py"], runs=2, compare_stdout=".", quiet=True,
+                           output_format="json")
+    assert run_bench(request, fixer=_rewriting_fixer(old, new), out=out, err=io.StringIO()) == code
+    report = json.loads(out.getvalue())
+    assert verdict in report["verdict"]
+    assert report["outputs"]["masked"] == ["stdout /./: 3 lines, 2 varying numbers masked"]
+
+
 def test_outputs_that_vary_in_everything_compare_nothing_and_exit_1(tmp_path: Path, monkeypatch):
     (tmp_path / "drive.py").write_text("import time\nprint(f'took {time.perf_counter_ns() % 99991}ns')\n# x\n")
     monkeypatch.chdir(tmp_path)
@@ -407,6 +439,14 @@ def test_judge_more_traces_after_is_a_failure():
     report = _report([_record("before", 0, {key: 2}), _record("after", 0, {key: 3})])
     judge(report)
     assert report.exit_code == 1 and report.verdict == "FAIL: the fixed version traces more (2 → 3)"
+
+
+def test_a_partials_record_is_a_row_of_its_own():
+    """A tf.function of ``functools.partial(step, ...)`` is recorded at ``def step`` with ``wraps``."""
+    plain, wrapped = ("m.py", "step", 4), ("m.py", "step", 4, "functools.partial")
+    report = _report([_record("before", 0, {plain: 3, wrapped: 6}), _record("after", 0, {plain: 1, wrapped: 6})])
+    assert [(row.qualname, row.before, row.after) for row in report.functions] == [
+        ("step", [3], [1]), ("step (via functools.partial)", [6], [6])]
 
 
 def test_judge_ok_reports_traces_speedup_and_noise():

@@ -6,7 +6,7 @@ record``, with a probe that reads TensorFlow's own
 the Function objects of one origin) at the end.  Here: the lifetime-sensitive
 programs of ``benchmarks/fidelity_programs`` (a bound method, lambdas and
 temporary objects, a weakref-keyed cache, ``__del__``, generators, variables
-created on the first call), run one after another in one process, and one
+created on the first call, tf.functions of a partial and a callable object), run one after another in one process, and one
 case of the public-report corpus (padded batches with a lazily built model).
 The whole corpus and the executed goldens are the benchmark's (figures in
 docs/robustness.md): 58 programs and 112 golden cases, about 15 minutes of
@@ -34,6 +34,7 @@ LIFETIME = {
     "generators": 8,
     "lambda_arg": 12,
     "lazy_variables": 7,  # the trace file said 4: the variable-creation traces were folded
+    "partial_callable": 9,  # the trace file said 0: a partial or callable object has no code object
     "weakref_cache": 10,
 }
 REPORTS = ["h2-mirrored-padded-batches"]  # padded batches under MirroredStrategy (two logical CPUs)

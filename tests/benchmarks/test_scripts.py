@@ -11,8 +11,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -148,24 +150,55 @@ def test_corpus_check_flags_crashes_and_bad_trees(tmp_path: Path, capsys):
     assert corpus.main([str(tmp_path / "missing")]) == 2
 
 
-def _speed(monkeypatch, capsys, *args: str) -> subprocess.CompletedProcess:
-    """``python benchmarks/speed.py ARGS`` in this process (what it measures still runs as fresh
-    processes); the variables it sets for those processes are restored afterwards."""
+def _speed(monkeypatch, capsys, *args: str, runs: list[list[str]] | None = None) -> subprocess.CompletedProcess:
+    """``python benchmarks/speed.py ARGS`` in this process; the variables it sets for the processes
+    it measures are restored afterwards.  What it measures runs as it starts it (its ``MEASURE``
+    wrapper around a fresh process), except that the measured ``python -m retrace_fix`` runs after
+    the first are run by :func:`_measure_in_process` (their arguments appended to ``runs``)."""
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
         if name in os.environ:
             monkeypatch.setenv(name, os.environ[name])
         else:  # recorded as unset (delenv alone records nothing when the variable is unset)
             monkeypatch.setenv(name, "")
             monkeypatch.delenv(name)
-    code = _load("speed").main(list(args))
+    speed = _load("speed")
+    real = speed.measure
+    runs = [] if runs is None else runs
+
+    def measure(command: list[str]) -> tuple[int, float, int, float]:
+        if command[:3] != [sys.executable, "-m", "retrace_fix"]:
+            return real(command)  # the bare parse: the script's own program, always a process
+        runs.append(command[3:])
+        return real(command) if len(runs) == 1 else _measure_in_process(command[3:])
+
+    monkeypatch.setattr(speed, "measure", measure)
+    code = speed.main(list(args))
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(["speed.py", *args], code, out, err)
 
 
+def _cpu_s() -> float:
+    """CPU time (user + system) of this process and of its children waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _measure_in_process(args: list[str]) -> tuple[int, float, int, float]:
+    """What ``speed.measure`` gives back for ``python -m retrace_fix ARGS`` (exit code, wall time,
+    peak RSS in KiB, CPU time), the run made in this process: each process the script starts
+    pays about a second of imports, and its figures are only printed, never asserted."""
+    start, cpu = time.perf_counter(), _cpu_s()
+    code = run_cli(*args).returncode
+    wall = time.perf_counter() - start
+    return code, wall, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, _cpu_s() - cpu
+
+
 def test_speed_script_prints_ratios(tree: Path, tmp_path: Path, monkeypatch, capsys):
     out = tmp_path / "speed.json"
-    proc = _speed(monkeypatch, capsys, str(tree), "--jobs", "1,2", "--repeat", "1", "--json", str(out))
+    runs: list[list[str]] = []
+    proc = _speed(monkeypatch, capsys, str(tree), "--jobs", "1,2", "--repeat", "1", "--json", str(out), runs=runs)
     assert proc.returncode == 0, proc.stderr
+    assert runs == [["--diff", "--quiet", "--jobs", jobs, str(tree)] for jobs in ("1", "2")]
     figures = json.loads(out.read_text())
     assert (figures["files"], figures["files_past_byte_prefilter"], figures["files_parsed_by_libcst"]) == (3, 1, 1)
     assert figures["lines_given_to_libcst"] == figures["lines_of_parsed_files"] == RELAXED.count("\n")
@@ -181,9 +214,11 @@ def test_speed_script_measures_each_tree(tree: Path, tmp_path: Path, monkeypatch
     other.mkdir()
     (other / "step.py").write_text(RELAXED)
     out = tmp_path / "speed.json"
+    runs: list[list[str]] = []
     proc = _speed(monkeypatch, capsys, str(tree), str(other), "--each", "--jobs", "1", "--repeat", "1",
-                  "--target", "0.4", "--json", str(out))
+                  "--target", "0.4", "--json", str(out), runs=runs)
     assert proc.returncode == 0, proc.stderr
+    assert [run[4:] for run in runs] == [[str(tree)], [str(other)], [str(tree), str(other)]]
     figures = json.loads(out.read_text())
     assert [(row["tree"], row["files"]) for row in figures["per_tree"]] == [(str(tree), 3), (str(other), 1)]
     assert figures["files"] == 4 and figures["target"] == 0.4
@@ -200,8 +235,11 @@ def test_speed_script_measures_the_ways_bulk_runs_are_given_roots(tmp_path: Path
     out = tmp_path / "bulk.json"
     trees = [str(corpus / "first"), str(corpus / "second")]
     # one worker: a Dask worker per --jobs is started (and imports the engine) for the last row
-    proc = _speed(monkeypatch, capsys, *trees, "--bulk", "--jobs", "1", "--repeat", "1", "--json", str(out))
+    runs: list[list[str]] = []
+    proc = _speed(monkeypatch, capsys, *trees, "--bulk", "--jobs", "1", "--repeat", "1", "--json", str(out), runs=runs)
     assert proc.returncode == 0, proc.stderr
+    assert [run[4:] for run in runs] == [[str(corpus)], trees, trees[:1], trees[1:], ["--repos", runs[4][-1]],
+                                         ["--scheduler", "local", "--repos", runs[4][-1]]]
     figures = json.loads(out.read_text())
     assert list(figures["rows"]) == ["bare parse", "one folder", "N paths", "each alone, summed",
                                      "--repos file:// URLs", "--scheduler local"]

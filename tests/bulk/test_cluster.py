@@ -10,6 +10,7 @@ processes start their own small one.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -26,7 +27,8 @@ from tests.support.gitrepos import commit_all, git, new_repo, state
 from tests.support.cli_runner import run_cli
 from tests.bulk.test_run import CLEAN, LATIN1, PREDICT, RELAX, tree, write
 
-distributed = pytest.importorskip("distributed")
+if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the [dask] extra is not installed
+    pytest.skip("could not import 'distributed'", allow_module_level=True)
 
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git not installed", allow_module_level=True)
@@ -92,7 +94,10 @@ def corpus(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def scheduler():
-    """An in-process LocalCluster (threads): its address, for --scheduler."""
+    """An in-process LocalCluster (threads): its address, for --scheduler (Dask is imported here,
+    not when the module is collected: every worker of the test run collects every module)."""
+    import distributed
+
     with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0",
                                   silence_logs=logging.CRITICAL) as cluster:
         yield cluster.scheduler_address

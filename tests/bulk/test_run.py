@@ -164,6 +164,7 @@ def test_text_table_json_and_markdown_summary(workspace):
     md = (workspace / "out" / "SUMMARY.md").read_text()
     assert "| `repos/alpha` | 6 | 5 | RTF002 ×1, RTF004 ×4 | 0 | 0 | `out/alpha.patch` |" in md
     assert "| `repos/gamma` | 1 | 0 | – | 0 | 0 | – |" in md
+    assert "| code | rule | fixes |" in md  # the rule's name, the word users see (docs/contributing.md)
     assert "| RTF002 | predict-to-call | 2 |" in md and "| RTF004 | reduce-retracing | 6 |" in md
     assert "- `repos/missing`: repos/missing: no such file or directory" in md
 

@@ -4,7 +4,9 @@ gives the same code as retrace-fix (the golden ``expected.py``) on every golden 
 The runs use the repository's ``.libcst.codemod.yaml`` (``modules: ['retrace_fix.codemods']``, formatter
 ``cat``), copied into a scratch directory that is the working directory, exactly as a user
 with that file in their project would run it.  Cases that select several codemods run them
-one after another in registry order, as the engine does; ``case.toml``'s ``unsafe-fixes``
+one after another in registry order, as the engine does (the largest group through libcst.tool's
+worker pool, where each file's codemod is pickled to a forked process; the others with ``-j 1``,
+in this process: a pool per command would only add its forks); ``case.toml``'s ``unsafe-fixes``
 becomes ``--unsafe-fixes`` and a case's ``traces.json`` becomes ``--traces``.  Cases that chain a
 body rewrite (RTF007, RTF008) into a trace-driven fix of the same body are one-run features
 (:func:`one_run_chain`): as separate commands the second sees only the proofs of the old body.
@@ -118,8 +120,12 @@ def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[Gold
 
     failures: list[str] = []
     unchanged: list[GoldenCase] = []
+    pooled = max(groups, key=lambda key: len(groups[key]))  # > 4 files: libcst.tool starts 2 workers
+    assert len(groups[pooled]) > 4
     for number, ((chain, unsafe), members) in enumerate(groups.items()):
         extra = ["--unsafe-fixes"] if unsafe else []
+        if (chain, unsafe) != pooled:
+            extra += ["-j", "1"]
         if with_traces:
             parts = merged[(chain, unsafe)]
             trace_file = tmp_path / f"traces{number}.json"

@@ -18,7 +18,8 @@ What is set for the call and restored after it:
 
 Tests keep a subprocess where the process boundary is the behaviour: signals, the real
 standard streams' encodings, the recorder, pre-commit hooks, packaging, ``record``'s
-child, a fresh interpreter's imports.
+child, a fresh interpreter's imports.  A run that could hang or crash the interpreter, and
+needs nothing else of a process, runs in a forked copy of this one (``run_cli_forked``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,13 @@ from __future__ import annotations
 import io
 import json
 import os
+import pickle
+import signal
 import subprocess
 import sys
+import tempfile
+import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +94,44 @@ def run_cli(*args: str | os.PathLike, cwd: Path | str | None = None, stdin: str 
     out.flush()
     err.flush()
     return CliResult(tuple(argv), code, out.buffer.getvalue(), err.buffer.getvalue())
+
+
+def run_cli_forked(*args: str | os.PathLike, cwd: Path | str | None = None, timeout: float = 120) -> CliResult:
+    """:func:`run_cli` in a forked copy of this process, for a run that might hang (a FIFO, a
+    symlink loop) or crash the interpreter (a C stack overflow): that ends the copy only, as it
+    would end a ``retrace-fix`` process, without a fresh interpreter's second of imports.
+
+    A copy still running after ``timeout`` seconds is killed and ``subprocess.TimeoutExpired``
+    raised; one that dies gives the exit code :mod:`subprocess` would (minus the signal's number)
+    and no output.  Not for what a fresh process is needed for: its imports, the real standard
+    streams and their encodings, signals sent from outside."""
+    argv = [os.fspath(arg) for arg in args]
+    with tempfile.TemporaryFile() as results:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the copy; it never returns
+            try:
+                run = run_cli(*argv, cwd=cwd)
+                payload = (run.returncode, run.stdout_bytes, run.stderr_bytes)
+            except BaseException:
+                payload = (1, b"", traceback.format_exc().encode("utf-8"))
+            results.write(pickle.dumps(payload))
+            results.flush()
+            os._exit(0)
+        deadline = time.monotonic() + timeout
+        while not (ended := os.waitpid(pid, os.WNOHANG))[0]:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise subprocess.TimeoutExpired(["retrace-fix", *argv], timeout)
+            time.sleep(0.01)
+        status = os.waitstatus_to_exitcode(ended[1])
+        if status != 0:
+            return CliResult(tuple(argv), status, b"", b"")
+        results.seek(0)
+        code, out, err = pickle.loads(results.read())
+    return CliResult(tuple(argv), code, out, err)
 
 
 #: the checkout: a child process imports this tree's ``retrace_fix`` first

@@ -17,6 +17,7 @@ import pytest
 from retrace_fix.traces.model import (
     FORMAT,
     VERSION,
+    BASE_VERSION,
     CallSite,
     FunctionTraces,
     Proof,
@@ -80,7 +81,7 @@ def test_round_trip_is_deterministic_and_sorted(tmp_path):
     path = tmp_path / "out" / "traces.json"
     save_trace_file(ts, path)
     data = json.loads(path.read_text())
-    assert data["format"] == FORMAT and data["version"] == VERSION and data["tensorflow"] == "2.21.0"
+    assert data["format"] == FORMAT and data["version"] == BASE_VERSION and data["tensorflow"] == "2.21.0"
     assert [(f["file"], f["firstlineno"]) for f in data["functions"]] == [("a.py", 5), ("a.py", 20), ("b.py", 3)]
     assert list(data["functions"][0]) == [
         "file", "qualname", "firstlineno", "name", "params", "calls",
@@ -124,7 +125,7 @@ def test_variable_creation_traces_count_as_tensorflow_counts_them_but_are_no_ret
     path = tmp_path / "t.json"
     save_trace_file(trace_set(f), path)
     data = json.loads(path.read_text())
-    assert data["version"] == VERSION == 2  # an optional key: no new format version
+    assert data["version"] == BASE_VERSION == 2  # an optional key: no new format version
     assert [t.get("variable_creation") for t in data["functions"][0]["traces"]] == [2, None]
     (loaded,) = load_trace_file(str(path))
     assert loaded.traces == f.traces and loaded.total_traces == 5
@@ -635,7 +636,7 @@ def test_version_1_files_load_without_call_sites_or_proofs(tmp_path):
     loaded = load_trace_file(write(tmp_path, json.dumps(v1_file_data())))
     (step,) = loaded
     assert step.call_sites == [] and step.proofs == {} and len(step.traces) == 3
-    assert loaded.to_json()["version"] == VERSION == 2  # written back in the current version
+    assert loaded.to_json()["version"] == BASE_VERSION == 2  # written back in the current version
 
 
 def test_call_sites_and_proofs_round_trip_and_merge(tmp_path):
@@ -737,23 +738,44 @@ def test_recreated_counts_one_process_and_merges_by_the_largest(tmp_path):
         load_trace_file(write(tmp_path, json.dumps(data)))
 
 
+def test_fresh_captures_round_trips_merges_by_the_largest_and_is_validated(tmp_path):
+    """``fresh_captures``: of the re-creations, those around a new model (no retrace to remove)."""
+    fresh = function(file="train.py", qualname="fold.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2, fresh_captures=2)
+    plain = function(file="train.py", qualname="fold.<locals>.step", line=3,
+                     traces=[Trace({"x": tensor(2, 4)}, count=3)], recreated=2)
+    save_trace_file(trace_set(fresh), tmp_path / "fresh.json")
+    save_trace_file(trace_set(plain), tmp_path / "plain.json")
+    assert json.loads((tmp_path / "fresh.json").read_text())["functions"][0]["fresh_captures"] == 2
+    assert "fresh_captures" not in json.loads((tmp_path / "plain.json").read_text())["functions"][0]
+    (loaded,) = load_trace_files([str(tmp_path / "fresh.json")])
+    assert (loaded.recreated, loaded.fresh_captures) == (2, 2)
+    (merged,) = load_trace_files([str(tmp_path / "plain.json"), str(tmp_path / "fresh.json")])
+    assert (merged.recreated, merged.fresh_captures) == (2, 2)
+    data = v1_file_data()
+    data["functions"][0]["fresh_captures"] = -1
+    with pytest.raises(TraceFileError, match=r"functions\[0\].fresh_captures: expected a non-negative integer"):
+        load_trace_file(write(tmp_path, json.dumps(data)))
+
+
 def test_report_shows_call_sites_and_proofs():
     step = function(file="train.py", qualname="step", line=3, calls=4,
                     traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
     step.add_call_site(CallSite("run.py", 10, 4, count=3))
     step.add_call_site(CallSite("eval.py", 2, None))
+    step.add_call_site(CallSite("run.py", 10, 30))  # a second call on the same line: one place to the reader
     step.add_proof("scalar k=int32: k=int32[] #ab12", Proof("scalar", "failed", error="TypeError: Input 'y' of 'Pow' Op"))
     step.add_proof("scalar k=float32: k=float32[] #cd34", Proof("scalar", "traced"))
     step.add_proof("reduce_retracing: k", Proof("reduce_retracing", "not_run", note="the time budget for proofs was spent"))
     text = render_report(build_report(trace_set(step)), "text")
     assert text.splitlines()[4:8] == [
-        "  called from: run.py:10 (×3), eval.py:2",
+        "  called from: run.py:10 (×4), eval.py:2",
         "  proof: scalar k=int32: k=int32[] → failed: TypeError: Input 'y' of 'Pow' Op",
         "  proof: scalar k=float32: k=float32[] → traced",
         "  proof: reduce_retracing: k → not run: the time budget for proofs was spent",
     ]
     data = json.loads(render_report(build_report(trace_set(step)), "json"))["functions"][0]
-    assert data["called_from"] == ["run.py:10 (×3)", "eval.py:2"] and len(data["proofs"]) == 3
+    assert data["called_from"] == ["run.py:10 (×4)", "eval.py:2"] and len(data["proofs"]) == 3
     # version-1 files have neither: no such lines
     bare = function(file="train.py", qualname="step", line=3, traces=[Trace({"k": py(2)}), Trace({"k": py(3)})])
     assert "called from" not in render_report(build_report(trace_set(bare)), "text")

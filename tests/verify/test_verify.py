@@ -140,6 +140,51 @@ def test_judge_rejects_a_changed_stable_number_on_a_line_that_holds_a_timing():
     assert verdict.passed and verdict.detail == "exit 0 as the original, stdout: 1 line, 1 varying number masked, traces 6 → 1"
 
 
+def test_judge_masks_an_absolute_clock_that_moves_by_less_than_the_tolerance():
+    """time.time() (~1.8e9 s) and perf_counter() (seconds since boot) move by less than rtol times their value
+    between two runs: within the tolerance they would pass for stable numbers ("3 lines equal")."""
+    original = record("1795852800.123456\n73512.4185\nresult 3\n", traces={("f", 3): 4})
+    again = record("1795852801.398712\n73513.6602\nresult 3\n", traces={("f", 3): 4})
+    ref = reference(original, again=again)
+    verdict = judge(record("1795852804.000931\n73516.2013\nresult 3\n", traces={("f", 3): 1}), ref, None, True)
+    assert verdict.passed, verdict.detail
+    assert verdict.detail == "exit 0 as the original, stdout: 3 lines, 2 varying numbers masked, traces 4 → 1"
+    assert ref.notes[0].startswith("the original's outputs vary between two of its own runs (stdout: 2 varying "
+                                   "numbers masked on 2 lines, line 1: '…'")
+
+
+def test_judge_still_rejects_a_changed_stable_number_next_to_a_timestamp():
+    original = record("at 1795852800.123456 result 216.0\n", traces={("f", 3): 4})
+    again = record("at 1795852801.398712 result 216.0\n", traces={("f", 3): 4})
+    ref = reference(original, again=again)
+    verdict = judge(record("at 1795852804.000931 result 216.5\n", traces={("f", 3): 1}), ref, None, True)
+    assert (verdict.passed, verdict.failure) == (False, "output")
+    assert verdict.detail == "stdout line 1: 216.0 before, 216.5 after ('at … result 216.0'; … varies run to run)"
+    verdict = judge(record("at 1795852804.000931 result 216.0\n", traces={("f", 3): 1}), ref, None, True)
+    assert verdict.passed and "stdout: 1 line, 1 varying number masked" in verdict.detail
+
+
+def test_judge_verifies_nothing_when_the_program_prints_only_a_clock():
+    original = record("1795852800.123456\n", traces={("f", 3): 4})
+    again = record("1795852801.398712\n", traces={("f", 3): 4})
+    verdict = judge(record("1795852804.000931\n", traces={("f", 3): 1}), reference(original, again=again), None, True)
+    assert (verdict.passed, verdict.failure) == (False, "unverifiable")
+
+
+def test_judge_float_printing_noise_a_float_printed_identically_stays_compared():
+    # printed identically by both runs of the original: stable, compared within the tolerance
+    original = record("loss 0.30000000000000004 step 10\n", traces={("f", 3): 4})
+    ref = reference(original, again=record("loss 0.30000000000000004 step 10\n", traces={("f", 3): 4}))
+    verdict = judge(record("loss 0.3 step 10\n", traces={("f", 3): 1}), ref, None, True)
+    assert verdict.passed and "stdout: 1 line equal" in verdict.detail
+    assert judge(record("loss 0.31 step 10\n", traces={("f", 3): 1}), ref, None, True).failure == "output"
+    # a float whose last digit differs between the original's own runs is not stable: masked
+    ref = reference(original, again=record("loss 0.30000000000000009 step 10\n", traces={("f", 3): 4}))
+    verdict = judge(record("loss 0.31 step 10\n", traces={("f", 3): 1}), ref, None, True)
+    assert verdict.passed and "stdout: 1 line, 1 varying number masked" in verdict.detail
+    assert judge(record("loss 0.3 step 11\n", traces={("f", 3): 1}), ref, None, True).failure == "output"
+
+
 def test_judge_masks_addresses_and_ids_but_compares_the_rest_of_the_line():
     original = record("<Model at 0x7f01a2> run-4f2a done 3\n", traces={("f", 3): 2})
     again = record("<Model at 0x7f9c10> run-9be1 done 3\n", traces={("f", 3): 2})

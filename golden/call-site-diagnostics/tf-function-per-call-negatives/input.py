@@ -59,3 +59,17 @@ def compile_step(fn):
 
 step_a = compile_step(lambda v: v + 1)
 step_b = compile_step(lambda v: v - 1)
+
+
+@tf.function
+def outer(x):
+    # created only while `outer` traces: once per trace of `outer`, never per call of it
+    @tf.function
+    def inner(v):
+        return v * 2
+
+    return inner(x)
+
+
+for x in range(3):
+    outer(tf.constant(x))
