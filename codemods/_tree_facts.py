@@ -143,9 +143,9 @@ class TreeFacts:
         calls: list[ast.Call] = []
         assigns: list[ast.Assign] = []
         defs: list[ast.AST] = []
-        #: name -> how many bindings may give it a value the call-site analysis reads
+        #: name -> the bindings that may give it a value the call-site analysis reads
         #: (:func:`_valued_names`): only such names can carry evidence as arguments
-        self.valued: dict[str, int] = {}
+        self.valued: dict[str, list[int]] = {}  # ...each binding by its id
         #: name -> the names in the calls assigned to it (``x = tf.zeros([n])``: ``n`` may vary)
         self.call_values: dict[str, set[str]] = {}
         bindings: list[ast.AST] = []
@@ -196,7 +196,7 @@ class TreeFacts:
                         self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
         for node in bindings:
             for name in _valued_names(node, self.call_tells):
-                self.valued[name] = self.valued.get(name, 0) + 1
+                self.valued.setdefault(name, []).append(id(node))
                 value = getattr(node, "value", None)
                 if type(value) is ast.Call:
                     self.call_values.setdefault(name, set()).update(
@@ -435,7 +435,8 @@ class TreeFacts:
     def repeated_creations(self, *, module_loops: bool, method_wraps: bool) -> bool:
         """Is there a creation that may run over and over
         (:func:`~retrace_fix.codemods._creations.repeated_evidence`, and with ``method_wraps``
-        RTF006's ``tf.function(self.m)`` in a method)?  ``module_loops``: a creation in a loop
+        RTF006's ``tf.function(self.m)`` in a method and its forwarding ``tf.function(lambda x:
+        f(x, k))``/``tf.function(partial(f, k=k))`` in a def)?  ``module_loops``: a creation in a loop
         outside any def counts (RTF101's; RTF006 moves only creations inside a def)."""
         for _node, owner, loop, first in self.creations:
             if owner is None:
@@ -448,7 +449,7 @@ class TreeFacts:
                 continue
             if owner in self.loop_called:
                 return True
-            if method_wraps and first is not None and type(first) in (ast.Attribute, ast.Lambda):
+            if method_wraps and first is not None and type(first) in (ast.Attribute, ast.Lambda, ast.Call):
                 return True
         return False
 
@@ -466,8 +467,8 @@ class TreeFacts:
         literals, dtypes, shapes, objects).  A parameter is keyed by its position, and a
         keyword argument counts for every parameter.
         """
-        per_parameter: dict[tuple[str, int], int] = {}
-        by_keyword: dict[str, int] = {}
+        per_parameter: dict[tuple[str, int], set] = {}
+        by_keyword: dict[str, set] = {}
         loop_valued = self.loop_valued
         for name, call, in_loop in self._call_sites:
             position = 0
@@ -475,27 +476,30 @@ class TreeFacts:
             for value, keyword in arguments:
                 kind = type(value)
                 if kind is ast.Starred:
-                    continue
-                if kind is ast.Name:
-                    sources = self.valued.get(value.id, 0)  # type: ignore[attr-defined]
-                    varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
-                        self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
-                elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
-                    sources, varies = 1, True
-                else:
-                    sources, varies = int(_literal(value)), False
+                    continue  # *args binds nothing the analysis knows, and takes no position
                 if keyword is None:
                     key = (name, position)
                     position += 1
-                    if sources:
-                        per_parameter[key] = per_parameter.get(key, 0) + sources
-                elif sources:
-                    by_keyword[name] = by_keyword.get(name, 0) + sources
+                # the distinct values an argument can bring: a binding, a call, a literal
+                if kind is ast.Name:
+                    sources = set(self.valued.get(value.id, ()))  # type: ignore[attr-defined]
+                    varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
+                        self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
+                elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
+                    sources, varies = {id(value)}, True
+                elif _literal(value):
+                    sources, varies = {ast.dump(value)}, False
+                else:
+                    continue
+                if keyword is None:
+                    per_parameter.setdefault(key, set()).update(sources)
+                else:
+                    by_keyword.setdefault(name, set()).update(sources)
                 if sources and in_loop and varies:
                     return True
-        if any(count >= 2 for count in by_keyword.values()):
+        if any(len(sources) >= 2 for sources in by_keyword.values()):
             return True
-        return any(count + by_keyword.get(name, 0) >= 2 for (name, _), count in per_parameter.items())
+        return any(len(sources | by_keyword.get(name, set())) >= 2 for (name, _), sources in per_parameter.items())
 
     def range_loop_with_a_bound(self) -> bool:
         """A graph ``for ... in range(...)`` whose bounds are not all number literals (RTF001 acts

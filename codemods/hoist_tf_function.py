@@ -188,8 +188,8 @@ class HoistTfFunctionCommand(RetraceCodemod):
     @classmethod
     def might_apply_to_tree(cls, tree, outline) -> bool:
         """A creation inside a def that may run over and over: in a loop of its def, in a def
-        (not a factory) called in a loop, or ``tf.function(self.m)``/``tf.function(lambda ...)``
-        in a method (:meth:`~retrace_fix.codemods._tree_facts.TreeFacts.repeated_creations`:
+        (not a factory) called in a loop, or ``tf.function(self.m)``, ``tf.function(lambda ...)``
+        or ``tf.function(partial(...))`` in a def (:meth:`~retrace_fix.codemods._tree_facts.TreeFacts.repeated_creations`:
         the candidates of :class:`~retrace_fix.codemods._hoist_decider.HoistDecider` without
         traces, the only runs the engine asks this in)."""
         return outline.references_tf_function and tree_facts(tree, outline).repeated_creations(

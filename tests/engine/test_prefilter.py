@@ -148,6 +148,9 @@ def check_plan(text: str, code: str, needed: bool) -> None:
         (STEP + "for n in range(3):\n    step(x, n)\n", True),  # a loop variable
         (STEP + "step(tf.ones([2]), 3)\nstep(tf.ones([3]), 3)\n", True),  # two calls for `x`
         (STEP + "step(tf.ones([2]), 3)\n", False),  # one source per parameter, no loop
+        (STEP + "n = 3\nstep(x, n)\nstep(x, n)\n", False),  # the same value twice
+        (STEP + "step(x, 3)\nstep(y, 3)\n", False),
+        (STEP + "step(self.x, 3)\nstep(self.y, 4)\n", True),  # positions kept past an attribute
         (STEP + "m = make()\nfor b in data:\n    step(m, b)\n", False),  # made once, before the loop
         (STEP + "for b in data:\n    m = tf.keras.Sequential()\n    step(m, 1)\n", True),  # an object per iteration
         (STEP + "for b in data:\n    m = make()\n    step(m, 1)\n", False),  # a call that states nothing
@@ -185,6 +188,8 @@ def test_call_site_diagnostics_need_a_call_site_or_a_repeated_creation(text, nee
          "for b in data:\n    run(b)\n", True),  # its def is called in a loop
         (TF + "def run(xs):\n    for x in xs:\n        f = tf.function(lambda: x)\n", True),  # a loop in its def
         (TF + "class A:\n    def call(self, x):\n        return tf.function(self.g)(x)\n", True),  # wraps a method
+        ("import functools\n" + TF + "def f(x, k):\n    return x\n\ndef run(x, k):\n"
+         "    return tf.function(functools.partial(f, k=k))(x)\n", True),  # forwards to a module-level f
         (TF + "def run(x):\n    @tf.function\n    def f(y):\n        return y\n    return f(x)\n", False),  # once
         (TF + "for b in data:\n    f = tf.function(g)\n", False),  # module level: RTF101's, not moved
         (TF + "def build(x):\n    return tf.function(g)\n\nfor b in data:\n    build(b)\n", False),  # a factory
