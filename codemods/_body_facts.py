@@ -20,6 +20,13 @@ import libcst as cst
 
 from retrace_fix.codemods._finding_text import short
 from retrace_fix.codemods._loop_safety import loop_blockers
+from retrace_fix.codemods._tf_values import (
+    VARIABLE_INDEX_METHODS,
+    VARIABLE_VALUE_METHODS,
+    is_indexable_tensor,
+    rebound_names,
+    tensor_indices,
+)
 from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
 from retrace_fix.tfnames import Scope, all_params, local_bindings
 from retrace_fix.traces.generalize import BodyFacts, ScalarUse, ShapeRead
@@ -89,6 +96,11 @@ class _BodyFactsCollector(cst.CSTVisitor):
         self.outer_names: set[str] = set()  # declared global or nonlocal
         #: the dotted name of a callee that is a function of the user's project (None: not one)
         self.project_function: Callable[[cst.BaseExpression], str | None] = lambda func: None
+        #: names (``history``) and ``self`` attributes (``self.history``) provably bound to a ``tf.Variable``
+        self.variables: set[str] = set()
+        #: ``index`` uses whose subscripted value is judged after the walk: (uses, position, value,
+        #: the text of an ``other`` use should the value not be a dense tensor, names bound around it)
+        self.pending_indices: list[tuple[list, int, cst.BaseExpression, str, set[str]]] = []
 
     # -- bookkeeping
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -313,19 +325,37 @@ class _BodyFactsCollector(cst.CSTVisitor):
         if comparison is not None:
             uses.append(comparison)
             return
+        if isinstance(parent, cst.Index) and parent.value is expr and not float_op:
+            subscript = self._parent(node, depth + 2)
+            if isinstance(subscript, cst.Subscript) and any(i is expr for i in tensor_indices(subscript)):
+                # `grid_sizes[dim]`: judged once the walk knows which names are rebound
+                text = short(_statement_of(self.stack, parent) or expr)
+                self.pending_indices.append((uses, len(uses), subscript.value, text, self._bound_around()))
+                uses.append(ScalarUse("index", short(subscript)))
+                return
         if isinstance(parent, cst.Element):
-            container = self._parent(node, depth + 1)
-            arg = self._parent(node, depth + 2)
-            call = self._parent(node, depth + 3)
+            # `[[epoch]]`: climb the nested list/tuple literals to the argument they are
+            level = depth
+            container = self._parent(node, level + 1)
+            while isinstance(container, (cst.List, cst.Tuple)) and isinstance(self._parent(node, level + 2), cst.Element):
+                level += 2
+                container = self._parent(node, level + 1)
+            arg = self._parent(node, level + 2)
+            call = self._parent(node, level + 3)
             if (
                 isinstance(container, (cst.List, cst.Tuple))
                 and isinstance(arg, cst.Arg)
                 and isinstance(call, cst.Call)
-                and is_tf_api(self.scope.qualify(call.func))
+                and arg.value is container
             ):
                 keyword = arg.keyword.value if arg.keyword is not None else None
-                uses.append(ScalarUse("tf_arg", short(call), needs_python=_needs_python(self.scope.qualify(call.func), keyword)))
-                return
+                if is_tf_api(self.scope.qualify(call.func)):
+                    uses.append(ScalarUse("tf_arg", short(call), needs_python=_needs_python(self.scope.qualify(call.func), keyword)))
+                    return
+                variable_use = self._variable_method_use(call, arg)
+                if variable_use is not None:
+                    uses.append(variable_use)
+                    return
         uses.append(ScalarUse("other", short(_statement_of(self.stack, parent) or expr), in_test=self._in_test(expr)))
 
     def _tensor_comparison(self, node: cst.Name, expr, parent, depth: int) -> ScalarUse | None:
@@ -345,6 +375,41 @@ class _BodyFactsCollector(cst.CSTVisitor):
         if not isinstance(operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)):
             return None  # ==, !=, is, in: left to the general rule (a Python value)
         return ScalarUse("compare", short(comparison), other=other.value)
+
+    def _bound_around(self) -> set[str]:
+        """Names bound by the nested defs and lambdas around the node being visited."""
+        bound: set[str] = set()
+        for outer in self.stack:
+            if isinstance(outer, (cst.FunctionDef, cst.Lambda)):
+                bound.update(local_bindings(outer))
+        return bound
+
+    def _variable_method_use(self, call: cst.Call, arg: cst.Arg) -> ScalarUse | None:
+        """``history.scatter_nd_update([[epoch]], [loss])`` on a module-level ``tf.Variable``: TensorFlow
+        converts the indices (and values) with ``tf.convert_to_tensor``, which packs scalar tensors."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
+            root, dotted = receiver.value.value, f"{receiver.value.value}.{receiver.attr.value}"
+        elif isinstance(receiver, cst.Name):
+            root = dotted = receiver.value
+        else:
+            return None
+        if dotted not in self.variables or root in self._bound_around():
+            return None
+        method = func.attr.value
+        if arg.star:
+            return None
+        if method in VARIABLE_INDEX_METHODS:
+            indices = arg.keyword.value == "indices" if arg.keyword is not None else call.args[0] is arg
+            if indices:
+                return ScalarUse("index", short(call))
+            return ScalarUse("tf_arg", short(call))
+        if method in VARIABLE_VALUE_METHODS:
+            return ScalarUse("tf_arg", short(call))
+        return None
 
     def _in_test(self, expr: cst.CSTNode) -> bool:
         """Is ``expr`` (the name, or the expression of it being classified) the test of a Python
@@ -448,9 +513,13 @@ def _statement_of(stack: list[cst.CSTNode], node: cst.CSTNode | None) -> cst.CST
 
 
 def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_names: set[str] = frozenset(),
-               project_function: Callable[[cst.BaseExpression], str | None] | None = None) -> BodyFacts:
+               project_function: Callable[[cst.BaseExpression], str | None] | None = None, *,
+               dense_names: set[str] | None = None, variables: set[str] = frozenset()) -> BodyFacts:
     """What ``node``'s body does with ``params``; ``tensor_names``: parameters that hold tensors;
-    ``project_function``: the dotted name of a callee that is a function of the user's project, else None."""
+    ``project_function``: the dotted name of a callee that is a function of the user's project, else None;
+    ``dense_names``: the parameters that hold dense tensors (default ``tensor_names``), which a scalar
+    int tensor may index; ``variables``: module-level names (``history``) and ``self`` attributes
+    (``self.history``) provably bound to a ``tf.Variable``."""
 
     def blockers(loop: cst.For, loop_scope: Scope) -> list[str]:
         return loop_blockers_for(loop, loop_scope, node, tensor_names)
@@ -461,10 +530,28 @@ def body_facts(node: cst.FunctionDef, params: set[str], scope: Scope, tensor_nam
         collector.local_names = _names_bound_inside(node) - _param_names(node)
         if project_function is not None:
             collector.project_function = project_function
+        rebound = rebound_names(node)
+        collector.variables = {v for v in variables if v.split(".")[0] not in rebound}
         node.body.visit(collector)
+        dense = set(tensor_names if dense_names is None else dense_names) - collector.facts.reassigned
+        for uses, position, value, text, bound in collector.pending_indices:
+            shadowed = any(name in bound for name in _names_read(value))
+            if shadowed or not is_indexable_tensor(value, scope, dense):
+                uses[position] = ScalarUse("other", text)
     finally:
         scope.pop_function()
     return collector.facts
+
+
+def _names_read(expr: cst.BaseExpression) -> set[str]:
+    found: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    expr.visit(_V())
+    return found
 
 
 def _param_names(node: cst.FunctionDef | cst.Lambda) -> set[str]:

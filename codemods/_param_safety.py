@@ -4,8 +4,8 @@ The question the input-signature codemod (RTF003) and RTF001 ask before giving
 a parameter a ``tf.TensorSpec([], tf.int32)`` slot or passing ``tf.constant``
 at the call sites: :func:`param_blockers` says yes (an empty list) only when
 every use of it is a ``range(...)`` bound of a loop that
-:func:`~retrace_fix.codemods._loop_safety.loop_blockers` accepts, or an
-argument of a TensorFlow op.  Pure LibCST; never imports TensorFlow; new checks
+:func:`~retrace_fix.codemods._loop_safety.loop_blockers` accepts, an
+argument of a TensorFlow op, or an index of a dense tensor (``grid_sizes[dim]``).  Pure LibCST; never imports TensorFlow; new checks
 only add blockers.
 """
 
@@ -17,9 +17,18 @@ import libcst as cst
 
 from retrace_fix.codemods._graph_loop_hazards import TF_NEEDS_PYTHON_INT
 from retrace_fix.codemods._loop_safety import Blocker, loop_blockers, statement_header
-from retrace_fix.codemods._tf_values import ValueReads, is_tf_op, names_in, qualified_name, range_call
+from retrace_fix.codemods._tf_values import (
+    ValueReads,
+    is_indexable_tensor,
+    is_tf_op,
+    names_in,
+    qualified_name,
+    range_call,
+    rebound_names,
+    tensor_indices,
+)
 from retrace_fix.node_text import short_code
-from retrace_fix.tfnames import Scope, all_params
+from retrace_fix.tfnames import Scope, all_params, local_bindings
 
 
 def param_blockers(
@@ -32,28 +41,46 @@ def param_blockers(
     """Every reason integer parameter ``param`` of ``function`` may not become a scalar int32 tensor.
 
     Safe uses: a bound of ``for ... in range(...)`` whose body passes
-    :func:`loop_blockers`, or an argument of a TensorFlow op (``tf.cast(n, ...)``,
-    ``tf.range(n)``).  Anything else - Python arithmetic, comparisons, ``if n``,
-    indexing, passing it to Python code, rebinding it - is a blocker.
+    :func:`loop_blockers`, an argument of a TensorFlow op (``tf.cast(n, ...)``,
+    ``tf.range(n)``), or an index of a tensor (``x[n]``, ``x[n, ...]``, ``x[..., n]`` where ``x`` is
+    in ``tensor_names`` and never rebound, or a TF op's result: a scalar int32 tensor indexes it as the
+    Python int does).  Anything else - Python arithmetic, comparisons, ``if n``, indexing a list or
+    anything not known to be a tensor, passing it to Python code, rebinding it - is a blocker.
     """
     blockers: list[Blocker] = []
     tensor_names = set(tensor_names)
+    dense = tensor_names - rebound_names(function)
     safe_loops: set[int] = set()
 
     class _V(ValueReads):
         def __init__(self) -> None:
             self.tf_call_depth = 0
             self.range_bound_depth = 0
+            self.nested: list[set[str]] = []  # names the nested defs and lambdas around bind
+
+        def shadowing(self) -> set[str]:
+            return set().union(*self.nested)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             if node is function:
                 return True
             if param in {p.name.value for p in all_params(node.params)}:
                 return False  # shadowed
+            self.nested.append(set(local_bindings(node)))
             return True
 
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            if original_node is not function:
+                self.nested.pop()
+
         def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return param not in {p.name.value for p in all_params(node.params)}
+            if param in {p.name.value for p in all_params(node.params)}:
+                return False
+            self.nested.append(set(local_bindings(node)))
+            return True
+
+        def leave_Lambda(self, original_node: cst.Lambda) -> None:
+            self.nested.pop()
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return False
@@ -77,6 +104,16 @@ def param_blockers(
                     blockers.append(Blocker(node, f"`{short_code(node)}` needs a Python int"))
                 return False
             return True
+
+        def visit_Subscript(self, node: cst.Subscript) -> bool:
+            safe = [i for i in tensor_indices(node) if isinstance(i, cst.Name) and i.value == param]
+            if not safe or not is_indexable_tensor(node.value, scope, dense) or names_in(node.value) & self.shadowing():
+                return True
+            node.value.visit(self)
+            for element in node.slice:
+                if not (isinstance(element.slice, cst.Index) and any(element.slice.value is i for i in safe)):
+                    element.visit(self)
+            return False
 
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:

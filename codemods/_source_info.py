@@ -22,6 +22,7 @@ from retrace_fix.analysis import TfFunctionSite
 from retrace_fix.codemods._body_facts import body_facts, is_tf_api
 from retrace_fix.codemods._callsites import ModuleCalls
 from retrace_fix.codemods._rewritten import rewrite_reason, rewritten_by
+from retrace_fix.codemods._tf_values import instance_variables, module_variables
 from retrace_fix.codemods._traced_functions import literal_default, param_infos, per_tree, traced_functions
 from retrace_fix.tfnames import Scope, dotted_name
 from retrace_fix.traces.generalize import ParamInfo, SignatureDecision, SourceInfo, decide_signature
@@ -72,6 +73,7 @@ def _decide_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignatureDec
     result: dict[cst.FunctionDef, SignatureDecision] = {}
     if codemod.settings.traces is not None and analysis.tf_functions:
         scope = Scope(analysis.table)
+        variables = module_variables(analysis.module, scope)
         for node, function in traced_functions(codemod).items():
             site = analysis.tf_functions[node]
             infos = param_infos(node)
@@ -82,6 +84,9 @@ def _decide_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignatureDec
                 for name in params
                 if function.traces
                 and all(t.args.get(name, {}).get("kind") in ("tensor", "ragged", "sparse") for t in function.traces)
+            }
+            dense_names = {
+                name for name in tensor_names if all(t.args.get(name, {}).get("kind") == "tensor" for t in function.traces)
             }
             sites = _call_sites(codemod, node)
             keywords = site_keywords(site)
@@ -96,11 +101,23 @@ def _decide_all(codemod: "RetraceCodemod") -> dict[cst.FunctionDef, SignatureDec
                 autograph=autograph is None or (isinstance(autograph.value, cst.Name) and autograph.value.value == "True"),
                 tensor_at_call_sites=_tensor_at_call_sites(sites, scope),
                 call_site_values=_explicit_values(sites),
-                facts=body_facts(node, params, scope, tensor_names, project_functions(codemod, scope)),
+                facts=body_facts(node, params, scope, tensor_names, project_functions(codemod, scope),
+                                 dense_names=dense_names,
+                                 variables=variables | _self_variables(analysis.module, node, skip_self, scope)),
                 rewritten=_rewritten_note(codemod, node),
             )
             result[node] = decide_signature(function, source)
     return result
+
+
+def _self_variables(module: cst.Module, node: cst.FunctionDef, skip_self: str | None, scope: Scope) -> set[str]:
+    """``self.<attr>`` names of the ``tf.Variable`` attributes of the class whose method ``node`` is."""
+    if skip_self != "self":
+        return set()
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef) and any(s is node for s in statement.body.body):
+            return instance_variables(statement, scope)
+    return set()
 
 
 def project_functions(codemod: "RetraceCodemod", scope: Scope) -> Callable[[cst.BaseExpression], str | None]:

@@ -5,7 +5,12 @@
 * :func:`is_tensor_expr` - is an expression certainly a tensor (an op's result,
   a known tensor name, arithmetic on one);
 * :func:`tf_valued_names` - the names of a function every assignment of which
-  is a TensorFlow value.
+  is a TensorFlow value;
+* :func:`is_indexable_tensor` - may ``expr[i]`` take a scalar int tensor ``i``
+  (a dense tensor, not a Python list or the tuple some ops return);
+* :func:`tensor_indices` - the indices of ``x[i]``, ``x[i, ...]``, ``x[..., i]``;
+* :func:`module_variables` - module-level names bound once, to ``tf.Variable(...)``;
+* :func:`instance_variables` - ``self.x`` attributes ``__init__`` binds once, to ``tf.Variable(...)``.
 
 Shared by the loop analyses (RTF001, RTF007) and the codemods that ask whether
 a value is already a tensor.  Pure LibCST; never imports TensorFlow.
@@ -181,3 +186,254 @@ def tf_valued_names(
             break
         candidates = keep
     return known | candidates
+
+
+#: TensorFlow calls whose result is a Python list/tuple/namedtuple or an object, not one tensor:
+#: ``tf.split(x, 2)[i]`` with a tensor ``i`` raises "list indices must be integers"
+_NOT_ONE_TENSOR = frozenset({
+    "tensorflow.split", "tensorflow.unstack", "tensorflow.meshgrid", "tensorflow.shape_n",
+    "tensorflow.dynamic_partition", "tensorflow.unique", "tensorflow.unique_with_counts",
+    "tensorflow.math.top_k", "tensorflow.nn.top_k", "tensorflow.nn.moments", "tensorflow.nn.weighted_moments",
+    "tensorflow.linalg.eigh", "tensorflow.linalg.eig", "tensorflow.linalg.svd", "tensorflow.linalg.qr",
+    "tensorflow.linalg.lu", "tensorflow.linalg.slogdet", "tensorflow.while_loop", "tensorflow.cond",
+    "tensorflow.case", "tensorflow.switch_case", "tensorflow.map_fn", "tensorflow.vectorized_map",
+    "tensorflow.scan", "tensorflow.foldl", "tensorflow.foldr", "tensorflow.gradients",
+    "tensorflow.custom_gradient", "tensorflow.recompute_grad", "tensorflow.TensorArray",
+    "tensorflow.GradientTape", "tensorflow.identity_n", "tensorflow.tuple", "tensorflow.group",
+})
+_NOT_ONE_TENSOR_PREFIXES = ("tensorflow.keras.", "tensorflow.nest.", "tensorflow.data.", "tensorflow.summary.",
+                            "tensorflow.distribute.", "tensorflow.train.", "tensorflow.io.", "tensorflow.saved_model.")
+
+
+def is_indexable_tensor(expr: cst.BaseExpression, scope: Scope, dense_names: Iterable[str] = ()) -> bool:
+    """May ``expr[i]`` take a scalar int32 tensor ``i`` as it takes a Python int?
+
+    Yes for a dense tensor: a name in ``dense_names`` (parameters the traces record as tensors, never
+    rebound), the result of a TensorFlow op that returns one tensor (``tf.shape(x)``), a subscript or
+    arithmetic of one.  No for anything the rewriter cannot tell from a Python list, tuple or dict
+    (``heads[index]`` on a list of layers; ``tf.split(x, 2)[i]``, a list).
+    """
+    dense_names = set(dense_names)
+
+    def walk(e: cst.BaseExpression) -> bool:
+        if isinstance(e, cst.Name):
+            return e.value in dense_names
+        if isinstance(e, cst.Call):
+            q = qualified_name(scope, e.func)
+            return (is_tf_op(scope, e.func) and q not in _NOT_ONE_TENSOR
+                    and not q.startswith(_NOT_ONE_TENSOR_PREFIXES))
+        if isinstance(e, cst.Subscript):
+            return walk(e.value)
+        if isinstance(e, cst.BinaryOperation):
+            return walk(e.left) and walk(e.right) or walk(e.left) and _is_number(e.right) or (
+                _is_number(e.left) and walk(e.right))
+        if isinstance(e, cst.UnaryOperation):
+            return walk(e.expression)
+        return False
+
+    return walk(expr)
+
+
+def _is_number(e: cst.BaseExpression) -> bool:
+    return isinstance(e, (cst.Integer, cst.Float))
+
+
+def tensor_indices(subscript: cst.Subscript) -> list[cst.BaseExpression]:
+    """The single-position indices of ``subscript`` (``i`` of ``x[i]``, ``x[i, ...]``, ``x[..., i]``,
+    ``x[i, j]``); slices (``x[i:]``) are not indices."""
+    return [element.slice.value for element in subscript.slice if isinstance(element.slice, cst.Index)
+            and element.slice.star is None]
+
+
+#: methods of a ``tf.Variable`` whose indices argument (the first, or ``indices=``) TensorFlow converts
+#: with ``tf.convert_to_tensor``: a scalar int32 tensor, or a nested list of them, serves as a Python int
+VARIABLE_INDEX_METHODS = frozenset({"scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "scatter_nd_max",
+                                    "scatter_nd_min", "sparse_read", "gather_nd"})
+#: methods of a ``tf.Variable`` whose value arguments are converted to the variable's dtype
+VARIABLE_VALUE_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
+
+
+def module_variables(module: cst.Module, scope: Scope) -> set[str]:
+    """Module-level names bound exactly once in the whole module, by ``name = tf.Variable(...)`` at
+    module level: any other binding of the name anywhere (a rebinding, a ``global`` declaration, a
+    parameter, a loop target, an import, a def) and the name is not provably a variable."""
+    candidates: set[str] = set()
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call)
+                    and qualified_name(scope, small.value.func) == "tensorflow.Variable"):
+                candidates.add(small.targets[0].target.value)
+    if not candidates:
+        return set()
+    counts: dict[str, int] = {}
+
+    def bind(target: cst.CSTNode | None) -> None:
+        if target is None:
+            return
+        if isinstance(target, cst.Name):
+            counts[target.value] = counts.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            bind(target.value)
+
+    class _Bindings(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bind(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            bind(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            bind(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            bind(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            bind(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            bind(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            bind(node.target)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            bind(node.target)
+
+        def visit_Param(self, node: cst.Param) -> None:
+            bind(node.name)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            bind(node.name)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            bind(node.name)
+
+        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+            if node.asname is None:
+                bind(cst.Name(str(node.evaluated_name).split(".")[0]))
+
+        def visit_Global(self, node: cst.Global) -> None:
+            for item in node.names:
+                bind(item.name)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            for item in node.names:
+                bind(item.name)
+
+    module.visit(_Bindings())
+    return {name for name in candidates if counts.get(name, 0) == 1}
+
+
+def rebound_names(function: cst.FunctionDef) -> set[str]:
+    """Names an assignment, loop, ``with ... as``, ``:=`` or ``del`` in ``function``'s body binds
+    (``x`` of ``x = ...`` and ``x, y = ...``; not ``x`` of ``x.attr = ...`` or ``x[0] = ...``)."""
+    found: set[str] = set()
+
+    def bind(target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            found.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            bind(target.value)
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bind(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            bind(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            bind(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            bind(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            bind(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            bind(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            bind(node.target)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            bind(node.target)
+
+    function.body.visit(_V())
+    return found
+
+
+def instance_variables(classdef: cst.ClassDef, scope: Scope) -> set[str]:
+    """``self.<attr>`` (spelled so) for each attribute the class's ``__init__`` binds, once and at its
+    top level, to ``tf.Variable(...)`` and that no other assignment in the class sets (any
+    ``<obj>.<attr> = ...``, ``<attr> = ...`` in the class body, ``setattr``)."""
+    init = next((s for s in classdef.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None or not init.params.params or init.params.params[0].name.value != "self":
+        return set()
+    candidates: set[str] = set()
+    for statement in init.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Attribute)
+                    and isinstance(small.targets[0].target.value, cst.Name)
+                    and small.targets[0].target.value.value == "self"
+                    and isinstance(small.value, cst.Call)
+                    and qualified_name(scope, small.value.func) == "tensorflow.Variable"):
+                candidates.add(small.targets[0].target.attr.value)
+    if not candidates or "self" in rebound_names(init):
+        return set()
+    counts: dict[str, int] = {}
+    setattr_used = False
+
+    def bind(target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Attribute):
+            counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
+        elif isinstance(target, cst.Name):
+            counts[target.value] = counts.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            bind(target.value)
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            bind(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            bind(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            bind(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            bind(node.target)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            bind(node.name)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            bind(node.target)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal setattr_used
+            if qualified_name(scope, node.func) in ("builtins.setattr", "builtins.delattr"):
+                setattr_used = True
+
+    classdef.body.visit(_V())
+    if setattr_used:
+        return set()
+    return {f"self.{name}" for name in candidates if counts.get(name, 0) == 1}

@@ -40,7 +40,11 @@ What it does
     purpose), a ``training`` flag (``is_training``, ``train``) when it is the
     only value that could be converted, and values the body needs as Python values (``int(n)``,
     ``tf.constant(n)`` without the proof above, ``range`` bounds of unsafe
-    loops: RTF003's diagnostic says so).
+    loops, an index of a Python list such as ``heads[index](x)``, a method of an
+    object not provably one ``tf.Variable``: RTF003's diagnostic says so).  An
+    index of a tensor (``grid_sizes[dim]``) and the indices of a ``tf.Variable``
+    bound once at module level or in ``__init__`` (``history.scatter_nd_update([[epoch]], ...)``)
+    take the scalar int32 tensor as they take the Python int.
 
 Why it retraces
     tf.function keys its graph cache on the *value* of every Python number and

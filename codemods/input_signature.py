@@ -90,7 +90,13 @@ Fix safety
     common supertype of the recorded traces, the body reads no static size of
     a dimension that becomes ``None``, and converted Python scalars are only
     used as a ``range`` bound of a safe loop, in ``tf.range``/``tf.cast``, in
-    arithmetic, or as an argument TensorFlow converts to a tensor anyway.
+    arithmetic, as an argument TensorFlow converts to a tensor anyway (nested
+    lists included: ``tf.gather_nd(x, [[n]])``), as an index of a tensor
+    (``grid_sizes[dim]``, ``x[dim, ...]``, ``x[..., dim]``, where ``grid_sizes``
+    was recorded as a tensor or is a TensorFlow op's result; never an index of
+    a Python list), or in the indices of a ``tf.Variable`` bound once at module
+    level or in ``__init__`` (``history.scatter_nd_update([[epoch]], [loss])``,
+    ``self.history...``).
     unsafe (``--unsafe-fixes``) without a proof (a trace file recorded before
     proofs, a proof that could not run — the instance was gone, the time
     budget was spent — or code that changed since recording: the reason says

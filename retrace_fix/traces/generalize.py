@@ -73,8 +73,11 @@ class ScalarUse:
     TensorFlow API), ``project_call`` (an argument of a function of the
     user's own project that the rewriter does not see into, ``double(offset)``:
     only a run of the program can tell whether it takes a tensor; ``other``
-    names the function), ``other`` (anything else: Python control flow, a
-    Python call, an index, ``return`` ...).
+    names the function), ``index`` (an index of a dense tensor, ``grid_sizes[dim]``,
+    or the indices of a module-level ``tf.Variable``'s ``scatter_nd_update([[epoch]], ...)``:
+    TensorFlow takes a scalar int tensor there as it takes the Python int), ``other``
+    (anything else: Python control flow, a Python call, an index of a Python list,
+    ``return`` ...).
     """
 
     kind: str
@@ -504,6 +507,11 @@ def classify_scalar(
                 blocked.append(f"`{use.text}` needs a number")
         elif use.kind == "cast":
             pass
+        elif use.kind == "index":
+            if dtype not in ("int32", "int64"):
+                blocked.append(f"`{use.text}` needs an int index")
+            elif jit_compile and not proven:
+                unsafe.append(f"`{use.text}`: with jit_compile, XLA may need the index at compile time")
         elif use.kind == "binop":
             if dtype == "bool":
                 blocked.append(f"`{use.text}` does arithmetic on a bool")
