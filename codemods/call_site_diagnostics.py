@@ -14,6 +14,7 @@ from retrace_fix.codemods._fresh_captures import fresh_captures
 from retrace_fix.codemods._input_signatures import signature_tensor_params
 from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
 from retrace_fix.codemods._stated_types import UNKNOWN, VARYING, dtype_of, shape_of
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.node_text import short_code
 
 RTF101_DOC = doc_page(
@@ -292,6 +293,19 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
     ORDER = 110
     NAME = "call-site-diagnostics"
     SUMMARY = "tf.functions created per call, varying Python arguments, new objects per call, dtype and shape drift"
+
+    @classmethod
+    def might_apply_to_tree(cls, tree, outline) -> bool:
+        """A def that can be a tf.function, and either a creation that may run over and over
+        (RTF101) or a call that passes an argument to a name a tf.function of this module is
+        called by (RTF103, RTF104, RTF105, RTF107 read only such call sites)."""
+        if not outline.references_tf_function:
+            return False
+        facts = tree_facts(tree, outline)
+        return facts.has_candidates and (
+            facts.calls_a_tf_function_with_arguments()
+            or facts.repeated_creations(module_loops=True, method_wraps=False)
+        )
 
     def diagnose_module(self, tree: cst.Module) -> None:
         self.calls = ModuleCalls.get(self.analysis, self.context.scratch)

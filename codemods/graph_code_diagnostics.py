@@ -13,6 +13,7 @@ from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, r
 from retrace_fix.codemods._static_shapes import static_read
 from retrace_fix.codemods._trace_time_draws import CLOCKS as _CLOCKS
 from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.node_text import short_code
 from retrace_fix.tfnames import dotted_name, named_params
 
@@ -128,6 +129,18 @@ class GraphDiagnosticsCommand(TfFunctionDiagnostics):
     ORDER = 100
     NAME = "graph-code-diagnostics"
     SUMMARY = "Python side effects (time, random) and static-shape reads inside a tf.function"
+
+    @classmethod
+    def might_apply_to_tree(cls, tree, outline) -> bool:
+        """A def that can be a tf.function, and either a clock or random draw (resolved through
+        the imports) in the code of one (RTF102), or a static shape read there (``.shape``,
+        ``.get_shape``, ``len``) in a module where a call passes ``input_signature``,
+        ``reduce_retracing`` or ``experimental_relax_shapes`` (RTF106 reads static shapes only
+        under them; with traces the engine does not ask)."""
+        if not outline.references_tf_function:
+            return False
+        facts = tree_facts(tree, outline)
+        return facts.has_candidates and (facts.graph_draws or (facts.shape_keywords and facts.graph_shape_reads))
 
     def diagnose_module(self, tree: cst.Module) -> None:
         self._py_function_targets = _py_function_targets(tree, self.scope)

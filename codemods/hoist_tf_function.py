@@ -168,6 +168,7 @@ import libcst as cst
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._creations import creation_subject
 from retrace_fix.codemods._hoist_decider import HoistDecider, HoistDecision
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
@@ -183,6 +184,16 @@ class HoistTfFunctionCommand(RetraceCodemod):
     TRIGGERS = (b"function",)
     #: reads only the tf.functions, the defs that create them and the names they use (partial parsing)
     NEEDS_WHOLE_MODULE = False
+
+    @classmethod
+    def might_apply_to_tree(cls, tree, outline) -> bool:
+        """A creation inside a def that may run over and over: in a loop of its def, in a def
+        (not a factory) called in a loop, or ``tf.function(self.m)``, ``tf.function(lambda ...)``
+        or ``tf.function(partial(...))`` in a def (:meth:`~retrace_fix.codemods._tree_facts.TreeFacts.repeated_creations`:
+        the candidates of :class:`~retrace_fix.codemods._hoist_decider.HoistDecider` without
+        traces, the only runs the engine asks this in)."""
+        return outline.references_tf_function and tree_facts(tree, outline).repeated_creations(
+            module_loops=False, method_wraps=True)
 
     # ------------------------------------------------------------------ deciding
 

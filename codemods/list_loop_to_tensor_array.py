@@ -106,6 +106,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._list_loop_decider import LoopDecider, Rewrite, tf_attr
 from retrace_fix.codemods._rewritten import mark_rewritten
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
@@ -119,6 +120,13 @@ class ListLoopToTensorArrayCommand(RetraceCodemod):
     TRIGGERS = (b"append",)
     #: reads only the tf.functions, the defs that create them and the names they use (partial parsing)
     NEEDS_WHOLE_MODULE = False
+
+    @classmethod
+    def might_apply_to_tree(cls, tree, outline) -> bool:
+        """A ``for ... in range(...)`` that appends in its body, inside a def that can be a
+        tf.function (the only loops :class:`~retrace_fix.codemods._list_loop_decider.LoopDecider`
+        rewrites or explains)."""
+        return outline.references_tf_function and tree_facts(tree, outline).range_loop_with_append()
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self._applied = {}

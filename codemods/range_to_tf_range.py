@@ -103,6 +103,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import CachedScope, ModuleCalls
 from retrace_fix.codemods._range_decider import RangeDecider
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.findings import Tier
 from retrace_fix.rules import Rule
 
@@ -121,6 +122,14 @@ class RangeToTfRangeCommand(RetraceCodemod):
     ORDER = 30
     TRIGGERS = (b"range",)
     NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
+
+    @classmethod
+    def might_apply_to_tree(cls, tree, outline) -> bool:
+        """A ``for ... in range(...)`` with a bound that is not a number literal, inside a def
+        that can be a tf.function: every loop and call-site argument
+        :class:`~retrace_fix.codemods._range_decider.RangeDecider` changes or explains starts
+        from one whose bound is a parameter or a tensor."""
+        return outline.references_tf_function and tree_facts(tree, outline).range_loop_with_a_bound()
 
     def transform_module(self, tree: cst.Module) -> cst.Module:
         result = super().transform_module(tree)

@@ -187,6 +187,8 @@ class Outline:
         self._units: list[_Unit] = []
         self._active: set[int] = set()  # ids of the _Names of the code about tf.functions
         self._tf_function_code: list[ast.AST] = []
+        #: what the codemods' tree checks read of ``tree`` (:mod:`retrace_fix.codemods._tree_facts`)
+        self.tree_facts: object = None
 
     @property
     def references_tf_function(self) -> bool:

@@ -121,3 +121,114 @@ def test_a_predict_call_needs_a_keras_model_or_a_tf_function_in_the_bytes():
     assert not PredictToCallCommand.might_apply(b"import sklearn\nfor x in data:\n    y = est.predict(x)\n")
     assert PredictToCallCommand.might_apply(KERAS.encode() + b"y = model.predict(x)\n")
     assert PredictToCallCommand.might_apply(b"import tensorflow as tf\nf = tf.function(g)\ny = m.predict(x)\n")
+
+
+TF = "import tensorflow as tf\n\n"
+STEP = TF + "@tf.function\ndef step(x, n):\n    return x * n\n\n"
+TF_DEF = TF + "@tf.function\ndef one(x):\n    return x\n\n"
+
+
+def check_plan(text: str, code: str, needed: bool) -> None:
+    """The tree checks plan ``code``'s codemod for ``text`` exactly when ``needed``; one it drops
+    really reports nothing there (run without the prefilter)."""
+    assert (code in planned(text)) is needed
+    if not needed:
+        from pathlib import Path
+
+        cls = next(cls for cls in REGISTRY if cls.CODE == code)
+        job = FileJob(path=Path("/nonexistent/input.py"), display="input.py", relpath="input.py", data=text.encode())
+        result = process_file(job, RunOptions(select=cls.codes(), unsafe_fixes=True, prefilter=False))
+        assert not result.error and not result.findings, (result.error, result.findings)
+
+
+@pytest.mark.parametrize(
+    "text, needed",
+    [
+        # the call sites RTF103/104/105/107 read: a call of a tf.function with an argument that can tell
+        (STEP + "for n in range(3):\n    step(x, n)\n", True),  # a loop variable
+        (STEP + "step(tf.ones([2]), 3)\nstep(tf.ones([3]), 3)\n", True),  # two calls for `x`
+        (STEP + "step(tf.ones([2]), 3)\n", False),  # one source per parameter, no loop
+        (STEP + "n = 3\nstep(x, n)\nstep(x, n)\n", False),  # the same value twice
+        (STEP + "step(x, 3)\nstep(y, 3)\n", False),
+        (STEP + "step(self.x, 3)\nstep(self.y, 4)\n", True),  # positions kept past an attribute
+        (STEP + "m = make()\nfor b in data:\n    step(m, b)\n", False),  # made once, before the loop
+        (STEP + "for b in data:\n    m = tf.keras.Sequential()\n    step(m, 1)\n", True),  # an object per iteration
+        (STEP + "for b in data:\n    m = make()\n    step(m, 1)\n", False),  # a call that states nothing
+        (STEP + "@tf.function\ndef outer(x):\n    return step(x, 1) + step(x, 2)\n", False),  # graph code
+        (STEP + "def outer(x):\n    return step(x, 1) + step(x, 2)\n", True),  # eager: two values
+        (STEP + "@tf.function\ndef outer(x):\n    return step(x, 1) + step(x, 2)\n\ntf = None\n", True),  # unsure
+        (STEP + "for n in range(3):\n    x = tf.zeros([n])\nfor b in data:\n    step(x, 1)\n", True),
+        (STEP + "step(x, 1)\nstep(x, 2)\n", True),  # two literals: two values to compare
+        (STEP + "k = 2\nif flag:\n    k = 3\nstep(x, k)\n", True),  # a name given two values
+        (STEP + "k = 2\nstep(x, k)\n", False),  # one value, no loop: nothing to compare
+        (STEP + "for b in data:\n    step(b, self.n)\n", False),  # in a loop, but nothing that can vary
+        (STEP + "for i, b in enumerate(data):\n    step(b, i)\n", True),  # an enumerate index
+        ("from tensorflow import function as tfn\n\n@tfn\ndef step(x):\n    return x\n\nstep(1)\nstep(2)\n", True),
+        (TF + "def f(x):\n    return x\n\nstep = tf.function(f)\nstep(2.0)\nstep(3.0)\n", True),  # assigned
+        (STEP + "for x, n in data:\n    step(x, n)\n", False),  # names with no value the analysis reads
+        (STEP + "step(self.x, batch[0])\n", False),  # an attribute, a subscript
+        (STEP + "other(1, 2)\n", False),  # not a tf.function of this module
+        (TF + "def step(x, n):\n    return x\n\nstep(x, 3)\ng = tf.function(h)\n", False),  # no def to be one
+        # RTF101: a creation that may run over and over (module-level loops included)
+        (TF_DEF + "for b in data:\n    f = tf.function(g)\n", True),
+        (TF_DEF + "def make():\n    return tf.function(g)\n\nfor b in data:\n    make()\n", True),
+        (TF + "for b in data:\n    f = tf.function(g)\n", False),  # no def to be a tf.function: not read
+        (TF + "class A:\n    def __init__(self):\n        self.f = tf.function(self.g)\n\n    def g(self):\n"
+         "        return 1\n", False),  # in a factory, never called per step
+    ],
+)
+def test_call_site_diagnostics_need_a_call_site_or_a_repeated_creation(text, needed):
+    check_plan(text, "RTF101", needed)
+
+
+@pytest.mark.parametrize(
+    "text, needed",
+    [
+        (TF + "def run(x):\n    @tf.function\n    def f(y):\n        return y\n    return f(x)\n\n"
+         "for b in data:\n    run(b)\n", True),  # its def is called in a loop
+        (TF + "def run(xs):\n    for x in xs:\n        f = tf.function(lambda: x)\n", True),  # a loop in its def
+        (TF + "class A:\n    def call(self, x):\n        return tf.function(self.g)(x)\n", True),  # wraps a method
+        ("import functools\n" + TF + "def f(x, k):\n    return x\n\ndef run(x, k):\n"
+         "    return tf.function(functools.partial(f, k=k))(x)\n", True),  # forwards to a module-level f
+        (TF + "def run(x):\n    @tf.function\n    def f(y):\n        return y\n    return f(x)\n", False),  # once
+        (TF + "for b in data:\n    f = tf.function(g)\n", False),  # module level: RTF101's, not moved
+        (TF + "def build(x):\n    return tf.function(g)\n\nfor b in data:\n    build(b)\n", False),  # a factory
+    ],
+)
+def test_hoisting_needs_a_creation_in_a_def_that_repeats(text, needed):
+    check_plan(text, "RTF006", needed)
+
+
+@pytest.mark.parametrize(
+    "text, needed",
+    [
+        ("import time\n" + TF + "@tf.function\ndef f(x):\n    return x + time.time()\n", True),
+        ("import numpy as np\n" + TF + "@tf.function\ndef f(x):\n    return x + np.random.rand()\n", True),
+        ("from random import random as draw\n" + TF_DEF + "f = tf.function(lambda x: x + draw())\n", True),
+        (TF + "@tf.function(reduce_retracing=True)\ndef f(x):\n    return tf.reshape(x, [x.shape[0], -1])\n", True),
+        ("import time\n" + TF + "@tf.function\ndef f(x):\n    return x\n\nstart = time.time()\n", False),  # eager
+        (TF + "@tf.function\ndef f(x):\n    return x + tf.random.normal([1])\n", False),  # a TF op
+        (TF + "@tf.function\ndef f(x):\n    return tf.reshape(x, [x.shape[0], -1])\n", False),  # no None dims
+        (TF + "@tf.function(input_signature=[tf.TensorSpec([None])])\ndef f(x):\n    return x + 1\n", False),
+    ],
+)
+def test_graph_code_diagnostics_need_a_draw_or_a_shape_read_in_graph_code(text, needed):
+    check_plan(text, "RTF102", needed)
+
+
+@pytest.mark.parametrize(
+    "text, code, needed",
+    [
+        (TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n", "RTF001", True),
+        (TF + "@tf.function\ndef f(x, n):\n    ys = []\n    for i in range(n):\n        ys.append(x)\n"
+         "    return ys\n", "RTF007", True),
+        (TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n", "RTF007", False),
+        (TF + "@tf.function\ndef f(x):\n    return x\n\nfor i in range(3):\n    f(i)\n", "RTF001", False),
+        (TF + "@tf.function\ndef f(x, n):\n    for y in x:\n        x += 1\n    return x\n", "RTF001", False),
+        (TF + "@tf.function\ndef f(x):\n    for i in range(3):\n        x += 1\n    return x\n", "RTF001", False),
+        (TF + "@tf.function\ndef f(x):\n    for i in range(tf.shape(x)[0]):\n        x += 1\n    return x\n", "RTF001",
+         True),
+    ],
+)
+def test_range_codemods_need_a_range_loop_in_graph_code(text, code, needed):
+    check_plan(text, code, needed)

@@ -1,0 +1,519 @@
+"""What the tf.function codemods' tree checks read in CPython's tree: one walk per file.
+
+The engine asks every codemod :meth:`~retrace_fix.codemods._base.RetraceCodemod.might_apply_to_tree`
+before LibCST parses a file (ten to twenty times CPython's parse, and the codemods' passes after
+it).  "The module names tf.function" lets through nearly every file of a TensorFlow project,
+though only a few of them hold what a codemod reports.  :class:`TreeFacts` reads, in two walks of
+CPython's tree, the few facts each codemod's decision starts from:
+
+* the names that can be ``tf.function`` (:attr:`TreeFacts.tf_names`: ``function`` and the names
+  imports bind to it) and the *tf.function candidates*: every ``def`` decorated with such a name
+  (or a call of one), and every ``def`` whose name ``tf.function(f)``/``tf.function(...)(f)``
+  wraps (``f``, ``self.f``), at any depth: a superset of what
+  :func:`~retrace_fix.tf_functions.find_tf_functions` resolves;
+* the *creations* (as :mod:`retrace_fix.codemods._creations` finds them: a candidate decorated
+  ``def``, ``tf.function(f, ...)``, ``tf.function(...)(f)``), each with the ``def`` around it, the
+  loops around it in that ``def`` and the kind of its first argument;
+* the names called inside a loop or comprehension anywhere (a function that is called
+  repeatedly), and the names called with at least one argument;
+* what the code inside the candidates calls (clocks and random draws, resolved through the
+  module's imports), and its ``for ... in range(...)`` loops;
+* whether any call passes ``input_signature``, ``reduce_retracing`` or
+  ``experimental_relax_shapes``.
+
+Every fact over-approximates the LibCST analysis it stands for (names are matched by their
+last part, scopes and shadowing are ignored, any loop counts): a check built on them may let
+a file through for nothing, never drop one that would report.  ``tests/engine/test_prefilter.py``
+checks that on every golden case and on near misses; ``benchmarks/corpus.py --check-prefilter``
+on real projects.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.codemods._creations import FACTORY_NAMES
+from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
+from retrace_fix.tfnames import TF_FUNCTION, canonical
+
+#: keywords of tf.function that make shapes generalise (RTF106 reads static shapes under them)
+SHAPE_KEYWORDS = frozenset({"input_signature", "reduce_retracing", "experimental_relax_shapes"})
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_AST = ast.AST
+#: the walk's graph levels: code a tf.function may run (a candidate's), and code one surely runs
+_GRAPH, _SURELY_GRAPH = 1, 2
+_SHAPE_READS = frozenset({"shape", "get_shape"})
+#: iterables whose items the call-site analysis types (``range(...)``, ``enumerate(...)``, ``[10, 20]``)
+_LITERAL_ITERABLES = (ast.List, ast.Tuple, ast.Set)
+_NAMED_BINDINGS = (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+
+
+def _module_level_imports(tree: ast.Module) -> set[str]:
+    """The names absolute imports bind at module level (also inside its ``if``/``try`` blocks)."""
+    names: set[str] = set()
+    statements = list(tree.body)
+    while statements:
+        statement = statements.pop()
+        kind = type(statement)
+        if kind is ast.Import:
+            names.update(a.asname or a.name.split(".")[0] for a in statement.names)  # type: ignore[attr-defined]
+        elif kind is ast.ImportFrom and not statement.level:  # type: ignore[attr-defined]
+            names.update(a.asname or a.name for a in statement.names)  # type: ignore[attr-defined]
+        elif kind is ast.If:
+            statements.extend([*statement.body, *statement.orelse])  # type: ignore[attr-defined]
+        elif kind is ast.Try or kind.__name__ == "TryStar":
+            statements.extend([*statement.body, *statement.orelse, *statement.finalbody])  # type: ignore[attr-defined]
+            for handler in statement.handlers:  # type: ignore[attr-defined]
+                statements.extend(handler.body)
+    return names
+_BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension})
+
+
+def _literal(value: ast.AST | None) -> bool:
+    """A literal the call-site analysis reads as a Python value (``10``, ``-0.5``, ``"adam"``)."""
+    if type(value) is ast.UnaryOp:
+        value = value.operand  # type: ignore[attr-defined]
+    return type(value) is ast.Constant and type(value.value) in (int, float, str)  # type: ignore[attr-defined]
+
+
+def _valued_names(node: ast.AST, tells) -> list[str]:
+    """The names a binding gives a value that :class:`~retrace_fix.codemods._callsites.ModuleCalls`
+    can read evidence from: ``x = <call>`` where ``tells`` says the call can state an object, a
+    dtype or a shape (:meth:`TreeFacts.call_tells`), ``x = <literal>``, a
+    counter (``x += ...``), ``for x in range(...)``, ``for i, _ in enumerate(...)``, ``for x in
+    [10, 20]`` (a loop variable whose type is known); never a name unpacked from a tuple (those
+    bindings carry nothing) or a loop over anything else."""
+    kind = type(node)
+    if kind is ast.Assign:
+        if tells(node.value) or _literal(node.value):  # type: ignore[attr-defined]
+            return [t.id for t in node.targets if type(t) is ast.Name]  # type: ignore[attr-defined]
+        return []
+    if kind is ast.AnnAssign or kind is ast.NamedExpr:
+        if type(node.target) is ast.Name and (tells(node.value) or _literal(node.value)):  # type: ignore[attr-defined]
+            return [node.target.id]  # type: ignore[attr-defined]
+        return []
+    if kind is ast.AugAssign:
+        return [node.target.id] if type(node.target) is ast.Name else []  # type: ignore[attr-defined]
+    target, iterable = node.target, node.iter  # type: ignore[attr-defined]
+    if type(iterable) is ast.Call and type(iterable.func) is ast.Name:  # type: ignore[attr-defined]
+        if iterable.func.id == "range" and type(target) is ast.Name:  # type: ignore[attr-defined]
+            return [target.id]  # type: ignore[attr-defined]
+        if iterable.func.id == "enumerate" and type(target) in (ast.Tuple, ast.List) and target.elts \
+                and type(target.elts[0]) is ast.Name:  # type: ignore[attr-defined]
+            return [target.elts[0].id]  # type: ignore[attr-defined]
+        return []
+    if type(iterable) in _LITERAL_ITERABLES and type(target) is ast.Name:
+        return [target.id]  # type: ignore[attr-defined]
+    return []
+
+
+def tree_facts(tree: ast.Module, outline) -> "TreeFacts":
+    """The facts of ``tree``, read once per file (kept on ``outline``, which is per file)."""
+    facts = getattr(outline, "tree_facts", None)
+    if facts is None or facts.tree is not tree:
+        facts = TreeFacts(tree)
+        outline.tree_facts = facts
+    return facts
+
+
+def _called_name(func: ast.expr) -> str | None:
+    """The name a call is found by: ``f`` of ``f(...)``, ``m`` of ``obj.m(...)``."""
+    kind = type(func)
+    if kind is ast.Name:
+        return func.id  # type: ignore[attr-defined]
+    if kind is ast.Attribute:
+        return func.attr  # type: ignore[attr-defined]
+    return None
+
+
+class TreeFacts:
+    """The facts of one module (see the module docstring); built by :func:`tree_facts`."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        #: name -> the dotted names imports anywhere bind it to
+        self.imports: dict[str, set[str]] = {}
+        self.tf_names: set[str] = {"function"}
+        self.range_names: set[str] = {"range"}
+        self.shape_keywords = False
+        calls: list[ast.Call] = []
+        assigns: list[ast.Assign] = []
+        defs: list[ast.AST] = []
+        #: name -> the bindings that may give it a value the call-site analysis reads
+        #: (:func:`_valued_names`): only such names can carry evidence as arguments
+        self.valued: dict[str, list[int]] = {}  # ...each binding by its id
+        #: name -> the names in the calls assigned to it (``x = tf.zeros([n])``: ``n`` may vary)
+        self.call_values: dict[str, set[str]] = {}
+        bindings: list[ast.AST] = []
+        self.classes: set[str] = set()  # the names of the module's classes (RTF104's objects)
+        #: names bound other than by an absolute import, anywhere (``tf = ...``, a parameter, a def)
+        self.rebound: set[str] = set()
+        rebound = self.rebound
+        for node in walk(tree):
+            kind = type(node)
+            if kind is ast.Name:
+                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    rebound.add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind in _BINDINGS:
+                bindings.append(node)
+            elif kind is ast.arg:
+                rebound.add(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.ClassDef:
+                self.classes.add(node.name)  # type: ignore[attr-defined]
+                rebound.add(node.name)  # type: ignore[attr-defined]
+            elif kind in _NAMED_BINDINGS:
+                if node.name:  # type: ignore[attr-defined]
+                    rebound.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+                rebound.add(node.rest)  # type: ignore[attr-defined]
+            if kind is ast.Call:
+                calls.append(node)  # type: ignore[arg-type]
+                if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
+                    self.shape_keywords = True
+            if kind is ast.Assign:
+                assigns.append(node)  # type: ignore[arg-type]
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                defs.append(node)
+                rebound.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.Import:
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if alias.asname:
+                        self._bind(alias.asname, alias.name)
+                    else:
+                        head = alias.name.split(".")[0]
+                        self._bind(head, head)
+            elif kind is ast.ImportFrom:
+                if node.level or not node.module:  # type: ignore[attr-defined]
+                    rebound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
+                    continue
+                for alias in node.names:  # type: ignore[attr-defined]
+                    if alias.name != "*":
+                        self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+        for node in bindings:
+            for name in _valued_names(node, self.call_tells):
+                self.valued.setdefault(name, []).append(id(node))
+                value = getattr(node, "value", None)
+                if type(value) is ast.Call:
+                    self.call_values.setdefault(name, set()).update(
+                        sub.id for sub in walk(value) if type(sub) is ast.Name)  # type: ignore[attr-defined]
+        for name, imported in self.imports.items():
+            if any(target.rsplit(".", 1)[-1] == "function" for target in imported):
+                self.tf_names.add(name)
+            if any(target.rsplit(".", 1)[-1] == "range" for target in imported):
+                self.range_names.add(name)
+        # tf.function(f) / tf.function(...)(f): the names they wrap, and the names they are assigned to
+        self.wrapped: set[str] = set()
+        self.callables: set[str] = set()  # names a call of a tf.function of this module can use
+        for call in calls:
+            func = call.func
+            if type(func) is ast.Call:
+                func = func.func  # type: ignore[attr-defined]
+            if not self.is_tf_function(func) or not call.args:
+                continue
+            first = call.args[0]
+            if type(first) is ast.Name:
+                self.wrapped.add(first.id)  # type: ignore[attr-defined]
+            elif type(first) is ast.Attribute:
+                self.wrapped.add(first.attr)  # type: ignore[attr-defined]
+        for assign in assigns:
+            value = assign.value
+            if type(value) is ast.Call and (
+                self.is_tf_function(value.func)  # type: ignore[attr-defined]
+                or (type(value.func) is ast.Call and self.is_tf_function(value.func.func))  # type: ignore[attr-defined]
+            ):
+                self.callables.update(target.id for target in assign.targets if type(target) is ast.Name)  # type: ignore[attr-defined]
+        self.candidates: set[int] = set()  # ids of the defs that can be tf.functions
+        self.decorated: set[int] = set()  # ...of those, the ones a decorator makes one
+        self.surely: set[int] = set()  # ...of those, the ones LibCST surely finds (their calls are graph code)
+        module_imports = _module_level_imports(tree)
+        for node in defs:
+            if any(self._tf_decorator(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                if any(self._surely_tf_function(d.func if type(d) is ast.Call else d, module_imports)  # type: ignore[attr-defined]
+                       for d in node.decorator_list):  # type: ignore[attr-defined]
+                    self.surely.add(id(node))
+                self.decorated.add(id(node))
+                self.candidates.add(id(node))
+                self.callables.add(node.name)  # type: ignore[attr-defined]
+            elif node.name in self.wrapped:  # type: ignore[attr-defined]
+                self.candidates.add(id(node))
+        #: (creation node, the name of the def around it or None, a loop around it in that def,
+        #: the first argument of a call creation or None)
+        self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
+        self.loop_called: set[str] = set()  # names called inside a loop or comprehension
+        self.loop_valued: set[str] = set()  # valued names with a binding inside a loop (or a loop's target)
+        self._call_sites: list[tuple[str, ast.Call, bool]] = []  # (callable, call, inside a loop)
+        self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
+        self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
+        #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
+        self.graph_shape_reads = False
+        if self.candidates or self.wrapped or calls:
+            self._walk()
+
+    # ------------------------------------------------------------------ names
+
+    def _bind(self, name: str, target: str) -> None:
+        self.imports.setdefault(name, set()).add(target)
+
+    def is_tf_function(self, expr: ast.AST) -> bool:
+        """Can ``expr`` be ``tf.function``?  (``<x>.function`` or a name imports bind to a ``function``.)"""
+        kind = type(expr)
+        if kind is ast.Attribute:
+            return expr.attr == "function"  # type: ignore[attr-defined]
+        return kind is ast.Name and expr.id in self.tf_names  # type: ignore[attr-defined]
+
+    def _tf_decorator(self, decorator: ast.expr) -> bool:
+        return self.is_tf_function(decorator) or (type(decorator) is ast.Call and self.is_tf_function(decorator.func))  # type: ignore[attr-defined]
+
+    def _surely_tf_function(self, expr: ast.AST, module_imports: set[str]) -> bool:
+        """Does every reading of ``expr`` make it ``tf.function``, as LibCST's scope resolves it?
+        Its head is imported at module level, only ever bound by absolute imports, each of
+        which makes ``expr`` resolve to ``tensorflow.function``."""
+        parts: list[str] = []
+        while type(expr) is ast.Attribute:
+            parts.append(expr.attr)  # type: ignore[attr-defined]
+            expr = expr.value  # type: ignore[attr-defined]
+        if type(expr) is not ast.Name:
+            return False
+        head = expr.id  # type: ignore[attr-defined]
+        if head in self.rebound or head not in module_imports:
+            return False
+        rest = ".".join(reversed(parts))
+        return all(canonical(f"{target}.{rest}" if rest else target) == TF_FUNCTION
+                   for target in self.imports.get(head, ("",)))
+
+    def call_tells(self, value: ast.AST | None) -> bool:
+        """Can the call-site analysis read something from the call ``value``: an object of a class
+        of this module or of Keras (RTF104), a dtype (``x.astype(...)``, a TF/NumPy constructor:
+        RTF105) or a shape (RTF107)?  Those are calls of a class of the module or of a name
+        imports bind (what ``Scope.qualify`` resolves)."""
+        if type(value) is not ast.Call:
+            return False
+        func = value.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute and func.attr == "astype":  # type: ignore[attr-defined]
+            return True
+        while type(func) is ast.Attribute:
+            func = func.value  # type: ignore[attr-defined]
+        return type(func) is ast.Name and (func.id in self.imports or func.id in self.classes)  # type: ignore[attr-defined]
+
+    def qualified(self, func: ast.expr) -> set[str]:
+        """The canonical dotted names ``func`` (a name or attribute chain) can mean through the imports."""
+        parts: list[str] = []
+        while type(func) is ast.Attribute:
+            parts.append(func.attr)  # type: ignore[attr-defined]
+            func = func.value  # type: ignore[attr-defined]
+        if type(func) is not ast.Name:
+            return set()
+        rest = ".".join(reversed(parts))
+        return {
+            canonical(f"{target}.{rest}" if rest else target) or ""
+            for target in self.imports.get(func.id, ())  # type: ignore[attr-defined]
+        }
+
+    # ------------------------------------------------------------------ the walk
+
+    def _walk(self) -> None:
+        """Creations, loop calls, calls with arguments, and what the candidates' code does."""
+        # (node, def name around it, a loop around it in that def, a loop around it anywhere, graph code)
+        stack: list[tuple[ast.AST, str | None, bool, bool, int]] = [(self.tree, None, False, False, 0)]
+        pop, push = stack.pop, stack.append
+        candidates, decorated, surely = self.candidates, self.decorated, self.surely
+        while stack:
+            node, owner, loop, any_loop, graph = pop()
+            kind = type(node)
+            if kind in _BINDINGS and (any_loop or kind is ast.For or kind is ast.AsyncFor):
+                self.loop_valued.update(_valued_names(node, self.call_tells))
+            if kind is ast.Call:
+                name = _called_name(node.func)  # type: ignore[attr-defined]
+                if name is not None:
+                    if any_loop:
+                        self.loop_called.add(name)
+                    if name in self.callables and graph != _SURELY_GRAPH:
+                        self._call_sites.append((name, node, any_loop))  # type: ignore[arg-type]
+                func = node.func  # type: ignore[attr-defined]
+                inner = func.func if type(func) is ast.Call else None
+                if node.args and type(node.args[0]) is not ast.Starred and (  # type: ignore[attr-defined]
+                    self.is_tf_function(func) or (inner is not None and self.is_tf_function(inner))
+                ):
+                    first = node.args[0]  # type: ignore[attr-defined]
+                    self.creations.append((node, owner, loop, first))
+                    if type(first) is ast.Lambda:  # tf.function(lambda ...): its body is graph code
+                        push((first, owner, loop, any_loop, graph or _GRAPH))
+                        for child in node.args[1:]:  # type: ignore[attr-defined]
+                            push((child, owner, loop, any_loop, graph))
+                        for keyword in node.keywords:  # type: ignore[attr-defined]
+                            push((keyword, owner, loop, any_loop, graph))
+                        push((func, owner, loop, any_loop, graph))
+                        continue
+                if graph and not self.graph_draws and any(draws_at_trace_time(q) for q in self.qualified(func)):
+                    self.graph_draws = True
+            elif graph and not self.graph_shape_reads and (
+                (kind is ast.Attribute and node.attr in _SHAPE_READS)  # type: ignore[attr-defined]
+                or (kind is ast.Name and node.id == "len")  # type: ignore[attr-defined]
+            ):
+                self.graph_shape_reads = True
+            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                if id(node) in decorated:
+                    self.creations.append((node, owner, loop, None))
+                for decorator in node.decorator_list:  # type: ignore[attr-defined]
+                    push((decorator, owner, loop, any_loop, graph))
+                for child in (node.args, node.returns):  # type: ignore[attr-defined]
+                    if child is not None:
+                        push((child, owner, loop, any_loop, graph))
+                inside = _SURELY_GRAPH if graph == _SURELY_GRAPH or id(node) in surely else (
+                    _GRAPH if graph or id(node) in candidates else 0)
+                for statement in node.body:  # type: ignore[attr-defined]
+                    push((statement, node.name, False, any_loop, inside))  # type: ignore[attr-defined]
+                continue
+            elif kind in _LOOPS or kind in _COMPREHENSIONS:
+                if graph and (kind is ast.For or kind is ast.AsyncFor):
+                    iterable = node.iter  # type: ignore[attr-defined]
+                    if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
+                        self.graph_range_loops.append(node)
+                for name in child_fields(kind):
+                    value = getattr(node, name, None)
+                    if type(value) is list:
+                        for item in value:
+                            if isinstance(item, _AST):
+                                push((item, owner, True, True, graph))
+                    elif isinstance(value, _AST):
+                        push((value, owner, True, True, graph))
+                continue
+            for name in child_fields(kind):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, _AST):
+                            push((item, owner, loop, any_loop, graph))
+                elif isinstance(value, _AST):
+                    push((value, owner, loop, any_loop, graph))
+
+    # ------------------------------------------------------------------ what the checks ask
+
+    def unsigned_tf_functions(self) -> int:
+        """How many defs become a tf.function without an ``input_signature``, read on CPython's
+        tree as :func:`~retrace_fix.tf_functions.find_tf_functions` reads LibCST's (decorators,
+        then ``tf.function(f, ...)``/``tf.function(...)(f)`` of a def's name): what the run's
+        next-step hint counts in a file that no codemod needs LibCST for."""
+        by_name: dict[str, list[ast.AST]] = {}
+        sites: dict[int, bool] = {}  # id(def) -> has an input_signature
+        for node in walk(self.tree):
+            if type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
+                by_name.setdefault(node.name, []).append(node)  # type: ignore[attr-defined]
+                for decorator in node.decorator_list:  # type: ignore[attr-defined]
+                    if self.is_tf_function(decorator):
+                        sites[id(node)] = False
+                        break
+                    if type(decorator) is ast.Call and self.is_tf_function(decorator.func):  # type: ignore[attr-defined]
+                        sites[id(node)] = any(k.arg == "input_signature" for k in decorator.keywords)  # type: ignore[attr-defined]
+                        break
+        for node, _owner, _loop, first in self.creations:
+            if first is None or type(node) is not ast.Call:
+                continue
+            call = node.func if type(node.func) is ast.Call else node  # type: ignore[attr-defined]
+            name = first.id if type(first) is ast.Name else (  # type: ignore[attr-defined]
+                first.attr if type(first) is ast.Attribute and type(first.value) is ast.Name  # type: ignore[attr-defined]
+                and first.value.id in ("self", "cls") else None)  # type: ignore[attr-defined]
+            defs = by_name.get(name, []) if name is not None else []
+            # the def of that name nearest before the call (the scope it is found in), else the first
+            before = [d for d in defs if d.lineno < node.lineno]  # type: ignore[attr-defined]
+            target = max(before, key=lambda d: d.lineno) if before else (  # type: ignore[attr-defined]
+                min(defs, key=lambda d: d.lineno) if defs else None)  # type: ignore[attr-defined]
+            if target is not None and id(target) not in sites:
+                sites[id(target)] = any(k.arg == "input_signature" for k in call.keywords)  # type: ignore[attr-defined]
+        return sum(not signed for signed in sites.values())
+
+    @property
+    def has_candidates(self) -> bool:
+        """Can any ``def`` of the module be a tf.function?"""
+        return bool(self.candidates)
+
+    def repeated_creations(self, *, module_loops: bool, method_wraps: bool) -> bool:
+        """Is there a creation that may run over and over
+        (:func:`~retrace_fix.codemods._creations.repeated_evidence`, and with ``method_wraps``
+        RTF006's ``tf.function(self.m)`` in a method and its forwarding ``tf.function(lambda x:
+        f(x, k))``/``tf.function(partial(f, k=k))`` in a def)?  ``module_loops``: a creation in a loop
+        outside any def counts (RTF101's; RTF006 moves only creations inside a def)."""
+        for _node, owner, loop, first in self.creations:
+            if owner is None:
+                if loop and module_loops:
+                    return True
+                continue
+            if loop:
+                return True
+            if owner in FACTORY_NAMES:
+                continue
+            if owner in self.loop_called:
+                return True
+            if method_wraps and first is not None and type(first) in (ast.Attribute, ast.Lambda, ast.Call):
+                return True
+        return False
+
+    def calls_a_tf_function_with_arguments(self) -> bool:
+        """Does a call of a name that can be a tf.function of this module pass arguments the
+        call-site diagnostics (RTF103, RTF104, RTF105, RTF107) can compare?
+
+        An argument carries evidence only as a call (an object constructed, a dtype or shape
+        stated), a number or string literal, arithmetic, or a name with valued bindings
+        (:func:`_valued_names`, each binding one source); never as an attribute, a subscript, a
+        lambda...  Every diagnostic compares, one parameter at a time: a value that varies in
+        a loop around the call (a loop variable, a counter, an object or a shape made per
+        iteration: a call or arithmetic there, or a name bound in a loop or assigned a call
+        that reads such a name), or two sources for the parameter over all the calls (two
+        literals, dtypes, shapes, objects).  A parameter is keyed by its position, and a
+        keyword argument counts for every parameter.
+        """
+        per_parameter: dict[tuple[str, int], set] = {}
+        by_keyword: dict[str, set] = {}
+        loop_valued = self.loop_valued
+        for name, call, in_loop in self._call_sites:
+            position = 0
+            arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
+            for value, keyword in arguments:
+                kind = type(value)
+                if kind is ast.Starred:
+                    continue  # *args binds nothing the analysis knows, and takes no position
+                if keyword is None:
+                    key = (name, position)
+                    position += 1
+                # the distinct values an argument can bring: a binding, a call, a literal
+                if kind is ast.Name:
+                    sources = set(self.valued.get(value.id, ()))  # type: ignore[attr-defined]
+                    varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
+                        self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
+                elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
+                    sources, varies = {id(value)}, True
+                elif _literal(value):
+                    sources, varies = {ast.dump(value)}, False
+                else:
+                    continue
+                if keyword is None:
+                    per_parameter.setdefault(key, set()).update(sources)
+                else:
+                    by_keyword.setdefault(name, set()).update(sources)
+                if sources and in_loop and varies:
+                    return True
+        if any(len(sources) >= 2 for sources in by_keyword.values()):
+            return True
+        return any(len(sources | by_keyword.get(name, set())) >= 2 for (name, _), sources in per_parameter.items())
+
+    def range_loop_with_a_bound(self) -> bool:
+        """A graph ``for ... in range(...)`` whose bounds are not all number literals (RTF001 acts
+        only where a bound is a parameter or a tensor: ``range(3)`` is unrolled on purpose)."""
+        return any(
+            any(type(arg) is not ast.Constant for arg in loop.iter.args)  # type: ignore[attr-defined]
+            for loop in self.graph_range_loops
+        )
+
+    def range_loop_with_append(self) -> bool:
+        """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
+        for loop in self.graph_range_loops:
+            for statement in loop.body:  # type: ignore[attr-defined]
+                for node in walk(statement):
+                    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]
+                        return True
+        return False
