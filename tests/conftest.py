@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import compileall
+import signal
 import sys
 from pathlib import Path
 
@@ -57,6 +58,21 @@ def pytest_collection(session):
         return (yield)
     finally:
         sys.dont_write_bytecode = saved
+
+
+@pytest.fixture
+def ctrl_c_delivered():
+    """Ctrl-C (SIGINT) raises KeyboardInterrupt during the test, as at an interactive terminal.
+
+    A shell that starts pytest as a background job without job control (``( pytest & )``, some
+    CI runners) starts it with SIGINT ignored: a test that sends itself SIGINT then waits for an
+    interrupt that never comes (three minutes, then a failure). Tests of Ctrl-C ask for this.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def pytest_addoption(parser):

@@ -50,7 +50,7 @@ def _interrupt_once_a_worker_runs(marker: Path) -> threading.Thread:
     return thread
 
 
-def test_ctrl_c_stops_the_workers_and_writes_nothing(slow_tree, tmp_path, capsys):
+def test_ctrl_c_stops_the_workers_and_writes_nothing(slow_tree, tmp_path, capsys, ctrl_c_delivered):
     _interrupt_once_a_worker_runs(tmp_path / "started")
     with pytest.raises(SystemExit) as exit_info:
         main(["--jobs", "2", "."])

@@ -305,7 +305,7 @@ def test_renames_and_binary_are_refused(tmp_path):
     assert code == 2 and "renames" in err
 
 
-def test_ctrl_c_during_the_write_phase_finishes_the_writes_first(tree, monkeypatch):
+def test_ctrl_c_during_the_write_phase_finishes_the_writes_first(tree, monkeypatch, ctrl_c_delivered):
     root, patch = tree
     real_write = patches._write
     calls = []
