@@ -37,6 +37,10 @@ def fifo_reader(path: Path):
 
     def drain() -> None:
         while True:
+            # read before the wait: the last wait must start after the writer is done. A wait that
+            # timed out just before the data came, on a thread scheduled late, returned nothing
+            # while stop was already set, and the data was never read (a busy machine)
+            stopping = stop.is_set()
             ready, _, _ = select.select([fd], [], [], 0.05)
             chunk = b""
             if ready:
@@ -45,7 +49,7 @@ def fifo_reader(path: Path):
                 except BlockingIOError:
                     pass
                 got.append(chunk)
-            if stop.is_set() and not chunk:
+            if stopping and not chunk:
                 return
 
     thread = threading.Thread(target=drain, daemon=True)
