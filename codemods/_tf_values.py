@@ -18,10 +18,11 @@ a value is already a tensor.  Pure LibCST; never imports TensorFlow.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
+from retrace_fix.cst_tree import target_names
 from retrace_fix.tfnames import Scope, all_params
 
 
@@ -253,6 +254,44 @@ VARIABLE_INDEX_METHODS = frozenset({"scatter_nd_update", "scatter_nd_add", "scat
 VARIABLE_VALUE_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
 
 
+class _TargetBindings(cst.CSTVisitor):
+    """Calls ``bind(name)`` for each name an assignment, augmented or annotated assignment, ``for``,
+    comprehension ``for``, ``with``/``except ... as``, ``:=`` or ``del`` target binds (nested
+    scopes included; ``x.attr = ...`` and ``x[0] = ...`` bind nothing)."""
+
+    def __init__(self, bind: Callable[[str], object]) -> None:
+        super().__init__()
+        self._bind = bind
+
+    def _targets(self, target: cst.BaseExpression) -> None:
+        for name in target_names(target):
+            self._bind(name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._targets(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._targets(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._targets(node.target)
+
+
 def module_variables(module: cst.Module, scope: Scope) -> set[str]:
     """Module-level names bound exactly once in the whole module, by ``name = tf.Variable(...)`` at
     module level: any other binding of the name anywhere (a rebinding, a ``global`` declaration, a
@@ -270,64 +309,34 @@ def module_variables(module: cst.Module, scope: Scope) -> set[str]:
         return set()
     counts: dict[str, int] = {}
 
-    def bind(target: cst.CSTNode | None) -> None:
-        if target is None:
-            return
-        if isinstance(target, cst.Name):
-            counts[target.value] = counts.get(target.value, 0) + 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            bind(target.value)
+    def bind(name: str) -> None:
+        counts[name] = counts.get(name, 0) + 1
 
-    class _Bindings(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            bind(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            bind(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            bind(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            bind(node.target)
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            bind(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            bind(node.name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            bind(node.target)
-
-        def visit_Del(self, node: cst.Del) -> None:
-            bind(node.target)
+    class _Bindings(_TargetBindings):
+        """Target bindings, and every other way a name is bound or declared anywhere in the module."""
 
         def visit_Param(self, node: cst.Param) -> None:
-            bind(node.name)
+            bind(node.name.value)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            bind(node.name)
+            bind(node.name.value)
 
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
-            bind(node.name)
+            bind(node.name.value)
 
         def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
             if node.asname is None:
-                bind(cst.Name(str(node.evaluated_name).split(".")[0]))
+                bind(str(node.evaluated_name).split(".")[0])
 
         def visit_Global(self, node: cst.Global) -> None:
             for item in node.names:
-                bind(item.name)
+                bind(item.name.value)
 
         def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
             for item in node.names:
-                bind(item.name)
+                bind(item.name.value)
 
-    module.visit(_Bindings())
+    module.visit(_Bindings(bind))
     return {name for name in candidates if counts.get(name, 0) == 1}
 
 
@@ -335,42 +344,7 @@ def rebound_names(function: cst.FunctionDef) -> set[str]:
     """Names an assignment, loop, ``with ... as``, ``:=`` or ``del`` in ``function``'s body binds
     (``x`` of ``x = ...`` and ``x, y = ...``; not ``x`` of ``x.attr = ...`` or ``x[0] = ...``)."""
     found: set[str] = set()
-
-    def bind(target: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            found.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            bind(target.value)
-
-    class _V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            bind(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            bind(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            bind(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            bind(node.target)
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            bind(node.target)
-
-        def visit_AsName(self, node: cst.AsName) -> None:
-            bind(node.name)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            bind(node.target)
-
-        def visit_Del(self, node: cst.Del) -> None:
-            bind(node.target)
-
-    function.body.visit(_V())
+    function.body.visit(_TargetBindings(found.add))
     return found
 
 
