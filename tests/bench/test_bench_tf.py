@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -18,6 +17,7 @@ import pytest
 
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
+from tests.support.cli_runner import process_env
 from tests.support.tracefiles import with_proofs
 
 pytestmark = pytest.mark.tf
@@ -57,12 +57,6 @@ def tree_hash(root: Path) -> str:
     return digest.hexdigest()
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return env
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     project = tmp_path / "proj"
@@ -78,7 +72,7 @@ def test_bench_records_fixes_removes_retraces_keeps_outputs_and_leaves_the_tree_
     result = subprocess.run(
         [sys.executable, "-m", "retrace_fix", "bench", "--runs", "1", "--compare", "out.npy",
          "--compare-stdout", "^sum", "--format", "json", "--", sys.executable, "drive.py"],
-        cwd=project, env=_env(), capture_output=True, text=True, timeout=300,
+        cwd=project, env=process_env(), capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)

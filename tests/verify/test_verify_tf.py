@@ -16,13 +16,14 @@ One ``--verify`` run: six fresh TensorFlow processes.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli_runner import process_env
 
 pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
@@ -82,12 +83,6 @@ VERIFIED = INFERENCE.replace(
 )
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return env
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
@@ -102,7 +97,7 @@ def project(tmp_path: Path) -> Path:
 def test_verify_chains_rounds_and_drops_the_fix_that_changes_the_printed_output(project: Path):
     result = subprocess.run(
         [sys.executable, "-m", "retrace_fix", "--verify", "--format", "json", ".", "--", sys.executable, "main.py"],
-        cwd=project, env=_env(), capture_output=True, text=True, timeout=600,
+        cwd=project, env=process_env(), capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("\n") > 1 and "run 1: the original" in result.stderr  # progress on stderr
@@ -136,7 +131,7 @@ def test_verify_chains_rounds_and_drops_the_fix_that_changes_the_printed_output(
     assert findings["RTF003"]["applied"] is True and findings["RTF003"]["verification"]["round"] == 2
 
     # the written program runs and prints what the first version that ran printed
-    after = subprocess.run([sys.executable, "main.py"], cwd=project, env=_env(), capture_output=True, text=True,
+    after = subprocess.run([sys.executable, "main.py"], cwd=project, env=process_env(), capture_output=True, text=True,
                            timeout=300)
     assert after.returncode == 0, after.stderr
     assert after.stdout.count("refine step") == 9 and after.stdout.splitlines()[-1].startswith("refine [")
