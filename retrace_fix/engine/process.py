@@ -93,7 +93,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         result.error = syntax_error_message(job.display, problem)
         return result
     parse_text = None  # the text LibCST parses when not the whole module
-    if outline is not None and options.partial_parse and not any(cls.NEEDS_WHOLE_MODULE for cls in to_run):
+    if outline is not None and options.partial_parse and not any(cls.NEEDS_WHOLE_MODULE for cls in to_run) \
+            and not any(cls.likely_to_edit(outline) for cls in to_run):  # an edited file is run whole anyway
         parse_text = outline.pruned_text()
     work = TransformInput(job, options, text, encoding, to_run, has_traces, problem is None, parse_text)
     if problem is None and not risky_for_libcst(data):
