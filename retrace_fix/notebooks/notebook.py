@@ -279,10 +279,20 @@ def _reindent(cell: _CodeCell, lines: list[str]) -> list[str]:
 def language(json_text: str) -> str | None:
     """The language of a notebook's kernel, as its metadata names it (None: not said)."""
     try:
-        metadata = json.loads(json_text).get("metadata") or {}
-    except (ValueError, AttributeError, RecursionError):
+        document = json.loads(json_text)
+    except (ValueError, RecursionError):
         return None
-    for value in ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name")):
+    return document_language(document)
+
+
+def document_language(document: object) -> str | None:
+    """:func:`language` of a notebook's JSON already read (``json.loads``)."""
+    try:
+        metadata = document.get("metadata") or {}  # type: ignore[union-attr]
+        values = ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name"))
+    except AttributeError:
+        return None
+    for value in values:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return None
@@ -290,12 +300,39 @@ def language(json_text: str) -> str | None:
 
 def is_python_notebook(json_text: str) -> bool:
     """Does the notebook run Python (its kernel's language is Python, or not said)?"""
-    name = language(json_text)
+    return is_python_language(language(json_text))
+
+
+def is_python_language(name: str | None) -> bool:
+    """Is a kernel's language (:func:`language`, None: not said) Python?"""
     return name is None or name.lower() in ("python", "python3", "ipython", "ipython3")
 
 
 def read_document(data: bytes | str) -> tuple[str, list]:
     """(the JSON text, the cells) of a notebook's bytes or text, checked to be nbformat 4; raises NotebookError."""
+    document = load_document(data)
+    return document.json_text, document.cells
+
+
+@dataclass(frozen=True)
+class Document:
+    """A notebook's JSON read once (:func:`load_document`): what reading it goes on from."""
+
+    json_text: str
+    cells: list
+    #: the language of its kernel (:func:`document_language`; None: not said)
+    language: str | None
+
+    def code_source_bytes(self) -> bytes:
+        """The code cells' sources, one after another (a line end between two), in UTF-8: all of the
+        notebook that can become Python (outputs, images and markdown are not)."""
+        return "\n".join(join_source(cell.get("source", ""), index + 1) for index, cell in enumerate(self.cells)
+                         if cell.get("cell_type") == "code").encode("utf-8", "surrogatepass")
+
+
+def load_document(data: bytes | str) -> Document:
+    """A notebook's bytes or text read as JSON and checked to be nbformat 4 (every code cell's
+    source a string or strings); raises NotebookError."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -330,12 +367,17 @@ def read_document(data: bytes | str) -> tuple[str, list]:
             raise NotebookError("cannot read the cell: not a JSON object", cell=index + 1)
         if cell.get("cell_type") == "code":
             join_source(cell.get("source", ""), index + 1)
-    return text, cells
+    return Document(text, cells, document_language(document))
 
 
-def read_notebook(data: bytes | str) -> Notebook:
-    """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError."""
-    text, cells = read_document(data)
+def read_notebook(data: bytes | str, document: Document | None = None) -> Notebook:
+    """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError.
+
+    ``document``: the same bytes already read (:func:`load_document`), not read again.
+    """
+    if document is None:
+        document = load_document(data)
+    text, cells = document.json_text, document.cells
     code: list[_CodeCell] = []
     broken: list[NotebookError] = []
     masks = _Counter()
@@ -672,7 +714,7 @@ def cell_diff(old_json: str, new_json: str, path: str) -> str:
 
 
 __all__ = [
-    "CHECKPOINTS_DIR", "Notebook", "NotebookError", "SUFFIX", "cell_diff", "cell_label", "changed_cells",
-    "code_sources", "is_notebook", "join_source", "read_notebook", "source_line_offsets", "splice_sources",
-    "split_source", "validation_problem",
+    "CHECKPOINTS_DIR", "Document", "Notebook", "NotebookError", "SUFFIX", "cell_diff", "cell_label", "changed_cells",
+    "code_sources", "is_notebook", "join_source", "load_document", "read_notebook", "source_line_offsets",
+    "splice_sources", "split_source", "validation_problem",
 ]

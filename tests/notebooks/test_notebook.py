@@ -590,3 +590,56 @@ def test_reading_and_writing_back_is_the_identity(cells, final_newline):
         lines[line - 1] = "x = 10"
         expected[cell - 1] = "\n".join(lines) + ("\n" if final_newline else "")
         assert ["".join(c["source"]) for c in changed["cells"]] == expected
+
+
+# ----------------------------------------------------------------------------- the prefilter: code cells only
+
+
+def _with_output(source: str, output: str, markdown: str = "") -> str:
+    """A notebook of one code cell whose output (and a markdown cell) say ``output``/``markdown``."""
+    document = json.loads(_notebook(markdown, source, kinds=("markdown", "code")))
+    document["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": [output]}]
+    return json.dumps(document, indent=1) + "\n"
+
+
+def _process(tmp_path, text: str, options: RunOptions = RunOptions()):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(text)
+    return process_file(FileJob(path=path, display="nb.ipynb", relpath="nb.ipynb"), options)
+
+
+def test_outputs_and_markdown_do_not_pass_the_prefilter(tmp_path, monkeypatch):
+    """A notebook whose outputs and markdown mention ``.predict(`` and tf.function but whose code
+    cannot hold a target is skipped on its code alone: its cells are not read, as a .py's bytes
+    without a trigger are not parsed (its broken cell is reported only with --check-syntax)."""
+    from retrace_fix.engine import notebook_file
+
+    read: list[object] = []
+    real = notebook_file.read_notebook
+    monkeypatch.setattr(notebook_file, "read_notebook", lambda *a: read.append(a) or real(*a))
+    text = _with_output("x = [1, 2\nprint(x", "model.predict(x) in a @tf.function: range(3)",
+                        markdown="Call `model.predict()` on a `tf.keras.Model`, then `tf.function(step)`.")
+    result = _process(tmp_path, text)
+    assert (result.skipped, result.error, read) == (True, None, [])
+    checked = _process(tmp_path, text, RunOptions(check_syntax=True))
+    assert checked.error.startswith("nb.ipynb:cell 2:2:6: cannot parse: ")  # the broken cell, where every cell is parsed
+    assert len(read) == 1
+
+
+def test_code_that_can_hold_a_target_passes_the_prefilter(tmp_path, monkeypatch):
+    """The twin: the same notebook with the call in its code is read, its cells parsed once."""
+    import json as json_module
+
+    from retrace_fix.engine import notebook_file
+
+    source = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef step(x):\n    return x\n"
+    text = _with_output(source, "done")
+    loads: list[int] = []
+    real_loads = json_module.loads
+    monkeypatch.setattr(json_module, "loads", lambda s, *a, **k: loads.append(s == text) or real_loads(s, *a, **k))
+    result = _process(tmp_path, text)
+    assert result.error is None and [f.code for f in result.findings] == ["RTF004"]
+    assert result.fixed != result.original and "reduce_retracing=True" in result.fixed
+    assert loads.count(True) == 1  # the JSON is read once (language, prefilter and cells from the same document)
+    broken = _process(tmp_path, _with_output(source + "x = [1\n", "done"))
+    assert broken.error.startswith("nb.ipynb:cell 2:6:")  # a broken cell of a notebook read is reported
