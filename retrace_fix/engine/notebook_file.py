@@ -59,7 +59,8 @@ def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes, p
         result.error = f"{exc.location(job.display)}: {exc.message}; notebook left unchanged" \
             if "left unchanged" not in exc.message else f"{exc.location(job.display)}: {exc.message}"
         return result
-    inner = process_python(replace(job, data=notebook.python.encode("utf-8"), python_of_notebook=True), options)
+    inner = process_python(replace(job, data=notebook.python.encode("utf-8"), python_of_notebook=True,
+                                   python_tree=notebook.tree), options)
     if inner.error is None and inner.encoding != "utf-8":  # a coding cookie in the first cell
         inner.error = f"{job.display}:1: a coding declaration ({inner.encoding}) in a notebook's code; file left unchanged"
     result.skipped = inner.skipped

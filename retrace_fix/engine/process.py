@@ -72,7 +72,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result.encoding = encoding
     has_traces, edits_here = trace_work(job, options)
     to_run, problem, outline = codemods_to_run(
-        data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here
+        data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here,
+        job.python_tree if encoding == "utf-8" else None,  # a notebook's tree is of its text as UTF-8
     )
     if problem is not None and problem.confirmable and max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)

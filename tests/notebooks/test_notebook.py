@@ -9,6 +9,7 @@ CODE ...``) and an optional ``case.toml`` (``select``; default: every code).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -643,3 +644,50 @@ def test_code_that_can_hold_a_target_passes_the_prefilter(tmp_path, monkeypatch)
     assert loads.count(True) == 1  # the JSON is read once (language, prefilter and cells from the same document)
     broken = _process(tmp_path, _with_output(source + "x = [1\n", "done"))
     assert broken.error.startswith("nb.ipynb:cell 2:6:")  # a broken cell of a notebook read is reported
+
+
+# ----------------------------------------------------------------------------- the cells checked at once
+
+
+@pytest.mark.parametrize("sources, broken", [
+    (("x = 1", "y = 2\nif y:\n    z = 3", "%time f()\nw = 4"), []),
+    (("x = [1,", "2]"), [1, 2]),  # the text parses, a statement runs from cell 1 into cell 2
+    (("if x:\n    y = 1", "else:\n    y = 2"), [2]),  # one if statement across two cells
+    (("@decorate", "def f():\n    pass"), [1]),  # a decorator left alone in its cell
+    (("s = '''a", "b'''"), [1, 2]),  # a string across cells
+    (("x = 1", "from __future__ import annotations"), []),  # the text does not parse, each cell does
+    (("x = 1", "await g()"), []),  # top-level await: a cell allows it
+    (("x = 1 +", "y = 2"), [1]),
+    (("def f(:\n    pass", "y = 2", "z = (\n"), [1, 3]),
+])
+def test_cells_checked_at_once_are_broken_as_alone(sources, broken):
+    """The cells without IPython syntax are checked with one parse of the text where it shows each
+    is Python alone; else each alone: the broken cells, their errors and the text are as when every
+    cell is compiled alone."""
+    from retrace_fix.notebooks import notebook as module
+
+    notebook = read_notebook(_notebook(*sources))
+    assert [error.cell for error in notebook.broken] == broken
+    for error in notebook.broken:
+        alone = module._syntax_error(sources[error.cell - 1])
+        assert (error.line, error.column) == (alone.lineno or 1, alone.offset or 1)
+    kept = [source for number, source in enumerate(sources, 1) if number not in broken]
+    assert [cell.source for cell in notebook.code] == kept
+    if notebook.tree is not None:
+        assert not broken
+        assert ast.dump(notebook.tree, include_attributes=True) == ast.dump(ast.parse(notebook.python), include_attributes=True)
+
+
+def test_the_engine_parses_a_notebooks_text_once(tmp_path, monkeypatch):
+    """CPython's tree made while reading the cells is the one the prefilter reads."""
+    from retrace_fix.engine import prefilter
+
+    parsed: list[str] = []
+    real = prefilter.cpython_check
+    monkeypatch.setattr(prefilter, "cpython_check", lambda text, **k: parsed.append(text) or real(text, **k))
+    source = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef step(x):\n    return x\n"
+    result = _process(tmp_path, _with_output(source, "done"))
+    assert [f.code for f in result.findings] == ["RTF004"] and parsed == []
+    split = _process(tmp_path, _notebook("import tensorflow as tf", "x = [1,", "2]", source))
+    assert split.error.startswith("nb.ipynb:cell 2:") and [f.code for f in split.findings] == ["RTF004"]
+    assert len(parsed) == 1  # cells 2 and 3 were not shown to be Python alone: the engine parsed the text
