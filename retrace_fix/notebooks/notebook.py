@@ -458,7 +458,9 @@ def _joined_tree(python: str, code: list[_CodeCell]) -> ast.Module | None:
             tree = ast.parse(python)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
-    ends = [cell.start + cell.line_count - 1 for cell in code if cell.text]  # each cell's last line
+    # each cell's last line: the line before the next cell's first (the cells follow one another)
+    following = [cell.start for cell in code[1:]] + ([code[-1].start + code[-1].line_count] if code else [])
+    ends = [after - 1 for cell, after in zip(code, following) if cell.text]
     cell = 0
     for statement in tree.body:
         first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
