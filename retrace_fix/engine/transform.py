@@ -18,6 +18,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix import fastvisit
 from retrace_fix.codemods import DEFERS_TO
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
+from retrace_fix.cst_tree import module_code, statement_codes
 from retrace_fix.engine.hostile_input import PARSE_ERROR_PREFIX, cpython_syntax_problem
 from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
@@ -105,7 +106,7 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
     for cls in codemods:
         if edited:
             if line_map is None or line_map[0] is not tree:
-                line_map = (tree, LazyLineMap(text, lambda t=tree: t.code))
+                line_map = (tree, LazyLineMap(text, lambda t=tree: module_code(t)))
             codemod = cls(context, replace(settings, origin_line=line_map[1].original_line))
         else:
             codemod = cls(context, settings)
@@ -131,7 +132,7 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
         reported = [f for f in codemod.findings if options.code_selected(f.code)]
         if edited and reported:  # positions in the code an earlier codemod edited: map them to the file's
             if line_map is None or line_map[0] is not before:
-                line_map = (before, LazyLineMap(text, lambda t=before: t.code))
+                line_map = (before, LazyLineMap(text, lambda t=before: module_code(t)))
             reported = [replace(f, line=line_map[1].original_line(f.line)) for f in reported]
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)
@@ -214,10 +215,13 @@ def _code_by_pieces(parsed: cst.Module, tree: cst.Module, text: str) -> str | No
         return None  # the module's last newline token is dropped: compare the whole code
     if (parsed.default_indent, parsed.default_newline) != (tree.default_indent, tree.default_newline):
         return None
-    fixed: dict[int, str] = {}  # id of a node of ``tree`` -> its code
+    # id of a node of ``tree`` -> its code (generated already where a codemod after the edit read it)
+    known = statement_codes(tree)
+    fixed: dict[int, str] = {}
     new_parts = []
     for node in (*tree.header, *tree.body, *tree.footer):
-        code = fixed[id(node)] = tree.code_for_node(node)
+        code = known.get(id(node)) if known is not None else None
+        code = fixed[id(node)] = code if code is not None else tree.code_for_node(node)
         new_parts.append(code)
     offset = 0
     for node in (*parsed.header, *parsed.body, *parsed.footer):
