@@ -11,7 +11,6 @@ builds on it.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
 
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._class_facts import (
@@ -56,7 +55,7 @@ class HoistFacts(ModuleReader):
             if cached is not None and cached[0] is self.analysis.module:
                 self._scopes = cached[1]
             else:
-                self._scopes = self.analysis.wrapper.resolve(ScopeProvider)
+                self._scopes = self.analysis.scopes()
                 self.c.context.scratch[_SCOPES_KEY] = (self.analysis.module, self._scopes)
         return self._scopes
 
@@ -163,7 +162,15 @@ class HoistFacts(ModuleReader):
         return None
 
     def anchor_of(self, node: cst.CSTNode) -> cst.CSTNode:
-        """The module-level statement that holds ``node``."""
+        """The module-level statement that holds ``node``.
+
+        Found by identity; the position search below (every top-level statement's code
+        generated) gives the same statement -- top-level statements' lines do not overlap,
+        and a node's first line lies within its statement's -- and is kept for a node that
+        is not in the tree's statements."""
+        statement = self.analysis.top_level_statement(node)
+        if statement is not None:
+            return statement
         line = self.line(node)
         best = None
         for statement in self.analysis.module.body:

@@ -6,16 +6,19 @@
 * ``# retrace-fix: ignore[...]`` suppressions;
 * a lazily computed position table (only files with findings pay for it, and only for the
   statements that hold a finding: :mod:`retrace_fix.positions`);
-* the ``co_qualname`` of every ``def`` (:func:`qualnames`: how recorded traces name them).
+* the ``co_qualname`` of every ``def`` (:func:`qualnames`: how recorded traces name them);
+* LibCST's scope analysis without LibCST's empty walks (:func:`resolve_whole_module`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import BatchableMetadataProvider, MetadataWrapper, PositionProvider, ScopeProvider
 
 from retrace_fix.cst_tree import module_code
 from retrace_fix.positions import StatementPositions
@@ -84,11 +87,24 @@ class ModuleAnalysis:
             module_text=module_text if module_text is not None else text,
         )
 
-    def position(self, node: cst.CSTNode):
+    def _statement_positions(self) -> StatementPositions:
         if self._positions is None:
             self._positions = StatementPositions(self.module, self.module_text,
                                                  lambda: self.wrapper.resolve(PositionProvider))
-        return self._positions[node]
+        return self._positions  # type: ignore[return-value]
+
+    def position(self, node: cst.CSTNode):
+        return self._statement_positions()[node]
+
+    def top_level_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The statement of ``module.body`` that holds ``node`` (found by identity: no code is
+        generated); None when ``node`` is not below one (a token, or not in this tree)."""
+        index = self._statement_positions().statement_of(node)
+        return self.module.body[index] if index is not None else None
+
+    def scopes(self) -> Mapping[cst.CSTNode, Any]:
+        """``ScopeProvider``'s answer for this tree (resolved once, on :attr:`wrapper`)."""
+        return resolve_whole_module(self.wrapper, ScopeProvider)
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line
@@ -142,3 +158,48 @@ def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
     collector = _QualnameCollector()
     module.visit(collector)
     return collector.names
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def _module_only(provider: type) -> bool:
+    """Does the batchable ``provider`` do all its work in ``visit_Module`` (as ``ScopeProvider``
+    and ``ExpressionContextProvider`` do: each walks the tree with a visitor of its own)?"""
+    if not issubclass(provider, BatchableMetadataProvider) or provider.gen_cache is not None:
+        return False
+    hooks = {
+        name for name in dir(provider)
+        if name.startswith(("visit_", "leave_")) and not getattr(getattr(provider, name), "_is_no_op", False)
+    }
+    return hooks == {"visit_Module"}
+
+
+def resolve_whole_module(wrapper: MetadataWrapper, provider: type) -> Mapping[cst.CSTNode, Any]:
+    """``wrapper.resolve(provider)``, less LibCST's walk around it.
+
+    LibCST resolves a batchable provider by walking the whole tree, every whitespace and
+    comma included, and calling the provider's hooks on each node; ``ScopeProvider`` and
+    ``ExpressionContextProvider`` have one hook, ``visit_Module``, which does all their work
+    with a walk of its own, so the outer walk (one per provider, and a scan of the
+    provider's methods) calls nothing.  Such a provider is run here by calling that hook
+    with its dependencies resolved the same way; the result is stored on ``wrapper`` as
+    LibCST stores it, so a later ``wrapper.resolve`` finds it.  Any other provider goes
+    through ``wrapper.resolve``.
+    """
+    done = wrapper._metadata  # LibCST's table of resolved providers (libcst.metadata.wrapper)
+    if provider in done:
+        return done[provider]
+    if not _module_only(provider):
+        return wrapper.resolve(provider)
+    dependencies = {dependency: resolve_whole_module(wrapper, dependency)
+                    for dependency in provider.get_inherited_dependencies()}
+    instance = provider()
+    instance.metadata = dependencies
+    try:
+        instance.visit_Module(wrapper.module)
+    finally:
+        instance.metadata = {}
+    result = MappingProxyType(dict(instance._computed))
+    done[provider] = result
+    return result

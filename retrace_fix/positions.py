@@ -47,6 +47,7 @@ class StatementPositions:
         self._full: Mapping[cst.CSTNode, CodeRange] | None = None
         self._statement_of: dict[int, int] | None = None  # id(node) -> index of its top-level statement
         self._first_lines: list[int] | None = None
+        self._first_lines_done = False
         self._line_offsets: list[int] | None = None
         self._done: dict[int, Mapping[cst.CSTNode, CodeRange] | None] = {}
 
@@ -64,18 +65,29 @@ class StatementPositions:
 
     # ------------------------------------------------------------------ which statement
 
-    def _statement_index(self, node: cst.CSTNode) -> int | None:
+    def statement_of(self, node: cst.CSTNode) -> int | None:
+        """The index in ``module.body`` of the top-level statement that holds ``node`` (by
+        identity, no code generated); None for a node that is not in the module's statements
+        (or sits below a token field)."""
         if self._statement_of is None:
             self._statement_of = {}
-            self._first_lines = _first_lines(self._module, self._text)
-            if self._first_lines is not None:
-                for index, statement in enumerate(self._module.body):
-                    stack: list = [statement]
-                    while stack:
-                        current = stack.pop()
-                        self._statement_of[id(current)] = index
-                        push_children(current, stack)
+            for index, statement in enumerate(self._module.body):
+                stack: list = [statement]
+                while stack:
+                    current = stack.pop()
+                    self._statement_of[id(current)] = index
+                    push_children(current, stack)
         return self._statement_of.get(id(node))
+
+    def _statement_index(self, node: cst.CSTNode) -> int | None:
+        if self._first_lines is None:
+            if self._first_lines_done:
+                return None
+            self._first_lines_done = True
+            self._first_lines = _first_lines(self._module, self._text)
+            if self._first_lines is None:
+                return None
+        return self.statement_of(node)
 
     # ------------------------------------------------------------------ one statement
 
