@@ -19,8 +19,10 @@ from typing import Any, Mapping
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider, MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata.scope_provider import ScopeVisitor
 
 from retrace_fix.cst_tree import module_code
+from retrace_fix.fastvisit import SKIP_TOKENS_ATTRIBUTE
 from retrace_fix.positions import StatementPositions
 from retrace_fix.tf_functions import TfFunctionSite, find_tf_functions
 from retrace_fix.tfnames import ImportTable, Scope
@@ -163,6 +165,18 @@ def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
 # --------------------------------------------------------------------------- metadata
 
 
+class _ScopeVisitor(ScopeVisitor):
+    """LibCST's scope visitor, walked without the token fields (whitespace, commas, brackets:
+    about half of a module's nodes, :data:`~retrace_fix.fastvisit.SKIP_TOKENS_ATTRIBUTE`).  The
+    visitor gives every node it leaves its scope, tokens included; nothing asks a token's
+    scope, and no name, assignment or access sits below a token field, so every other
+    node's answer is LibCST's (``tests/test_analysis_scopes.py`` compares them)."""
+
+
+
+setattr(_ScopeVisitor, SKIP_TOKENS_ATTRIBUTE, True)
+
+
 def _module_only(provider: type) -> bool:
     """Does the batchable ``provider`` do all its work in ``visit_Module`` (as ``ScopeProvider``
     and ``ExpressionContextProvider`` do: each walks the tree with a visitor of its own)?"""
@@ -197,7 +211,13 @@ def resolve_whole_module(wrapper: MetadataWrapper, provider: type) -> Mapping[cs
     instance = provider()
     instance.metadata = dependencies
     try:
-        instance.visit_Module(wrapper.module)
+        if provider is ScopeProvider:
+            # ScopeProvider.visit_Module, with a visitor that does not walk into tokens
+            visitor = _ScopeVisitor(instance)
+            wrapper.module.visit(visitor)
+            visitor.infer_accesses()
+        else:
+            instance.visit_Module(wrapper.module)
     finally:
         instance.metadata = {}
     result = MappingProxyType(dict(instance._computed))

@@ -86,6 +86,11 @@ def _is_token_field(name: str) -> bool:
     return name in _TOKEN_FIELDS or name.startswith("whitespace")
 _PLANS: dict[type, Any] = {}
 
+#: a visitor class that sets this attribute to True (on itself, not inherited) has the walk skip
+#: the token fields (:data:`_TOKEN_FIELDS`) even though it has generic hooks: it promises that
+#: what it does with the nodes below them does not matter to its users
+SKIP_TOKENS_ATTRIBUTE = "retrace_fix_skip_token_fields"
+
 
 def field_plan(cls: type) -> tuple[tuple[str, int, bool], ...] | None:
     """``((field, helper kind, holds only tokens), ...)`` in LibCST's visiting order, or None."""
@@ -172,7 +177,7 @@ class _VisitorInfo:
         )
         self.attribute_hooks = overridden or any(_defines_attribute_hooks(klass) for klass in cls.__mro__)
         self.hooks: dict[type, tuple[Any, Any]] = {}
-        self.skip_tokens = not (
+        self.skip_tokens = bool(cls.__dict__.get(SKIP_TOKENS_ATTRIBUTE)) or not (
             self.generic_visit or self.generic_leave or self.attribute_hooks or hooks_token_types(cls)
         )
 
