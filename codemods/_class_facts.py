@@ -73,7 +73,22 @@ def attribute_stores(module: cst.Module, attr: str) -> list[cst.CSTNode]:
             isinstance(target, cst.Attribute) and target.attr.value == attr for target in stored_targets(node)
         )
 
-    return find_nodes(module, stores)
+    return [node for node in _store_candidates(module) if stores(node)]
+
+
+#: the module :func:`_store_candidates` read last, and its answer (the tree is kept referenced,
+#: so an edited tree, a new object, never finds the old answer)
+_CANDIDATES: tuple = (None, [])
+_STORE_TYPES = (cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign)
+
+
+def _store_candidates(module: cst.Module) -> list[cst.CSTNode]:
+    """The nodes of ``module`` that can store an attribute (calls and assignments), in source
+    order: one walk per tree however many attributes :func:`attribute_stores` is asked about."""
+    global _CANDIDATES
+    if _CANDIDATES[0] is not module:
+        _CANDIDATES = (module, find_nodes(module, lambda node: isinstance(node, _STORE_TYPES)))
+    return _CANDIDATES[1]
 
 
 def unhashable(cls: cst.ClassDef) -> str | None:

@@ -22,7 +22,7 @@ from libcst.metadata import BatchableMetadataProvider, MetadataWrapper, Position
 from libcst.metadata.scope_provider import ScopeVisitor
 
 from retrace_fix.cst_tree import module_code
-from retrace_fix.fastvisit import SKIP_TOKENS_ATTRIBUTE
+from retrace_fix.fastvisit import SKIP_TOKENS_ATTRIBUTE, push_children
 from retrace_fix.positions import StatementPositions
 from retrace_fix.tf_functions import TfFunctionSite, find_tf_functions
 from retrace_fix.tfnames import ImportTable, Scope
@@ -127,39 +127,31 @@ class ModuleAnalysis:
 # --------------------------------------------------------------------------- qualified names
 
 
-class _QualnameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: dict[cst.FunctionDef, str] = {}
-        self._stack: list[tuple[str, bool]] = []  # (name, is_function)
-
-    def _prefix(self) -> str:
-        parts: list[str] = []
-        for name, is_function in self._stack:
-            parts.append(name)
-            if is_function:
-                parts.append("<locals>")
-        return ".".join(parts)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.append((node.name.value, False))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        prefix = self._prefix()
-        self.names[node] = f"{prefix}.{node.name.value}" if prefix else node.name.value
-        self._stack.append((node.name.value, True))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
+#: the nodes a ``def`` or ``class`` can sit in: statements and the blocks of compound ones
+_HOLDS_DEFS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+               cst.Finally, cst.MatchCase)
 
 
 def qualnames(module: cst.Module) -> dict[cst.FunctionDef, str]:
-    """``co_qualname`` of every ``def`` (``Cls.step``, ``outer.<locals>.inner``)."""
-    collector = _QualnameCollector()
-    module.visit(collector)
-    return collector.names
+    """``co_qualname`` of every ``def`` (``Cls.step``, ``outer.<locals>.inner``), in source order.
+
+    A ``def`` or ``class`` is a statement, so only compound statements and their blocks are
+    entered (no expression, no simple statement: a tenth of the nodes)."""
+    names: dict[cst.FunctionDef, str] = {}
+    stack: list[tuple[cst.CSTNode, str]] = [(statement, "") for statement in reversed(module.body)]
+    children: list = []
+    while stack:
+        node, prefix = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            name = f"{prefix}.{node.name.value}" if prefix else node.name.value
+            names[node] = name
+            prefix = f"{name}.<locals>"
+        elif isinstance(node, cst.ClassDef):
+            prefix = f"{prefix}.{node.name.value}" if prefix else node.name.value
+        children.clear()
+        push_children(node, children)
+        stack.extend((child, prefix) for child in children if isinstance(child, _HOLDS_DEFS))
+    return names
 
 
 # --------------------------------------------------------------------------- metadata
