@@ -73,6 +73,26 @@ def _module_level_imports(tree: ast.Module) -> set[str]:
 _BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension})
 
 
+#: the last part of the TensorFlow/NumPy calls whose dtype or shape
+#: :mod:`~retrace_fix.codemods._stated_types` reads (``tf.zeros``, ``np.random.rand``, ``np.float32``)
+_STATING_CALLS = frozenset({
+    "constant", "convert_to_tensor", "cast", "zeros", "ones", "eye", "fill", "reshape", "range",
+    "normal", "uniform", "truncated_normal", "stateless_normal", "array", "asarray", "empty", "full",
+    "rand", "randn", "random", "randint", "choice", "standard_normal", "random_sample", "linspace",
+    "identity", "float16", "bfloat16", "float32", "float64", "half", "double", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string",
+})
+
+
+def _telling(qualified: str) -> bool:
+    """Can a call of the canonical name ``qualified`` state an object the call-site analysis
+    compares (anything of Keras: ``ModuleCalls.object_class``), a dtype or a shape
+    (a TensorFlow or NumPy constructor of :mod:`~retrace_fix.codemods._stated_types`)?"""
+    if qualified.startswith("keras.") or qualified == "keras":
+        return True
+    return qualified.startswith(("tensorflow.", "numpy.")) and qualified.rsplit(".", 1)[-1] in _STATING_CALLS
+
+
 def _literal(value: ast.AST | None) -> bool:
     """A literal the call-site analysis reads as a Python value (``10``, ``-0.5``, ``"adam"``)."""
     if type(value) is ast.UnaryOp:
@@ -246,7 +266,15 @@ class TreeFacts:
         self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
         self.loop_called: set[str] = set()  # names called inside a loop or comprehension
         self.loop_valued: set[str] = set()  # valued names with a binding inside a loop (or a loop's target)
-        self._call_sites: list[tuple[str, ast.Call, bool]] = []  # (callable, call, inside a loop)
+        #: (callable, call, inside a loop, the ids of the defs around the call)
+        self._call_sites: list[tuple[str, ast.Call, bool, tuple]] = []
+        #: the names :class:`~retrace_fix.codemods._callsites.ModuleCalls` can resolve a call to a
+        #: tf.function of this module by: a candidate def at module level or a module-level
+        #: ``name = tf.function(...)`` (called by a bare name), a candidate def in a class body
+        #: (called as ``obj.name(...)``); a candidate nested in a def is never a callable
+        self.plain_callables: set[str] = set()
+        self.method_callables: set[str] = set()
+        self._binding_def: dict[int, int] = {}  # id(binding) -> id(the innermost def around it)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
         self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
         #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
@@ -296,9 +324,34 @@ class TreeFacts:
         func = value.func  # type: ignore[attr-defined]
         if type(func) is ast.Attribute and func.attr == "astype":  # type: ignore[attr-defined]
             return True
-        while type(func) is ast.Attribute:
-            func = func.value  # type: ignore[attr-defined]
-        return type(func) is ast.Name and (func.id in self.imports or func.id in self.classes)  # type: ignore[attr-defined]
+        root = func
+        while type(root) is ast.Attribute:
+            root = root.value  # type: ignore[attr-defined]
+        if type(root) is not ast.Name:
+            return False
+        if root.id in self.classes:  # type: ignore[attr-defined]
+            return True
+        return root.id in self.imports and any(_telling(q) for q in self.qualified(func))  # type: ignore[attr-defined]
+
+    def _creates(self, value: ast.AST) -> bool:
+        """Is ``value`` ``tf.function(...)`` or ``tf.function(...)(...)``?"""
+        return type(value) is ast.Call and (
+            self.is_tf_function(value.func)  # type: ignore[attr-defined]
+            or (type(value.func) is ast.Call and self.is_tf_function(value.func.func)))  # type: ignore[attr-defined]
+
+    def _may_call_a_tf_function(self, func: ast.expr) -> bool:
+        """Can ``ModuleCalls`` resolve a call of ``func`` to a tf.function of this module: a bare
+        name of :attr:`plain_callables`, or ``<name>.m(...)`` of a method of
+        :attr:`method_callables` (its receiver must be ``self`` or a name bound to an instance)?"""
+        if type(func) is ast.Name:
+            return func.id in self.plain_callables  # type: ignore[attr-defined]
+        return type(func) is ast.Attribute and type(func.value) is ast.Name and func.attr in self.method_callables  # type: ignore[attr-defined]
+
+    def _sources(self, name: str, chain: tuple) -> set[int]:
+        """The valued bindings of ``name`` a call inside the defs ``chain`` can read: those of
+        those defs and of the module (``ModuleCalls.reaching`` reads one of these scopes)."""
+        owners = self._binding_def
+        return {b for b in self.valued.get(name, ()) if owners.get(b) is None or owners[b] in chain}
 
     def qualified(self, func: ast.expr) -> set[str]:
         """The canonical dotted names ``func`` (a name or attribute chain) can mean through the imports."""
@@ -319,21 +372,27 @@ class TreeFacts:
     def _walk(self) -> None:
         """Creations, loop calls, calls with arguments, and what the candidates' code does."""
         # (node, def name around it, a loop around it in that def, a loop around it anywhere, graph code)
-        stack: list[tuple[ast.AST, str | None, bool, bool, int]] = [(self.tree, None, False, False, 0)]
+        # and the context: (the ids of the defs around it, "class"/"def" for the innermost
+        # container, None at module level)
+        stack: list[tuple[ast.AST, str | None, bool, bool, int, tuple]] = [
+            (self.tree, None, False, False, 0, ((), None))]
         pop, push = stack.pop, stack.append
         candidates, decorated, surely = self.candidates, self.decorated, self.surely
         while stack:
-            node, owner, loop, any_loop, graph = pop()
+            node, owner, loop, any_loop, graph, ctx = pop()
             kind = type(node)
-            if kind in _BINDINGS and (any_loop or kind is ast.For or kind is ast.AsyncFor):
-                self.loop_valued.update(_valued_names(node, self.call_tells))
+            if kind in _BINDINGS:
+                if ctx[0]:
+                    self._binding_def[id(node)] = ctx[0][-1]
+                if any_loop or kind is ast.For or kind is ast.AsyncFor:
+                    self.loop_valued.update(_valued_names(node, self.call_tells))
             if kind is ast.Call:
                 name = _called_name(node.func)  # type: ignore[attr-defined]
                 if name is not None:
                     if any_loop:
                         self.loop_called.add(name)
                     if name in self.callables and graph != _SURELY_GRAPH:
-                        self._call_sites.append((name, node, any_loop))  # type: ignore[arg-type]
+                        self._call_sites.append((name, node, any_loop, ctx[0]))  # type: ignore[arg-type]
                 func = node.func  # type: ignore[attr-defined]
                 inner = func.func if type(func) is ast.Call else None
                 if node.args and type(node.args[0]) is not ast.Starred and (  # type: ignore[attr-defined]
@@ -342,12 +401,12 @@ class TreeFacts:
                     first = node.args[0]  # type: ignore[attr-defined]
                     self.creations.append((node, owner, loop, first))
                     if type(first) is ast.Lambda:  # tf.function(lambda ...): its body is graph code
-                        push((first, owner, loop, any_loop, graph or _GRAPH))
+                        push((first, owner, loop, any_loop, graph or _GRAPH, ctx))
                         for child in node.args[1:]:  # type: ignore[attr-defined]
-                            push((child, owner, loop, any_loop, graph))
+                            push((child, owner, loop, any_loop, graph, ctx))
                         for keyword in node.keywords:  # type: ignore[attr-defined]
-                            push((keyword, owner, loop, any_loop, graph))
-                        push((func, owner, loop, any_loop, graph))
+                            push((keyword, owner, loop, any_loop, graph, ctx))
+                        push((func, owner, loop, any_loop, graph, ctx))
                         continue
                 if graph and not self.graph_draws and any(draws_at_trace_time(q) for q in self.qualified(func)):
                     self.graph_draws = True
@@ -360,15 +419,30 @@ class TreeFacts:
                 if id(node) in decorated:
                     self.creations.append((node, owner, loop, None))
                 for decorator in node.decorator_list:  # type: ignore[attr-defined]
-                    push((decorator, owner, loop, any_loop, graph))
+                    push((decorator, owner, loop, any_loop, graph, ctx))
                 for child in (node.args, node.returns):  # type: ignore[attr-defined]
                     if child is not None:
-                        push((child, owner, loop, any_loop, graph))
+                        push((child, owner, loop, any_loop, graph, ctx))
                 inside = _SURELY_GRAPH if graph == _SURELY_GRAPH or id(node) in surely else (
                     _GRAPH if graph or id(node) in candidates else 0)
+                if id(node) in candidates:
+                    if ctx[1] is None:
+                        self.plain_callables.add(node.name)  # type: ignore[attr-defined]
+                    elif ctx[1] == "class":
+                        self.method_callables.add(node.name)  # type: ignore[attr-defined]
+                inner_ctx = ((*ctx[0], id(node)), "def")
                 for statement in node.body:  # type: ignore[attr-defined]
-                    push((statement, node.name, False, any_loop, inside))  # type: ignore[attr-defined]
+                    push((statement, node.name, False, any_loop, inside, inner_ctx))  # type: ignore[attr-defined]
                 continue
+            elif kind is ast.ClassDef:
+                for child in (*node.decorator_list, *node.bases, *node.keywords):  # type: ignore[attr-defined]
+                    push((child, owner, loop, any_loop, graph, ctx))
+                inner_ctx = (ctx[0], "class")
+                for statement in node.body:  # type: ignore[attr-defined]
+                    push((statement, owner, loop, any_loop, graph, inner_ctx))
+                continue
+            elif kind is ast.Assign and ctx[1] is None and self._creates(node.value):  # type: ignore[attr-defined]
+                self.plain_callables.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
             elif kind in _LOOPS or kind in _COMPREHENSIONS:
                 if graph and (kind is ast.For or kind is ast.AsyncFor):
                     iterable = node.iter  # type: ignore[attr-defined]
@@ -379,18 +453,18 @@ class TreeFacts:
                     if type(value) is list:
                         for item in value:
                             if isinstance(item, _AST):
-                                push((item, owner, True, True, graph))
+                                push((item, owner, True, True, graph, ctx))
                     elif isinstance(value, _AST):
-                        push((value, owner, True, True, graph))
+                        push((value, owner, True, True, graph, ctx))
                 continue
             for name in child_fields(kind):
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for item in value:
                         if isinstance(item, _AST):
-                            push((item, owner, loop, any_loop, graph))
+                            push((item, owner, loop, any_loop, graph, ctx))
                 elif isinstance(value, _AST):
-                    push((value, owner, loop, any_loop, graph))
+                    push((value, owner, loop, any_loop, graph, ctx))
 
     # ------------------------------------------------------------------ what the checks ask
 
@@ -470,7 +544,9 @@ class TreeFacts:
         per_parameter: dict[tuple[str, int], set] = {}
         by_keyword: dict[str, set] = {}
         loop_valued = self.loop_valued
-        for name, call, in_loop in self._call_sites:
+        for name, call, in_loop, chain in self._call_sites:
+            if not self._may_call_a_tf_function(call.func):
+                continue
             position = 0
             arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
             for value, keyword in arguments:
@@ -482,7 +558,7 @@ class TreeFacts:
                     position += 1
                 # the distinct values an argument can bring: a binding, a call, a literal
                 if kind is ast.Name:
-                    sources = set(self.valued.get(value.id, ()))  # type: ignore[attr-defined]
+                    sources = self._sources(value.id, chain)  # type: ignore[attr-defined]
                     varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
                         self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
                 elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
