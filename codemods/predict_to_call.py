@@ -134,6 +134,8 @@ from retrace_fix.codemods._predict_facts import (
     predict_calls,
     quiet,
     self_attribute_calls,
+    per_step_candidates,
+    graph_predict_candidates,
     without_keyword,
 )
 from retrace_fix.findings import Tier
@@ -179,13 +181,11 @@ class PredictToCallCommand(RetraceCodemod):
         predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
         in_loop, anywhere = predict_calls(tree)
         keras_model = "Model" in outline.text or "Sequential" in outline.text
-        if in_loop and keras_model:
+        if (in_loop or self_attribute_calls(tree)) and keras_model and per_step_candidates(tree):
             return True
-        if keras_model and self_attribute_calls(tree):
-            return True  # `self.model.predict(...)` / `train_on_batch` in a method a loop may call
         if not anywhere or not outline.references_tf_function:
             return False
-        return any(predict_calls(node)[1] for node in outline.tf_function_code())
+        return graph_predict_candidates(outline.tf_function_code(), tree)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)
