@@ -578,12 +578,34 @@ class TreeFacts:
         return any(len(sources | by_keyword.get(name, set())) >= 2 for (name, _), sources in per_parameter.items())
 
     def range_loop_with_a_bound(self) -> bool:
-        """A graph ``for ... in range(...)`` whose bounds are not all number literals (RTF001 acts
-        only where a bound is a parameter or a tensor: ``range(3)`` is unrolled on purpose)."""
+        """A graph ``for ... in range(...)`` with a bound that may be a parameter or a tensor
+        (:meth:`_may_be_tensor`): RTF001 acts only on those (``range(3)``, ``range(len(x))`` and
+        ``range(self.n)`` are Python loops AutoGraph unrolls)."""
         return any(
-            any(type(arg) is not ast.Constant for arg in loop.iter.args)  # type: ignore[attr-defined]
+            any(self._may_be_tensor(arg) for arg in loop.iter.args)  # type: ignore[attr-defined]
             for loop in self.graph_range_loops
         )
+
+    def _may_be_tensor(self, expr: ast.AST) -> bool:
+        """Can :func:`~retrace_fix.codemods._tf_values.is_tensor_expr` call ``expr`` a tensor, or
+        is it a name (a parameter): a name, a call of an imported name (a TF op), a subscript of
+        one (``tf.shape(x)[0]``), arithmetic on one?  Never an attribute (``self.n``, ``x.shape[0]``),
+        ``len(x)`` or a number."""
+        kind = type(expr)
+        if kind is ast.Name:
+            return True
+        if kind is ast.Call:
+            root = expr.func  # type: ignore[attr-defined]
+            while type(root) is ast.Attribute:
+                root = root.value  # type: ignore[attr-defined]
+            return type(root) is ast.Name and root.id in self.imports  # type: ignore[attr-defined]
+        if kind is ast.Subscript:
+            return self._may_be_tensor(expr.value)  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return self._may_be_tensor(expr.left) or self._may_be_tensor(expr.right)  # type: ignore[attr-defined]
+        if kind is ast.UnaryOp:
+            return self._may_be_tensor(expr.operand)  # type: ignore[attr-defined]
+        return False
 
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
