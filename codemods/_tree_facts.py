@@ -275,6 +275,8 @@ class TreeFacts:
         self.plain_callables: set[str] = set()
         self.method_callables: set[str] = set()
         self._binding_def: dict[int, int] = {}  # id(binding) -> id(the innermost def around it)
+        self._first_params: dict[str, set[str]] | None = None  # def name -> its first parameters (lazy)
+        self._parents: dict[int, ast.AST] = {}  # id(call) -> the node holding it (lazy, with _first_params)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
         self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
         #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
@@ -523,9 +525,44 @@ class TreeFacts:
                 continue
             if owner in self.loop_called:
                 return True
-            if method_wraps and first is not None and type(first) in (ast.Attribute, ast.Lambda, ast.Call):
+            if method_wraps and first is not None and type(first) in (ast.Lambda, ast.Call):
+                return True
+            if method_wraps and type(first) is ast.Attribute and self._own_method_wrap(_node, owner, first):
                 return True
         return False
+
+    def _own_method_wrap(self, node: ast.AST, owner: str, first: ast.Attribute) -> bool:
+        """Can ``HoistFacts.method_evidence`` find evidence in ``tf.function(<x>.m)`` (``node``) in the
+        def ``owner``: ``<x>`` is the first parameter of a def of that name (the method's ``self``),
+        and the new function does not escape (``escapes``: it is called, an attribute of it is
+        read, it is passed to a call or assigned to names only)?"""
+        if type(first.value) is not ast.Name:
+            return False
+        if self._first_params is None:
+            self._first_params = {}
+            self._parents = {}
+            for each in walk(self.tree):
+                kind = type(each)
+                if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                    arguments = [*each.args.posonlyargs, *each.args.args]  # type: ignore[attr-defined]
+                    if arguments:
+                        self._first_params.setdefault(each.name, set()).add(arguments[0].arg)  # type: ignore[attr-defined]
+                for name in child_fields(kind):
+                    value = getattr(each, name, None)
+                    for child in value if type(value) is list else (value,):
+                        if type(child) is ast.Call:
+                            self._parents[id(child)] = each
+        if first.value.id not in self._first_params.get(owner, ()):  # type: ignore[attr-defined]
+            return False
+        parent = self._parents.get(id(node))
+        kind = type(parent)
+        if kind is ast.Call:
+            return True  # called, or passed to a call (a TF op's argument does not escape)
+        if kind is ast.Attribute:
+            return True
+        if kind is ast.Assign:
+            return all(type(t) is ast.Name for t in parent.targets)  # type: ignore[attr-defined]
+        return kind is ast.keyword
 
     def calls_a_tf_function_with_arguments(self) -> bool:
         """Does a call of a name that can be a tf.function of this module pass arguments the
