@@ -275,6 +275,8 @@ class TreeFacts:
         self.plain_callables: set[str] = set()
         self.method_callables: set[str] = set()
         self._binding_def: dict[int, int] = {}  # id(binding) -> id(the innermost def around it)
+        self._instances: set[str] | None = None  # names assigned ``C(...)`` of a class C of this module (lazy)
+        self._loop_bindings: set[int] = set()  # ids of the bindings inside a loop (or a loop's target)
         self._first_params: dict[str, set[str]] | None = None  # def name -> its first parameters (lazy)
         self._parents: dict[int, ast.AST] = {}  # id(call) -> the node holding it (lazy, with _first_params)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
@@ -344,10 +346,39 @@ class TreeFacts:
     def _may_call_a_tf_function(self, func: ast.expr) -> bool:
         """Can ``ModuleCalls`` resolve a call of ``func`` to a tf.function of this module: a bare
         name of :attr:`plain_callables`, or ``<name>.m(...)`` of a method of
-        :attr:`method_callables` (its receiver must be ``self`` or a name bound to an instance)?"""
+        :attr:`method_callables` on ``self`` or on a name some assignment gives ``C(...)`` of a
+        class ``C`` of this module (``ModuleCalls._receiver_is_instance``)?"""
         if type(func) is ast.Name:
             return func.id in self.plain_callables  # type: ignore[attr-defined]
-        return type(func) is ast.Attribute and type(func.value) is ast.Name and func.attr in self.method_callables  # type: ignore[attr-defined]
+        if not (type(func) is ast.Attribute and type(func.value) is ast.Name and func.attr in self.method_callables):  # type: ignore[attr-defined]
+            return False
+        receiver = func.value.id  # type: ignore[attr-defined]
+        if receiver == "self":
+            return True
+        if self._instances is None:
+            self._instances = {
+                target.id  # type: ignore[attr-defined]
+                for node in walk(self.tree) if type(node) is ast.Assign and type(node.value) is ast.Call  # type: ignore[attr-defined]
+                and type(node.value.func) is ast.Name and node.value.func.id in self.classes  # type: ignore[attr-defined]
+                for target in node.targets if type(target) is ast.Name  # type: ignore[attr-defined]
+            }
+        return receiver in self._instances
+
+    def _call_source(self, call: ast.Call) -> object:
+        """What a call passed as an argument brings: the same dtype, shape or Keras object type
+        wherever its text is the same and it reads no name but imported ones (``tf.constant([1.0])``
+        twice is one source); an object of a class of this module (compared by identity), or a
+        call that reads other names (``tf.zeros([n])``: ``n`` may differ), is a source of its own."""
+        root = call.func
+        while type(root) is ast.Attribute:
+            root = root.value  # type: ignore[attr-defined]
+        if type(root) is ast.Name and root.id in self.classes:  # type: ignore[attr-defined]
+            return id(call)
+        for part in (*call.args, *call.keywords):
+            for node in walk(part):
+                if type(node) is ast.Name and node.id not in self.imports:  # type: ignore[attr-defined]
+                    return id(call)
+        return ast.dump(call)
 
     def _sources(self, name: str, chain: tuple) -> set[int]:
         """The valued bindings of ``name`` a call inside the defs ``chain`` can read: those of
@@ -388,6 +419,7 @@ class TreeFacts:
                     self._binding_def[id(node)] = ctx[0][-1]
                 if any_loop or kind is ast.For or kind is ast.AsyncFor:
                     self.loop_valued.update(_valued_names(node, self.call_tells))
+                    self._loop_bindings.add(id(node))
             if kind is ast.Call:
                 name = _called_name(node.func)  # type: ignore[attr-defined]
                 if name is not None:
@@ -596,10 +628,12 @@ class TreeFacts:
                 # the distinct values an argument can bring: a binding, a call, a literal
                 if kind is ast.Name:
                     sources = self._sources(value.id, chain)  # type: ignore[attr-defined]
-                    varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
+                    varies = not sources.isdisjoint(self._loop_bindings) or not loop_valued.isdisjoint(
                         self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
-                elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
+                elif kind is ast.BinOp:
                     sources, varies = {id(value)}, True
+                elif kind is ast.Call and self.call_tells(value):
+                    sources, varies = {self._call_source(value)}, True
                 elif _literal(value):
                     sources, varies = {ast.dump(value)}, False
                 else:

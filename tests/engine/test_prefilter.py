@@ -263,6 +263,18 @@ NEAR_MISSES = [
     # ...a call states a type only as a Keras class or a TF/NumPy constructor
     (STEP + "for b in data:\n    m = tf.nn.relu(b)\n    step(m, 1)\n",
      STEP + "for n in range(3):\n    m = tf.zeros([n])\n    step(m, 1)\n", "RTF101"),
+    # ...a method's receiver only as self or a name assigned an instance of a class of this module
+    (TF + "class A:\n    @tf.function\n    def step(self, x, n):\n        return x\n\na = make()\na.step(x, 1)\n"
+     "a.step(x, 2)\n",
+     TF + "class A:\n    @tf.function\n    def step(self, x, n):\n        return x\n\na = A()\na.step(x, 1)\n"
+     "a.step(x, 2)\n", "RTF101"),
+    # ...the same constructor text, reading no local name, states the same dtype and shape
+    (STEP + "step(tf.constant([1.0]), 1)\nstep(tf.constant([1.0]), 1)\n",
+     STEP + "step(tf.constant([1.0]), 1)\nstep(tf.constant([1]), 1)\n", "RTF101"),
+    # ...a value varies in a loop only through bindings the call can read
+    (STEP + "def a():\n    for n in range(3):\n        pass\n\ndef b(x):\n    n = 2\n    for i in data:\n"
+     "        step(x, n)\n",
+     STEP + "def b(x):\n    for n in range(3):\n        step(x, n)\n", "RTF101"),
     # RTF002 outside a tf.function: a call _blocker accepts, on a model built by Model/Sequential
     (KERAS + "for x in data:\n    y = model.predict(x, batch_size=8)\n",
      KERAS + "for x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
