@@ -194,6 +194,16 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
         (:attr:`~retrace_fix.partial_parse.Outline.references_tf_function`)."""
         return not cls.REQUIRES_TF_FUNCTION or outline.references_tf_function
 
+    @classmethod
+    def likely_to_edit(cls, outline: "Outline") -> bool:
+        """Will the codemod probably edit this module (a guess from its text and CPython's tree)?
+
+        A hint, never a promise either way: where it says yes, the engine gives LibCST the
+        whole module at once instead of a part of it (:mod:`retrace_fix.partial_parse`),
+        since a file that is edited is run again whole anyway.  By default: no.
+        """
+        return False
+
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
         arg_parser.add_argument("--unsafe-fixes", action="store_true", dest="unsafe_fixes",

@@ -101,6 +101,8 @@ Fix safety
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from retrace_fix.codemods._finding_text import MAX_MESSAGE, clauses, joined, one_line, short_list
@@ -117,6 +119,7 @@ RULE = Rule("RTF004", "reduce-retracing", Tier.SAFE, doc=__doc__,
 
 OLD_KEYWORD = "experimental_relax_shapes"
 NEW_KEYWORD = "reduce_retracing"
+_OLD_KEYWORD_PASSED = re.compile(rf"\b{OLD_KEYWORD}\s*=(?!=)")
 
 
 class ReduceRetracingCommand(TracedDefsCodemod):
@@ -124,6 +127,11 @@ class ReduceRetracingCommand(TracedDefsCodemod):
     ORDER = 40  # after RTF003: it adds reduce_retracing only where no signature fits
     TRIGGERS = (OLD_KEYWORD.encode(),)
     NEEDS_WHOLE_MODULE = False  # reads the rest of the module by name only
+
+    @classmethod
+    def likely_to_edit(cls, outline) -> bool:
+        """The deprecated keyword passed (``experimental_relax_shapes=``): renamed where the call is a tf.function."""
+        return _OLD_KEYWORD_PASSED.search(outline.text) is not None
 
     # ------------------------------------------------------------------ trace-driven
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from retrace_fix.cst_tree import module_code
 from retrace_fix.positions import StatementPositions
 from retrace_fix.tf_functions import TfFunctionSite, find_tf_functions
 from retrace_fix.tfnames import ImportTable, Scope
@@ -73,7 +74,7 @@ class ModuleAnalysis:
         ``module_text``: the text ``module`` was parsed from when that is not ``source_text``
         (partial parsing empties defs)."""
         table = ImportTable.from_module(module)
-        text = source_text if source_text is not None else module.code
+        text = source_text if source_text is not None else module_code(module)  # an edited module's
         return cls(
             module=module,
             table=table,

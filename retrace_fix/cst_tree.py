@@ -7,7 +7,9 @@
 * :func:`node_ids` - the ids of a node and every node under it;
 * :func:`find_nodes` - the nodes under a node that match a test, in source order;
 * :func:`method_call_on` - is a node ``name.method(...)`` for one of some methods;
-* :func:`stored_targets` - what an assignment stores to (``a``, ``b.c``, ``d[0]``).
+* :func:`stored_targets` - what an assignment stores to (``a``, ``b.c``, ``d[0]``);
+* :func:`module_code` - a module's code, statement by statement, remembered
+  (:func:`statement_codes`) for the module generated last.
 """
 
 from __future__ import annotations
@@ -107,3 +109,26 @@ def stored_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
         else:
             out.append(target)
     return out
+
+
+#: (the module :func:`module_code` generated last, ``{id(top-level node): its code}``)
+_LAST_CODES: list = [None, None]
+
+
+def module_code(module: cst.Module) -> str:
+    """``module.code``, generated one top-level node (header line, statement, footer line) at a
+    time, as LibCST's module does (each from no indentation); the pieces of the module generated
+    last are kept for :func:`statement_codes`.  A module without a final newline, or with no
+    node, is generated whole (LibCST drops or adds a newline there)."""
+    nodes = (*module.header, *module.body, *module.footer)
+    if not module.has_trailing_newline or not nodes:
+        return module.code
+    codes = {id(node): module.code_for_node(node) for node in nodes}
+    _LAST_CODES[:] = [module, codes]
+    return "".join(codes[id(node)] for node in nodes)
+
+
+def statement_codes(module: cst.Module) -> dict[int, str] | None:
+    """The code of each top-level node of ``module`` by ``id`` when :func:`module_code` generated
+    it last, else None."""
+    return _LAST_CODES[1] if _LAST_CODES[0] is module else None

@@ -54,3 +54,21 @@ def test_node_ids_and_parent_map_cover_every_node_below():
     assert id(expr) in ids and id(expr) not in parents
     assert set(parents) == ids - {id(expr)}
     assert node_ids(None) == set()
+
+
+def test_module_code_is_libcsts_code_and_remembers_the_last_module():
+    from pathlib import Path
+
+    from retrace_fix.cst_tree import module_code, statement_codes
+
+    texts = ["", "x = 1", "# only a comment\n", "\n\n# header\nimport a\n\nclass C:\n    def f(self):\n        pass\n# footer\n",
+             "if x:\r\n    y = 1\r\nelse:\r\n    y = 2\r\n", "def f():\n\treturn 1\n\n\n\n", "x = 1 \\\n  + 2\n\f\n"]
+    texts += [p.read_text() for p in sorted(Path(__file__).resolve().parent.parent.glob("golden/*/*/input.py"))[:40]]
+    for text in texts:
+        module = cst.parse_module(text)
+        assert module_code(module) == module.code == text
+    module = cst.parse_module("import a\nx = 1\n")
+    module_code(module)
+    codes = statement_codes(module)
+    assert [codes[id(node)] for node in module.body] == ["import a\n", "x = 1\n"]
+    assert statement_codes(cst.parse_module("import a\nx = 1\n")) is None  # another module, equal or not

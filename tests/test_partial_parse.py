@@ -337,18 +337,41 @@ def test_whole_module_codemods_get_the_whole_module(tmp_path, monkeypatch):
     assert calls == [1]
 
 
-def test_an_edited_file_is_rewritten_from_the_whole_module(tmp_path, monkeypatch):
-    source = (
-        "import tensorflow as tf\n\n"
-        "def unrelated(a):\n    return a\n\n"
-        "@tf.function(experimental_relax_shapes=True)\n"
-        "def step(x):\n    return x\n"
-    )
+EDITED = (
+    "import tensorflow as tf\n\n"
+    "def unrelated(a):\n    return a\n\n"
+    "@tf.function(experimental_relax_shapes=True)\n"
+    "def step(x):\n    return x\n"
+)
+
+
+def _count_parses(monkeypatch) -> list[str]:
     parsed: list[str] = []
     real = transform.cst.parse_module
     monkeypatch.setattr(transform.cst, "parse_module", lambda text: parsed.append(text) or real(text))
-    result = run(source, RunOptions(), tmp_path)
-    assert result.fixed == source.replace("experimental_relax_shapes", "reduce_retracing")
+    return parsed
+
+
+def test_an_edited_file_is_rewritten_from_the_whole_module(tmp_path, monkeypatch):
+    """A partial run that would edit (here: RTF004's hint missed it) is abandoned for the whole module."""
+    from retrace_fix.codemods.reduce_retracing import ReduceRetracingCommand
+
+    monkeypatch.setattr(ReduceRetracingCommand, "likely_to_edit", classmethod(lambda cls, outline: False))
+    parsed = _count_parses(monkeypatch)
+    result = run(EDITED, RunOptions(), tmp_path)
+    assert result.fixed == EDITED.replace("experimental_relax_shapes", "reduce_retracing")
     assert "def unrelated(a):" not in parsed[0]  # the partial parse saw the fix ...
-    assert "def unrelated(a):" in parsed[1]  # ... the whole module made it
+    assert parsed[1:] == [EDITED]  # ... the whole module made it (the fixed code: CPython's check only)
+    assert result.libcst_parses == 2
     assert re.search(r"RTF004", str([f.code for f in result.findings]))
+
+
+def test_a_file_that_will_be_edited_is_parsed_whole_once(tmp_path, monkeypatch):
+    """RTF004 tells from the text that it will rename the keyword: LibCST parses the whole module, once."""
+    parsed = _count_parses(monkeypatch)
+    result = run(EDITED, RunOptions(), tmp_path)
+    assert result.fixed == EDITED.replace("experimental_relax_shapes", "reduce_retracing")
+    assert parsed == [EDITED] and result.libcst_parses == 1
+    assert [f.code for f in result.findings] == ["RTF004"]
+
+

@@ -11,7 +11,7 @@ from retrace_fix.engine.options import FileJob, RunOptions, codemods_for_file
 from retrace_fix.engine.prefilter import might_contain_target, trace_work
 from retrace_fix.findings import FileResult, Finding
 from retrace_fix.notebooks.notebook import (
-    Notebook, NotebookError, is_python_notebook, language as notebook_language, read_document, read_notebook,
+    Notebook, NotebookError, is_python_language, load_document, read_notebook,
 )
 from retrace_fix.wording import plural
 
@@ -39,24 +39,28 @@ def process_notebook(job: FileJob, options: RunOptions, data: bytes, process_pyt
 def _read_and_process_notebook(job: FileJob, options: RunOptions, data: bytes, process_python: ProcessPython) -> FileResult:
     result = FileResult(path=job.display)
     try:
-        text, _cells = read_document(data)  # a file that is no notebook is an error, whatever it holds
-        if not is_python_notebook(text):  # an R, Julia ... notebook: not a Python source
+        document = load_document(data)  # a file that is no notebook is an error, whatever it holds
+        if not is_python_language(document.language):  # an R, Julia ... notebook: not a Python source
             result.skipped = True
-            result.skip_note = f"{job.display}: not a Python notebook (its kernel runs {notebook_language(text)}); skipped"
+            result.skip_note = f"{job.display}: not a Python notebook (its kernel runs {document.language}); skipped"
             return result
         # the codemods a .py of this root would be prefiltered for: the trace-driven ones only
         # where its traces (or RTF005's plan) concern the notebook
         traces_apply = any(trace_work(job, options))
         checked = options.check_syntax or not options.prefilter  # every cell parsed, as every .py is then
-        if not checked and not might_contain_target(data, codemods_for_file(options, traces_apply), traces_apply):
+        # the prefilter reads the code cells' sources, which hold all the notebook's Python can
+        # hold (outputs, images and markdown that mention range( or predict do not count)
+        codemods = codemods_for_file(options, traces_apply)
+        if not checked and not might_contain_target(document.code_source_bytes(), codemods, traces_apply):
             result.skipped = True  # nothing to look for: its cells are not parsed (as a .py is not)
             return result
-        notebook = read_notebook(data)
+        notebook = read_notebook(data, document)
     except NotebookError as exc:
         result.error = f"{exc.location(job.display)}: {exc.message}; notebook left unchanged" \
             if "left unchanged" not in exc.message else f"{exc.location(job.display)}: {exc.message}"
         return result
-    inner = process_python(replace(job, data=notebook.python.encode("utf-8"), python_of_notebook=True), options)
+    inner = process_python(replace(job, data=notebook.python.encode("utf-8"), python_of_notebook=True,
+                                   python_tree=notebook.tree), options)
     if inner.error is None and inner.encoding != "utf-8":  # a coding cookie in the first cell
         inner.error = f"{job.display}:1: a coding declaration ({inner.encoding}) in a notebook's code; file left unchanged"
     result.skipped = inner.skipped

@@ -79,6 +79,8 @@ class FileJob:
     data: bytes | None = None  # the source, when it is not read from ``path`` (standard input)
     root: str = ""  # the project root (resolved): which traces apply
     python_of_notebook: bool = False  # ``data`` is the Python text of the notebook at ``path``
+    #: CPython's tree of that text, where reading the notebook made it (never sent to a worker)
+    python_tree: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass

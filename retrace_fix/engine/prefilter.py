@@ -9,6 +9,7 @@ LibCST must see (:mod:`retrace_fix.partial_parse`).
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 from typing import Any
@@ -53,7 +54,8 @@ def trace_work(job: FileJob, options: RunOptions) -> tuple[bool, bool]:
 
 
 def codemods_to_run(
-    data: bytes, text: str, codemods: list[type[RetraceCodemod]], options: RunOptions, has_traces: bool
+    data: bytes, text: str, codemods: list[type[RetraceCodemod]], options: RunOptions, has_traces: bool,
+    tree: ast.Module | None = None,
 ) -> tuple[list[type[RetraceCodemod]], SyntaxProblem | None, Outline | None]:
     """The codemods a file needs LibCST for (none: never parsed), CPython's syntax verdict on
     it, and CPython's tree of it read for the tf.function analyses (None when not built).
@@ -63,13 +65,15 @@ def codemods_to_run(
     codemod that needs a tf.function, in a module where no name can be one).  A file
     whose bytes leave no codemod is not parsed at all, not even by CPython: its syntax
     is not checked unless ``options.check_syntax`` (``--check-syntax``) asks for it.
+    ``tree``: CPython's tree of ``text`` already made (a notebook's, read with its cells), not
+    parsed again.
     """
     if has_traces or not options.prefilter:
         return codemods, cpython_syntax_problem(text), None
     to_run = [cls for cls in codemods if cls.might_apply(data)]
     if not to_run:
         return to_run, cpython_syntax_problem(text) if options.check_syntax else None, None
-    problem, python_tree = cpython_check(text, want_tree=True)
+    problem, python_tree = (None, tree) if tree is not None else cpython_check(text, want_tree=True)
     if python_tree is None:
         return to_run, problem, None
     outline = Outline(text, python_tree)

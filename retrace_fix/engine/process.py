@@ -72,7 +72,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     result.encoding = encoding
     has_traces, edits_here = trace_work(job, options)
     to_run, problem, outline = codemods_to_run(
-        data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here
+        data, text, codemods_for_file(options, has_traces or edits_here), options, has_traces or edits_here,
+        job.python_tree if encoding == "utf-8" else None,  # a notebook's tree is of its text as UTF-8
     )
     if problem is not None and problem.confirmable and max_bracket_depth(data) > MAX_BRACKET_DEPTH:
         problem = replace(problem, confirmable=False)
@@ -93,7 +94,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         result.error = syntax_error_message(job.display, problem)
         return result
     parse_text = None  # the text LibCST parses when not the whole module
-    if outline is not None and options.partial_parse and not any(cls.NEEDS_WHOLE_MODULE for cls in to_run):
+    if outline is not None and options.partial_parse and not any(cls.NEEDS_WHOLE_MODULE for cls in to_run) \
+            and not any(cls.likely_to_edit(outline) for cls in to_run):  # an edited file is run whole anyway
         parse_text = outline.pruned_text()
     work = TransformInput(job, options, text, encoding, to_run, has_traces, problem is None, parse_text)
     if problem is None and not risky_for_libcst(data):

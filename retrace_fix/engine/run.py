@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from retrace_fix.sources.discovery import display_path, find_project_root
+from retrace_fix.sources.discovery import display_path, find_project_root, posix_relative
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.options import FileJob, RunOptions, RunResult
 from retrace_fix.engine.pool import run_in_workers
@@ -24,21 +24,40 @@ def make_jobs(files: list[Path], explicit_roots: tuple[str, ...] = ()) -> list[F
     """
     cwd = Path.cwd()
     jobs = []
-    roots: dict[Path, Path] = {}
+    roots: dict[Path, tuple[str, str]] = {}  # directory -> (its project root, its realpath)
     for path in files:
         directory = path.parent
         if directory not in roots:
             found = find_project_root(directory)
             real = os.path.realpath(directory)
             inside = [r for r in explicit_roots if _within(real, r) and _within(r, found)]
-            roots[directory] = max(inside, key=len) if inside else found
-        root = roots[directory]
-        try:  # the recorder names files by their resolved path, relative to the same root
-            rel = Path(os.path.realpath(path)).relative_to(root).as_posix()
-        except ValueError:
-            rel = display_path(path, cwd)
-        jobs.append(FileJob(path=path, display=display_path(path, cwd), relpath=rel, root=str(root)))
+            roots[directory] = (max(inside, key=len) if inside else found, real)
+        root, real_directory = roots[directory]
+        # the recorder names files by their resolved path, relative to the same root
+        rel = _relative(_realpath(path, real_directory), root)
+        display = display_path(path, cwd)
+        jobs.append(FileJob(path=path, display=display, relpath=rel if rel is not None else display, root=str(root)))
     return jobs
+
+
+def _realpath(path: Path, real_directory: str) -> str:
+    """``os.path.realpath(path)``, given its directory's: a file that is no link is its directory's
+    realpath and its name (one ``lstat`` instead of one per component)."""
+    name = path.name
+    if name in ("", ".", "..") or os.path.islink(path):
+        return os.path.realpath(path)
+    return os.path.join(real_directory, name)
+
+
+def _relative(real: str, root: str) -> str | None:
+    """``real`` relative to ``root`` (POSIX separators), None when it is not below it."""
+    relative = posix_relative(real, root)
+    if relative is not None:
+        return relative
+    try:
+        return Path(real).relative_to(root).as_posix()
+    except ValueError:
+        return None
 
 
 def _within(inner: str, outer: str) -> bool:

@@ -18,6 +18,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix import fastvisit
 from retrace_fix.codemods import DEFERS_TO
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
+from retrace_fix.cst_tree import module_code, statement_codes
 from retrace_fix.engine.hostile_input import PARSE_ERROR_PREFIX, cpython_syntax_problem
 from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
@@ -105,7 +106,7 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
     for cls in codemods:
         if edited:
             if line_map is None or line_map[0] is not tree:
-                line_map = (tree, LazyLineMap(text, lambda t=tree: t.code))
+                line_map = (tree, LazyLineMap(text, lambda t=tree: module_code(t)))
             codemod = cls(context, replace(settings, origin_line=line_map[1].original_line))
         else:
             codemod = cls(context, settings)
@@ -131,7 +132,7 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
         reported = [f for f in codemod.findings if options.code_selected(f.code)]
         if edited and reported:  # positions in the code an earlier codemod edited: map them to the file's
             if line_map is None or line_map[0] is not before:
-                line_map = (before, LazyLineMap(text, lambda t=before: t.code))
+                line_map = (before, LazyLineMap(text, lambda t=before: module_code(t)))
             reported = [replace(f, line=line_map[1].original_line(f.line)) for f in reported]
         # a codemod edits a site only when report() said so, which records an applied finding
         edited = edited or any(f.applied for f in codemod.findings)
@@ -155,14 +156,13 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
     if not edited:
         return result  # no code generation: the tree is the one parsed from ``text``
     try:
-        tail = _lost_tail(parsed, text)
-        if tail is None:
+        new_text = _fixed_code(parsed, tree, text)
+        if new_text is None:
             result.findings = []
             result.error = (
                 f"{job.display}:1: LibCST does not reproduce this file byte for byte; file left unchanged"
             )
             return result
-        new_text = tree.code + tail
         if new_text != text:
             problem = _output_problem(new_text, work.compiles)
             if problem:
@@ -185,6 +185,58 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
         return result
     result.fixed = new_text
     return result
+
+
+def _fixed_code(parsed: cst.Module, tree: cst.Module, text: str) -> str | None:
+    """The code of ``tree`` (``parsed`` after the codemods), and the proof that LibCST
+    reproduces ``text`` from ``parsed``; None when it does not.
+
+    LibCST writes a module statement by statement, each top-level statement on its own
+    (no indentation around it), and the codemods leave the statements they do not
+    change as the very objects parsed (:func:`retrace_fix.fastvisit._transform`).  So
+    the proof needs the code of the changed statements only: ``text`` must be, piece by
+    piece, the code of ``parsed``'s statements, taken from the edited tree's code where
+    a statement is unchanged (:func:`_code_by_pieces`).  Where that does not hold (a
+    file without a final newline, statements rebuilt, a LibCST whose module code is
+    more than its statements' code), the whole of both modules is generated and
+    compared (:func:`_lost_tail`).
+    """
+    pieces = _code_by_pieces(parsed, tree, text)
+    if pieces is not None:
+        return pieces
+    tail = _lost_tail(parsed, text)
+    return None if tail is None else tree.code + tail
+
+
+def _code_by_pieces(parsed: cst.Module, tree: cst.Module, text: str) -> str | None:
+    """``tree``'s code when ``text`` (less a lost final ``\r``) is proven to be ``parsed``'s
+    code statement by statement; None when that cannot be shown this way."""
+    if not (parsed.has_trailing_newline and tree.has_trailing_newline):
+        return None  # the module's last newline token is dropped: compare the whole code
+    if (parsed.default_indent, parsed.default_newline) != (tree.default_indent, tree.default_newline):
+        return None
+    # id of a node of ``tree`` -> its code (generated already where a codemod after the edit read it)
+    known = statement_codes(tree)
+    fixed: dict[int, str] = {}
+    new_parts = []
+    for node in (*tree.header, *tree.body, *tree.footer):
+        code = known.get(id(node)) if known is not None else None
+        code = fixed[id(node)] = code if code is not None else tree.code_for_node(node)
+        new_parts.append(code)
+    offset = 0
+    for node in (*parsed.header, *parsed.body, *parsed.footer):
+        code = fixed.get(id(node))
+        if code is None:
+            code = parsed.code_for_node(node)
+        if not text.startswith(code, offset):
+            return None
+        offset += len(code)
+    if offset == 0:
+        return None  # an empty module's code is one newline
+    tail = text[offset:]
+    if tail not in ("", "\r"):  # LibCST drops one carriage return at the very end of a file
+        return None
+    return "".join(new_parts) + tail
 
 
 def _lost_tail(parsed: cst.Module, text: str) -> str | None:
@@ -210,15 +262,23 @@ def _selection_for(selection: frozenset | None, relpath: str) -> frozenset | Non
 
 
 def _output_problem(new_text: str, original_compiles: bool) -> str | None:
-    """Why rewritten code must not be written (it does not parse or compile), else None."""
-    try:
-        cst.parse_module(new_text)
-    except cst.ParserSyntaxError as exc:
-        return f"does not parse ({exc.message.strip()})"
+    """Why rewritten code must not be written (it does not parse or compile), else None.
+
+    Where CPython compiles the original, CPython's verdict on the fixed code decides
+    (the code LibCST wrote from a tree it parsed: CPython accepting it proves it valid
+    Python, and LibCST is not asked to parse it again).  Where CPython refuses the
+    original (syntax newer than this Python, which LibCST accepted), LibCST's parser
+    is the only judge there is.
+    """
     if original_compiles:
         problem = cpython_syntax_problem(new_text)
         if problem is not None:
             return f"does not compile (line {problem.line}: {problem.message})"
+        return None
+    try:
+        cst.parse_module(new_text)
+    except cst.ParserSyntaxError as exc:
+        return f"does not parse ({exc.message.strip()})"
     return None
 
 

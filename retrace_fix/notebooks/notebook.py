@@ -150,6 +150,8 @@ class Notebook:
     #: each: left out of ``python`` so the other cells are still read; the notebook is an error of its
     #: run and is never written
     broken: list = field(default_factory=list)
+    #: CPython's tree of :attr:`python` (``ast.parse``) where reading the notebook made it, else None
+    tree: object = field(default=None, repr=False, compare=False)
 
     def require_every_cell(self, cell: int | None = None) -> "Notebook":
         """This notebook, after raising the NotebookError of its first cell left out (of ``cell`` only,
@@ -279,10 +281,20 @@ def _reindent(cell: _CodeCell, lines: list[str]) -> list[str]:
 def language(json_text: str) -> str | None:
     """The language of a notebook's kernel, as its metadata names it (None: not said)."""
     try:
-        metadata = json.loads(json_text).get("metadata") or {}
-    except (ValueError, AttributeError, RecursionError):
+        document = json.loads(json_text)
+    except (ValueError, RecursionError):
         return None
-    for value in ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name")):
+    return document_language(document)
+
+
+def document_language(document: object) -> str | None:
+    """:func:`language` of a notebook's JSON already read (``json.loads``)."""
+    try:
+        metadata = document.get("metadata") or {}  # type: ignore[union-attr]
+        values = ((metadata.get("kernelspec") or {}).get("language"), (metadata.get("language_info") or {}).get("name"))
+    except AttributeError:
+        return None
+    for value in values:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return None
@@ -290,12 +302,39 @@ def language(json_text: str) -> str | None:
 
 def is_python_notebook(json_text: str) -> bool:
     """Does the notebook run Python (its kernel's language is Python, or not said)?"""
-    name = language(json_text)
+    return is_python_language(language(json_text))
+
+
+def is_python_language(name: str | None) -> bool:
+    """Is a kernel's language (:func:`language`, None: not said) Python?"""
     return name is None or name.lower() in ("python", "python3", "ipython", "ipython3")
 
 
 def read_document(data: bytes | str) -> tuple[str, list]:
     """(the JSON text, the cells) of a notebook's bytes or text, checked to be nbformat 4; raises NotebookError."""
+    document = load_document(data)
+    return document.json_text, document.cells
+
+
+@dataclass(frozen=True)
+class Document:
+    """A notebook's JSON read once (:func:`load_document`): what reading it goes on from."""
+
+    json_text: str
+    cells: list
+    #: the language of its kernel (:func:`document_language`; None: not said)
+    language: str | None
+
+    def code_source_bytes(self) -> bytes:
+        """The code cells' sources, one after another (a line end between two), in UTF-8: all of the
+        notebook that can become Python (outputs, images and markdown are not)."""
+        return "\n".join(join_source(cell.get("source", ""), index + 1) for index, cell in enumerate(self.cells)
+                         if cell.get("cell_type") == "code").encode("utf-8", "surrogatepass")
+
+
+def load_document(data: bytes | str) -> Document:
+    """A notebook's bytes or text read as JSON and checked to be nbformat 4 (every code cell's
+    source a string or strings); raises NotebookError."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -330,16 +369,21 @@ def read_document(data: bytes | str) -> tuple[str, list]:
             raise NotebookError("cannot read the cell: not a JSON object", cell=index + 1)
         if cell.get("cell_type") == "code":
             join_source(cell.get("source", ""), index + 1)
-    return text, cells
+    return Document(text, cells, document_language(document))
 
 
-def read_notebook(data: bytes | str) -> Notebook:
-    """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError."""
-    text, cells = read_document(data)
-    code: list[_CodeCell] = []
+def read_notebook(data: bytes | str, document: Document | None = None) -> Notebook:
+    """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError.
+
+    ``document``: the same bytes already read (:func:`load_document`), not read again.
+    """
+    if document is None:
+        document = load_document(data)
+    text, cells = document.json_text, document.cells
+    masked_cells: list[tuple[int, str, str, dict, str]] = []  # (index, source, masked text, masks, indent)
     broken: list[NotebookError] = []
+    unchecked: set[int] = set()  # cells no IPython syntax was masked in: checked all at once (_joined_tree)
     masks = _Counter()
-    line = 1
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
@@ -348,13 +392,42 @@ def read_notebook(data: bytes | str) -> Notebook:
             if _RESERVED in source:
                 raise NotebookError(f"the cell holds the name {_RESERVED}..., which retrace-fix reserves",
                                     cell=index + 1)
-            masked = _mask_cell(source, index + 1, masks)
+            masked = _mask_cell(source, index + 1, masks, check=False)
         except NotebookError as exc:  # this cell cannot be read as Python: the others still are
             broken.append(exc)
             continue
         if masked is None:  # a cell magic whose body is not Python
             continue
-        masked_text, cell_masks, indent = masked
+        masked_text, cell_masks, indent, checked = masked
+        if not checked:
+            unchecked.add(index)
+        masked_cells.append((index, source, masked_text, cell_masks, indent))
+    code = _code_cells(masked_cells)
+    python = "".join(cell.text for cell in code)
+    tree = _joined_tree(python, code) if unchecked else None
+    if unchecked and tree is None:  # some cell may not be Python alone: each is checked on its own
+        kept = []
+        for entry in masked_cells:
+            index = entry[0]
+            if index in unchecked:
+                try:
+                    _check_syntax(entry[2], index + 1)
+                except NotebookError as exc:
+                    broken.append(exc)
+                    continue
+            kept.append(entry)
+        if len(kept) < len(masked_cells):
+            code = _code_cells(kept)
+            python = "".join(cell.text for cell in code)
+        broken.sort(key=lambda error: error.cell or 0)
+    return Notebook(text, cells, code, python, broken, tree=tree)
+
+
+def _code_cells(masked_cells: list[tuple[int, str, str, dict, str]]) -> list[_CodeCell]:
+    """The code cells of the notebook's text, one after another, each cell's last line marked."""
+    code: list[_CodeCell] = []
+    line = 1
+    for index, source, masked_text, cell_masks, indent in masked_cells:
         added = bool(masked_text) and not masked_text.endswith(("\n", "\r"))
         if added:
             masked_text += "\n"
@@ -366,7 +439,36 @@ def read_notebook(data: bytes | str) -> Notebook:
         entry = _CodeCell(index, source, masked_text, line, added, cell_masks, indent)
         line += entry.line_count
         code.append(entry)
-    return Notebook(text, cells, code, "".join(cell.text for cell in code), broken)
+    return code
+
+
+def _joined_tree(python: str, code: list[_CodeCell]) -> ast.Module | None:
+    """CPython's tree of the notebook's text (``ast.parse``, as the engine's prefilter parses a
+    file) when it shows that every cell is Python on its own, else None.
+
+    It shows it when the text parses and no statement runs from one cell into the next:
+    the tokens of each cell are then those it has alone, at its end no bracket or string
+    is open and no block goes on, so the cell parses alone too (``from __future__`` and
+    top-level ``await``, which a cell allows and the text may not, make the text fail:
+    then each cell is checked alone, as are the cells of a text that does not parse).
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(python)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    # each cell's last line: the line before the next cell's first (the cells follow one another)
+    following = [cell.start for cell in code[1:]] + ([code[-1].start + code[-1].line_count] if code else [])
+    ends = [after - 1 for cell, after in zip(code, following) if cell.text]
+    cell = 0
+    for statement in tree.body:
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+        while cell < len(ends) and ends[cell] < first:
+            cell += 1
+        if cell == len(ends) or (statement.end_lineno or statement.lineno) > ends[cell]:
+            return None  # it starts in one cell and ends in another
+    return tree
 
 
 def join_source(source: object, cell: int) -> str:
@@ -400,9 +502,12 @@ def _dedent(source: str) -> tuple[list[str], str]:
     return [line[len(indent):] if line.startswith(indent) else line for line in lines], indent
 
 
-def _mask_cell(source: str, number: int, counter: _Counter) -> tuple[str, dict[int, tuple[str, str]], str] | None:
-    """(the cell's text with IPython lines masked, the masks, the indentation taken off); None for a
-    cell that is not Python."""
+def _mask_cell(
+    source: str, number: int, counter: _Counter, check: bool = True,
+) -> tuple[str, dict[int, tuple[str, str]], str, bool] | None:
+    """(the cell's text with IPython lines masked, the masks, the indentation taken off, whether it
+    was compiled); None for a cell that is not Python.  ``check=False``: a cell with no line that
+    may be IPython syntax is not compiled here (the caller checks it)."""
     lines, indent = _dedent(source)
     masks: dict[int, tuple[str, str]] = {}
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
@@ -419,13 +524,14 @@ def _mask_cell(source: str, number: int, counter: _Counter) -> tuple[str, dict[i
                 )
             _mask_lines(lines, first, first + 1, counter, masks)
     if not any(_CANDIDATE.match(line) for line in lines):
-        _check_syntax("".join(lines), number)
-        return "".join(lines), masks, indent
+        if check:
+            _check_syntax("".join(lines), number)
+        return "".join(lines), masks, indent, check
     for _ in range(_MAX_ROUNDS):
         text = "".join(lines)
         error = _syntax_error(text)
         if error is None:
-            return text, masks, indent
+            return text, masks, indent, True
         start = _magic_start(lines, error.lineno or 1, masks)
         if start is None:
             _raise_syntax(error, number)
@@ -672,7 +778,7 @@ def cell_diff(old_json: str, new_json: str, path: str) -> str:
 
 
 __all__ = [
-    "CHECKPOINTS_DIR", "Notebook", "NotebookError", "SUFFIX", "cell_diff", "cell_label", "changed_cells",
-    "code_sources", "is_notebook", "join_source", "read_notebook", "source_line_offsets", "splice_sources",
-    "split_source", "validation_problem",
+    "CHECKPOINTS_DIR", "Document", "Notebook", "NotebookError", "SUFFIX", "cell_diff", "cell_label", "changed_cells",
+    "code_sources", "is_notebook", "join_source", "load_document", "read_notebook", "source_line_offsets",
+    "splice_sources", "split_source", "validation_problem",
 ]

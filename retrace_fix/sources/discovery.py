@@ -47,6 +47,8 @@ class DiscoveryError(Exception):
 class Discovered:
     files: list[Path] = field(default_factory=list)  # absolute, sorted by display path
     problems: list[str] = field(default_factory=list)  # "path: reason" for skipped named paths
+    #: each file's realpath as found (links resolved), for the files of ``files``
+    real: dict[Path, str] = field(default_factory=dict, repr=False)
 
 
 def find_project_root(start: str | os.PathLike | None = None) -> str:
@@ -77,10 +79,31 @@ def find_project_root(start: str | os.PathLike | None = None) -> str:
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """Path relative to the current directory where possible (POSIX separators)."""
     cwd = cwd or Path.cwd()
+    relative = posix_relative(str(path), str(cwd))
+    if relative is not None:
+        return relative
     try:
         return path.relative_to(cwd).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def posix_relative(path: str, base: str) -> str | None:
+    """``PurePath(path).relative_to(base).as_posix()`` for two absolute POSIX paths as pathlib
+    writes them (``str`` of a ``Path``, or ``os.path.realpath``), on strings; None where that is
+    not shown so simply (another separator, not below ``base``): ask pathlib then.
+
+    A bulk run asks this for every file several times (display paths, ignore rules,
+    trace paths); pathlib's ``relative_to`` builds two paths each time.
+    """
+    if os.sep != "/" or not base.startswith("/") or not path.startswith("/"):
+        return None
+    if path == base:
+        return "."
+    prefix = base if base.endswith("/") else base + "/"
+    if not path.startswith(prefix) or "//" in path or "/./" in path or path.endswith("/."):
+        return None
+    return path[len(prefix):]
 
 
 #: a ``.gitignore`` larger than this is reported and not used (real ones are a few KiB)
@@ -135,10 +158,12 @@ class _IgnoreRules:
 
 
 def _matches(spec: IgnorePatterns, path: Path, base: Path, is_dir: bool) -> bool:
-    try:
-        rel = path.relative_to(base).as_posix()
-    except ValueError:
-        return False
+    rel = posix_relative(str(path), str(base))
+    if rel is None:
+        try:
+            rel = path.relative_to(base).as_posix()
+        except ValueError:
+            return False
     if is_dir:
         rel += "/"
     return spec.match_file(rel)
@@ -193,11 +218,14 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
     result = Discovered()
     seen: set[Path] = set()
 
-    def add(path: Path) -> None:
-        key = Path(os.path.realpath(path))
+    def add(path: Path, real: str | None = None) -> None:
+        """``real``: the file's realpath, where known (a walked file: its directory's, and its name)."""
+        real = real if real is not None else os.path.realpath(path)
+        key = Path(real)
         if key not in seen:
             seen.add(key)
             result.files.append(path)
+            result.real[path] = real
 
     for raw in paths:
         path = Path(raw)
@@ -219,8 +247,10 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
             result.problems.append(f"{raw}: not a regular file or directory (skipped)")
             continue
         repo_root = _repo_root(absolute)
+        real_directories: dict[str, str] = {}  # a directory to walk -> its realpath (no link below the top)
         for dirpath, dirnames, filenames in os.walk(absolute, onerror=_walk_error(result)):
             directory = Path(dirpath)
+            real_directory = real_directories.pop(dirpath, None) or os.path.realpath(dirpath)
             chain = _gitignore_chain(directory, repo_root)
             kept = []
             for name in sorted(dirnames):
@@ -230,6 +260,7 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 if rules.ignored(sub, True, chain):
                     continue
                 kept.append(name)
+                real_directories[os.path.join(dirpath, name)] = os.path.join(real_directory, name)
             dirnames[:] = kept
             for name in sorted(filenames):
                 if not name.endswith(SOURCE_SUFFIXES):
@@ -243,9 +274,10 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                     continue  # never follow a link out of the tree; no FIFOs, sockets, devices
                 if rules.ignored(file_path, False, chain):
                     continue
-                add(file_path)
+                add(file_path, os.path.join(real_directory, name))  # a regular file: realpath is its directory's
     result.problems += rules.problems
-    result.files.sort(key=lambda p: display_path(p))
+    cwd = Path.cwd()
+    result.files.sort(key=lambda p: display_path(p, cwd))
     return result
 
 
@@ -295,11 +327,13 @@ def discover_roots(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> 
             result.problems.append(f"{raw}: cannot read ({exc.strerror or exc})")
             continue
         for path in found.files:
-            key = os.path.realpath(path)
+            key = found.real.get(path) or os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
                 result.files.append(path)
+                result.real[path] = key
         # a .gitignore shared by several roots (their repository's) is reported once
         result.problems.extend(p for p in found.problems if p not in result.problems)
-    result.files.sort(key=lambda p: display_path(p))
+    cwd = Path.cwd()
+    result.files.sort(key=lambda p: display_path(p, cwd))
     return result

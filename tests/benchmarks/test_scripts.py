@@ -150,11 +150,14 @@ def test_corpus_check_flags_crashes_and_bad_trees(tmp_path: Path, capsys):
     assert corpus.main([str(tmp_path / "missing")]) == 2
 
 
-def _speed(monkeypatch, capsys, *args: str, runs: list[list[str]] | None = None) -> subprocess.CompletedProcess:
+def _speed(monkeypatch, capsys, *args: str, runs: list[list[str]] | None = None,
+           processes: int = 0) -> subprocess.CompletedProcess:
     """``python benchmarks/speed.py ARGS`` in this process; the variables it sets for the processes
     it measures are restored afterwards.  What it measures runs as it starts it (its ``MEASURE``
     wrapper around a fresh process), except that the measured ``python -m retrace_fix`` runs after
-    the first are run by :func:`_measure_in_process` (their arguments appended to ``runs``)."""
+    the first ``processes`` are run by :func:`_measure_in_process` (their arguments appended to
+    ``runs``).  One test measures a real process (:func:`test_speed_script_prints_ratios`); the
+    others check which runs the script makes and how it prints them, not ``MEASURE`` again."""
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
         if name in os.environ:
             monkeypatch.setenv(name, os.environ[name])
@@ -169,7 +172,7 @@ def _speed(monkeypatch, capsys, *args: str, runs: list[list[str]] | None = None)
         if command[:3] != [sys.executable, "-m", "retrace_fix"]:
             return real(command)  # the bare parse: the script's own program, always a process
         runs.append(command[3:])
-        return real(command) if len(runs) == 1 else _measure_in_process(command[3:])
+        return real(command) if len(runs) <= processes else _measure_in_process(command[3:])
 
     monkeypatch.setattr(speed, "measure", measure)
     code = speed.main(list(args))
@@ -196,7 +199,8 @@ def _measure_in_process(args: list[str]) -> tuple[int, float, int, float]:
 def test_speed_script_prints_ratios(tree: Path, tmp_path: Path, monkeypatch, capsys):
     out = tmp_path / "speed.json"
     runs: list[list[str]] = []
-    proc = _speed(monkeypatch, capsys, str(tree), "--jobs", "1,2", "--repeat", "1", "--json", str(out), runs=runs)
+    proc = _speed(monkeypatch, capsys, str(tree), "--jobs", "1,2", "--repeat", "1", "--json", str(out), runs=runs,
+                  processes=1)
     assert proc.returncode == 0, proc.stderr
     assert runs == [["--diff", "--quiet", "--jobs", jobs, str(tree)] for jobs in ("1", "2")]
     figures = json.loads(out.read_text())

@@ -3,7 +3,8 @@ gives the same code as retrace-fix (the golden ``expected.py``) on every golden 
 
 The runs use the repository's ``.libcst.codemod.yaml`` (``modules: ['retrace_fix.codemods']``, formatter
 ``cat``), copied into a scratch directory that is the working directory, exactly as a user
-with that file in their project would run it.  Cases that select several codemods run them
+with that file in their project would run it (the runs over every golden case add ``--no-format``:
+``cat`` gives the text back unchanged, one process per file; the stdin form runs it).  Cases that select several codemods run them
 one after another in registry order, as the engine does (the largest group through libcst.tool's
 worker pool, where each file's codemod is pickled to a forked process; the others with ``-j 1``,
 in this process: a pool per command would only add its forks); ``case.toml``'s ``unsafe-fixes``
@@ -123,7 +124,9 @@ def _run_groups(tmp_path: Path, with_traces: bool) -> tuple[list[str], list[Gold
     pooled = max(groups, key=lambda key: len(groups[key]))  # > 4 files: libcst.tool starts 2 workers
     assert len(groups[pooled]) > 4
     for number, ((chain, unsafe), members) in enumerate(groups.items()):
-        extra = ["--unsafe-fixes"] if unsafe else []
+        # --no-format: the config's formatter (``cat``, a process per file that copies it) is
+        # run by test_stdin_form_prints_the_fixed_code; here it would only add ~70 processes
+        extra = ["--no-format", "--unsafe-fixes"] if unsafe else ["--no-format"]
         if (chain, unsafe) != pooled:
             extra += ["-j", "1"]
         if with_traces:

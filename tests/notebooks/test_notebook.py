@@ -9,6 +9,7 @@ CODE ...``) and an optional ``case.toml`` (``select``; default: every code).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -590,3 +591,103 @@ def test_reading_and_writing_back_is_the_identity(cells, final_newline):
         lines[line - 1] = "x = 10"
         expected[cell - 1] = "\n".join(lines) + ("\n" if final_newline else "")
         assert ["".join(c["source"]) for c in changed["cells"]] == expected
+
+
+# ----------------------------------------------------------------------------- the prefilter: code cells only
+
+
+def _with_output(source: str, output: str, markdown: str = "") -> str:
+    """A notebook of one code cell whose output (and a markdown cell) say ``output``/``markdown``."""
+    document = json.loads(_notebook(markdown, source, kinds=("markdown", "code")))
+    document["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": [output]}]
+    return json.dumps(document, indent=1) + "\n"
+
+
+def _process(tmp_path, text: str, options: RunOptions = RunOptions()):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(text)
+    return process_file(FileJob(path=path, display="nb.ipynb", relpath="nb.ipynb"), options)
+
+
+def test_outputs_and_markdown_do_not_pass_the_prefilter(tmp_path, monkeypatch):
+    """A notebook whose outputs and markdown mention ``.predict(`` and tf.function but whose code
+    cannot hold a target is skipped on its code alone: its cells are not read, as a .py's bytes
+    without a trigger are not parsed (its broken cell is reported only with --check-syntax)."""
+    from retrace_fix.engine import notebook_file
+
+    read: list[object] = []
+    real = notebook_file.read_notebook
+    monkeypatch.setattr(notebook_file, "read_notebook", lambda *a: read.append(a) or real(*a))
+    text = _with_output("x = [1, 2\nprint(x", "model.predict(x) in a @tf.function: range(3)",
+                        markdown="Call `model.predict()` on a `tf.keras.Model`, then `tf.function(step)`.")
+    result = _process(tmp_path, text)
+    assert (result.skipped, result.error, read) == (True, None, [])
+    checked = _process(tmp_path, text, RunOptions(check_syntax=True))
+    assert checked.error.startswith("nb.ipynb:cell 2:2:6: cannot parse: ")  # the broken cell, where every cell is parsed
+    assert len(read) == 1
+
+
+def test_code_that_can_hold_a_target_passes_the_prefilter(tmp_path, monkeypatch):
+    """The twin: the same notebook with the call in its code is read, its cells parsed once."""
+    import json as json_module
+
+    from retrace_fix.engine import notebook_file
+
+    source = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef step(x):\n    return x\n"
+    text = _with_output(source, "done")
+    loads: list[int] = []
+    real_loads = json_module.loads
+    monkeypatch.setattr(json_module, "loads", lambda s, *a, **k: loads.append(s == text) or real_loads(s, *a, **k))
+    result = _process(tmp_path, text)
+    assert result.error is None and [f.code for f in result.findings] == ["RTF004"]
+    assert result.fixed != result.original and "reduce_retracing=True" in result.fixed
+    assert loads.count(True) == 1  # the JSON is read once (language, prefilter and cells from the same document)
+    broken = _process(tmp_path, _with_output(source + "x = [1\n", "done"))
+    assert broken.error.startswith("nb.ipynb:cell 2:6:")  # a broken cell of a notebook read is reported
+
+
+# ----------------------------------------------------------------------------- the cells checked at once
+
+
+@pytest.mark.parametrize("sources, broken", [
+    (("x = 1", "y = 2\nif y:\n    z = 3", "%time f()\nw = 4"), []),
+    (("x = [1,", "2]"), [1, 2]),  # the text parses, a statement runs from cell 1 into cell 2
+    (("if x:\n    y = 1", "else:\n    y = 2"), [2]),  # one if statement across two cells
+    (("@decorate", "def f():\n    pass"), [1]),  # a decorator left alone in its cell
+    (("s = '''a", "b'''"), [1, 2]),  # a string across cells
+    (("x = 1", "from __future__ import annotations"), []),  # the text does not parse, each cell does
+    (("x = 1", "await g()"), []),  # top-level await: a cell allows it
+    (("x = 1 +", "y = 2"), [1]),
+    (("def f(:\n    pass", "y = 2", "z = (\n"), [1, 3]),
+])
+def test_cells_checked_at_once_are_broken_as_alone(sources, broken):
+    """The cells without IPython syntax are checked with one parse of the text where it shows each
+    is Python alone; else each alone: the broken cells, their errors and the text are as when every
+    cell is compiled alone."""
+    from retrace_fix.notebooks import notebook as module
+
+    notebook = read_notebook(_notebook(*sources))
+    assert [error.cell for error in notebook.broken] == broken
+    for error in notebook.broken:
+        alone = module._syntax_error(sources[error.cell - 1])
+        assert (error.line, error.column) == (alone.lineno or 1, alone.offset or 1)
+    kept = [source for number, source in enumerate(sources, 1) if number not in broken]
+    assert [cell.source for cell in notebook.code] == kept
+    if notebook.tree is not None:
+        assert not broken
+        assert ast.dump(notebook.tree, include_attributes=True) == ast.dump(ast.parse(notebook.python), include_attributes=True)
+
+
+def test_the_engine_parses_a_notebooks_text_once(tmp_path, monkeypatch):
+    """CPython's tree made while reading the cells is the one the prefilter reads."""
+    from retrace_fix.engine import prefilter
+
+    parsed: list[str] = []
+    real = prefilter.cpython_check
+    monkeypatch.setattr(prefilter, "cpython_check", lambda text, **k: parsed.append(text) or real(text, **k))
+    source = "import tensorflow as tf\n\n@tf.function(experimental_relax_shapes=True)\ndef step(x):\n    return x\n"
+    result = _process(tmp_path, _with_output(source, "done"))
+    assert [f.code for f in result.findings] == ["RTF004"] and parsed == []
+    split = _process(tmp_path, _notebook("import tensorflow as tf", "x = [1,", "2]", source))
+    assert split.error.startswith("nb.ipynb:cell 2:") and [f.code for f in split.findings] == ["RTF004"]
+    assert len(parsed) == 1  # cells 2 and 3 were not shown to be Python alone: the engine parsed the text

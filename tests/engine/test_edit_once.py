@@ -1,0 +1,142 @@
+"""An edited file costs one LibCST parse: the fixed code is proven and checked without more.
+
+:func:`retrace_fix.engine.transform._fixed_code` proves that LibCST reproduces the
+file statement by statement, generating only the statements the codemods changed;
+where it cannot (no final newline, a lone final carriage return, rebuilt
+statements) it compares the whole module as before.  The fixed code of a file
+CPython compiles is checked by CPython alone; LibCST judges where CPython refused
+the original.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from retrace_fix.engine import transform
+from retrace_fix.engine.options import FileJob, RunOptions
+from retrace_fix.engine.process import process_file
+
+RELAX = (
+    "import tensorflow as tf\n\n"
+    "def unrelated(a):\n    return a\n\n"
+    "@tf.function(experimental_relax_shapes=True)\n"
+    "def step(x):\n    return x\n\n"
+    "# the end\n"
+)
+
+
+class _Rename(cst.CSTTransformer):
+    """``a`` -> ``b``, as a codemod edits: the statements it does not touch stay the same objects."""
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        return updated_node.with_changes(value="b") if original_node.value == "a" else updated_node
+
+
+def _edited(text: str) -> tuple[cst.Module, cst.Module]:
+    from retrace_fix import fastvisit
+
+    parsed = cst.parse_module(text)
+    with fastvisit.installed():
+        return parsed, parsed.visit(_Rename())
+
+
+def _generated(monkeypatch) -> list[str]:
+    """The code of every node generated for ``parsed`` (the original module) or whole modules."""
+    made: list[str] = []
+    real = cst.Module.code_for_node
+
+    def code_for_node(self, node):
+        code = real(self, node)
+        made.append(type(node).__name__)
+        return code
+
+    monkeypatch.setattr(cst.Module, "code_for_node", code_for_node)
+    return made
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_only_the_changed_statements_of_the_original_are_generated(monkeypatch, newline):
+    text = ("x = 1\n" * 50 + "def f(a):\n    return a\n" + "y = 2\n" * 50).replace("\n", newline)
+    parsed, tree = _edited(text)
+    made = _generated(monkeypatch)
+    monkeypatch.setattr(transform, "_lost_tail", lambda *a: pytest.fail("the whole module was compared"))
+    fixed = transform._fixed_code(parsed, tree, text)
+    assert fixed == text.replace("def f(a):", "def f(b):").replace("return a", "return b")
+    assert len(made) == 101 + 1  # the edited tree's statements, and the original def alone
+
+
+@pytest.mark.parametrize("text", [
+    "def f(a):\n    return 1",  # no final newline: LibCST drops the module's last newline token
+    "def f(a):\n    return 1\r",  # a lone final carriage return, which LibCST loses
+    "def f(a):\r\n    return 1\r\n\r",
+])
+def test_files_the_pieces_cannot_prove_are_compared_whole(text):
+    parsed, tree = _edited(text)
+    assert transform._code_by_pieces(parsed, tree, text) is None
+    fixed = transform._fixed_code(parsed, tree, text)
+    assert fixed == text.replace("(a)", "(b)")
+    assert fixed[-1] == text[-1]  # the lost "\r" is put back, a missing newline stays missing
+
+
+def test_a_final_carriage_return_after_a_newline_is_kept():
+    text = "def f(a):\n    return a\n\r"
+    parsed, tree = _edited(text)
+    fixed = transform._fixed_code(parsed, tree, text)
+    assert fixed == "def f(b):\n    return b\n\r"
+
+
+def test_a_text_libcst_does_not_reproduce_is_refused():
+    text = "def f(a):\n    return a\n"
+    parsed, tree = _edited(text)
+    other = text.replace("return", "return ")  # what LibCST would not write back from ``parsed``
+    assert transform._code_by_pieces(parsed, tree, other) is None
+    assert transform._fixed_code(parsed, tree, other) is None
+    assert transform._fixed_code(parsed, tree, text + "x = 1\n") is None  # text beyond the module's code
+
+
+def test_rebuilt_statements_still_prove_the_round_trip():
+    """A transformer that rebuilds every node (no shared statements) costs a full generation, same result."""
+    text = "x = a\ndef f(a):\n    return a\n"
+    parsed = cst.parse_module(text)
+    tree = parsed.visit(_Rename())  # LibCST's own visit: equal copies, not the same objects
+    assert transform._fixed_code(parsed, tree, text) == text.replace("a", "b")
+
+
+def _run(tmp_path, source: str, options: RunOptions):
+    path = tmp_path / "m.py"
+    path.write_text(source, newline="")
+    return process_file(FileJob(path=path, display="m.py", root=str(tmp_path), relpath="m.py"), options)
+
+
+def test_an_edited_file_is_parsed_by_libcst_once(tmp_path, monkeypatch):
+    parsed: list[str] = []
+    real = transform.cst.parse_module
+    monkeypatch.setattr(transform.cst, "parse_module", lambda text: parsed.append(text) or real(text))
+    monkeypatch.setattr(transform, "_lost_tail", lambda *a: pytest.fail("the whole module was generated"))
+    result = _run(tmp_path, RELAX, RunOptions())
+    assert result.error is None
+    assert result.fixed == RELAX.replace("experimental_relax_shapes", "reduce_retracing")
+    assert parsed == [RELAX]
+
+
+def test_fixed_code_that_does_not_compile_is_refused(tmp_path, monkeypatch):
+    """The guard still fires: CPython's verdict where the original compiles."""
+    monkeypatch.setattr(transform, "_fixed_code", lambda parsed, tree, text: tree.code + "def (:\n")
+    result = _run(tmp_path, RELAX, RunOptions())
+    assert result.fixed == RELAX and result.findings == []
+    assert result.error.startswith("m.py:1: internal error: the fixed code does not compile (line 11: invalid syntax)")
+    assert result.error.endswith("; file left unchanged")
+
+
+def test_libcst_judges_the_fixed_code_where_cpython_refused_the_original(monkeypatch):
+    monkeypatch.setattr(transform, "cpython_syntax_problem", lambda text: pytest.fail("CPython asked"))
+    assert transform._output_problem("x = 1\n", original_compiles=False) is None
+    assert transform._output_problem("def (:\n", original_compiles=False).startswith("does not parse (")
+
+
+def test_cpython_alone_judges_the_fixed_code_of_a_file_it_compiles(monkeypatch):
+    monkeypatch.setattr(transform.cst, "parse_module", lambda text: pytest.fail("LibCST asked"))
+    assert transform._output_problem("x = 1\n", original_compiles=True) is None
+    problem = transform._output_problem("x = 1\n  y = 2\n", original_compiles=True)
+    assert problem == "does not compile (line 2: unexpected indent)"
