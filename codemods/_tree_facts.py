@@ -261,6 +261,26 @@ class TreeFacts:
                 self.callables.add(node.name)  # type: ignore[attr-defined]
             elif node.name in self.wrapped:  # type: ignore[attr-defined]
                 self.candidates.add(id(node))
+        # the defs whose own tf.function passes a shape keyword (RTF106 reads static shapes only
+        # directly in their bodies: ``_ReadOnly._relaxed_dims`` of the innermost def)
+        relaxed_names: set[str] = set()
+        for call in calls:
+            func = call.func
+            inner = func if type(func) is ast.Call else call
+            if type(func) is ast.Call:
+                func = func.func  # type: ignore[attr-defined]
+            if call.args and self.is_tf_function(func) and any(k.arg in SHAPE_KEYWORDS for k in inner.keywords):  # type: ignore[attr-defined]
+                first = call.args[0]
+                if type(first) is ast.Name:
+                    relaxed_names.add(first.id)  # type: ignore[attr-defined]
+                elif type(first) is ast.Attribute:
+                    relaxed_names.add(first.attr)  # type: ignore[attr-defined]
+        self._relaxed: set[int] = {
+            id(node) for node in defs if id(node) in self.candidates and (
+                node.name in relaxed_names  # type: ignore[attr-defined]
+                or any(type(d) is ast.Call and self.is_tf_function(d.func)  # type: ignore[attr-defined]
+                       and any(k.arg in SHAPE_KEYWORDS for k in d.keywords)  # type: ignore[attr-defined]
+                       for d in node.decorator_list))}  # type: ignore[attr-defined]
         #: (creation node, the name of the def around it or None, a loop around it in that def,
         #: the first argument of a call creation or None)
         self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
@@ -281,7 +301,8 @@ class TreeFacts:
         self._parents: dict[int, ast.AST] = {}  # id(call) -> the node holding it (lazy, with _first_params)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
         self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
-        #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
+        #: a static shape read directly in the body of a candidate whose own tf.function passes a
+        #: shape keyword: `.shape`, `.get_shape`, `len` (RTF106's reads)
         self.graph_shape_reads = False
         if self.candidates or self.wrapped or calls:
             self._walk()
@@ -406,9 +427,10 @@ class TreeFacts:
         """Creations, loop calls, calls with arguments, and what the candidates' code does."""
         # (node, def name around it, a loop around it in that def, a loop around it anywhere, graph code)
         # and the context: (the ids of the defs around it, "class"/"def" for the innermost
-        # container, None at module level)
+        # container, None at module level; in the body of a def whose own tf.function passes
+        # input_signature/reduce_retracing/experimental_relax_shapes)
         stack: list[tuple[ast.AST, str | None, bool, bool, int, tuple]] = [
-            (self.tree, None, False, False, 0, ((), None))]
+            (self.tree, None, False, False, 0, ((), None, False))]
         pop, push = stack.pop, stack.append
         candidates, decorated, surely = self.candidates, self.decorated, self.surely
         while stack:
@@ -444,7 +466,7 @@ class TreeFacts:
                         continue
                 if graph and not self.graph_draws and any(draws_at_trace_time(q) for q in self.qualified(func)):
                     self.graph_draws = True
-            elif graph and not self.graph_shape_reads and (
+            elif graph and ctx[2] and not self.graph_shape_reads and (
                 (kind is ast.Attribute and node.attr in _SHAPE_READS)  # type: ignore[attr-defined]
                 or (kind is ast.Name and node.id == "len")  # type: ignore[attr-defined]
             ):
@@ -464,14 +486,14 @@ class TreeFacts:
                         self.plain_callables.add(node.name)  # type: ignore[attr-defined]
                     elif ctx[1] == "class":
                         self.method_callables.add(node.name)  # type: ignore[attr-defined]
-                inner_ctx = ((*ctx[0], id(node)), "def")
+                inner_ctx = ((*ctx[0], id(node)), "def", id(node) in self._relaxed)
                 for statement in node.body:  # type: ignore[attr-defined]
                     push((statement, node.name, False, any_loop, inside, inner_ctx))  # type: ignore[attr-defined]
                 continue
             elif kind is ast.ClassDef:
                 for child in (*node.decorator_list, *node.bases, *node.keywords):  # type: ignore[attr-defined]
                     push((child, owner, loop, any_loop, graph, ctx))
-                inner_ctx = (ctx[0], "class")
+                inner_ctx = (ctx[0], "class", ctx[2])
                 for statement in node.body:  # type: ignore[attr-defined]
                     push((statement, owner, loop, any_loop, graph, inner_ctx))
                 continue

@@ -285,6 +285,11 @@ NEAR_MISSES = [
     (TF + "@tf.function\ndef f(model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
      TF + "@tf.function\ndef f(model: tf.keras.Model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
      "RTF002"),
+    # RTF106: a static shape read directly in a tf.function that itself generalises shapes
+    (TF + "@tf.function(reduce_retracing=True)\ndef f(x):\n    return x\n\n@tf.function\ndef g(x):\n"
+     "    return tf.reshape(x, [x.shape[0], -1])\n",
+     TF + "@tf.function\ndef f(x):\n    return x\n\n@tf.function(reduce_retracing=True)\ndef g(x):\n"
+     "    return tf.reshape(x, [x.shape[0], -1])\n", "RTF102"),
     # RTF001: a bound that may be a tensor or a parameter
     (TF + "@tf.function\ndef f(x):\n    for i in range(len(x)):\n        x += 1\n    return x\n",
      TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
