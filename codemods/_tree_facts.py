@@ -364,7 +364,7 @@ class TreeFacts:
             self.is_tf_function(value.func)  # type: ignore[attr-defined]
             or (type(value.func) is ast.Call and self.is_tf_function(value.func.func)))  # type: ignore[attr-defined]
 
-    def _may_call_a_tf_function(self, func: ast.expr) -> bool:
+    def may_call_a_tf_function(self, func: ast.expr) -> bool:
         """Can ``ModuleCalls`` resolve a call of ``func`` to a tf.function of this module: a bare
         name of :attr:`plain_callables`, or ``<name>.m(...)`` of a method of
         :attr:`method_callables` on ``self`` or on a name some assignment gives ``C(...)`` of a
@@ -636,7 +636,7 @@ class TreeFacts:
         by_keyword: dict[str, set] = {}
         loop_valued = self.loop_valued
         for name, call, in_loop, chain in self._call_sites:
-            if not self._may_call_a_tf_function(call.func):
+            if not self.may_call_a_tf_function(call.func):
                 continue
             position = 0
             arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]

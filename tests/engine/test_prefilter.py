@@ -290,6 +290,10 @@ NEAR_MISSES = [
      "    return tf.reshape(x, [x.shape[0], -1])\n",
      TF + "@tf.function\ndef f(x):\n    return x\n\n@tf.function(reduce_retracing=True)\ndef g(x):\n"
      "    return tf.reshape(x, [x.shape[0], -1])\n", "RTF102"),
+    # RTF009: a loop passes a callable only to a call ModuleCalls resolves (or a module-level forwarder)
+    (TF + "def run(xs):\n    @tf.function\n    def step(fn, x):\n        return fn(x)\n\n    for x in xs:\n"
+     "        step(lambda v: v + 1, x)\n",
+     TF_STEP + "def run(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n", "RTF009"),
     # RTF001: a bound that may be a tensor or a parameter
     (TF + "@tf.function\ndef f(x):\n    for i in range(len(x)):\n        x += 1\n    return x\n",
      TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
