@@ -294,6 +294,13 @@ NEAR_MISSES = [
     (TF + "def run(xs):\n    @tf.function\n    def step(fn, x):\n        return fn(x)\n\n    for x in xs:\n"
      "        step(lambda v: v + 1, x)\n",
      TF_STEP + "def run(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n", "RTF009"),
+    # RTF010: a compile and a training call on the same model, which the loop does not rebind
+    (TF + "for lr in rates:\n    model = make()\n    model.compile(optimizer='sgd', loss='mse')\n"
+     "    model.fit(x, y)\n",
+     TF + "model = make()\nfor lr in rates:\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y)\n",
+     "RTF010"),
+    (TF + "for lr in rates:\n    model.compile(optimizer='sgd', loss='mse')\n    other.fit(x, y)\n",
+     TF + "for lr in rates:\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y)\n", "RTF010"),
     # RTF001: a bound that may be a tensor or a parameter
     (TF + "@tf.function\ndef f(x):\n    for i in range(len(x)):\n        x += 1\n    return x\n",
      TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
