@@ -300,7 +300,11 @@ class TreeFacts:
         self._first_params: dict[str, set[str]] | None = None  # def name -> its first parameters (lazy)
         self._parents: dict[int, ast.AST] = {}  # id(call) -> the node holding it (lazy, with _first_params)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
-        self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
+        #: `for ... in range(...)` inside a candidate, each with the id of the innermost def around it
+        self.graph_range_loops: list[tuple[ast.AST, int | None]] = []
+        #: id of the innermost def (None: outside any) -> the names stored in its own code
+        self._stores: dict[int | None, set[str]] = {}
+        self._params: dict[int, set[str]] = {}  # id(def) -> the names of its parameters
         #: a static shape read directly in the body of a candidate whose own tf.function passes a
         #: shape keyword: `.shape`, `.get_shape`, `len` (RTF106's reads)
         self.graph_shape_reads = False
@@ -436,6 +440,8 @@ class TreeFacts:
         while stack:
             node, owner, loop, any_loop, graph, ctx = pop()
             kind = type(node)
+            if kind is ast.Name and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                self._stores.setdefault(ctx[0][-1] if ctx[0] else None, set()).add(node.id)  # type: ignore[attr-defined]
             if kind in _BINDINGS:
                 if ctx[0]:
                     self._binding_def[id(node)] = ctx[0][-1]
@@ -486,6 +492,9 @@ class TreeFacts:
                         self.plain_callables.add(node.name)  # type: ignore[attr-defined]
                     elif ctx[1] == "class":
                         self.method_callables.add(node.name)  # type: ignore[attr-defined]
+                arguments = node.args  # type: ignore[attr-defined]
+                self._params[id(node)] = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                                          *(x for x in (arguments.vararg, arguments.kwarg) if x))}
                 inner_ctx = ((*ctx[0], id(node)), "def", id(node) in self._relaxed)
                 for statement in node.body:  # type: ignore[attr-defined]
                     push((statement, node.name, False, any_loop, inside, inner_ctx))  # type: ignore[attr-defined]
@@ -503,7 +512,7 @@ class TreeFacts:
                 if graph and (kind is ast.For or kind is ast.AsyncFor):
                     iterable = node.iter  # type: ignore[attr-defined]
                     if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
-                        self.graph_range_loops.append(node)
+                        self.graph_range_loops.append((node, ctx[0][-1] if ctx[0] else None))
                 for name in child_fields(kind):
                     value = getattr(node, name, None)
                     if type(value) is list:
@@ -675,34 +684,38 @@ class TreeFacts:
         (:meth:`_may_be_tensor`): RTF001 acts only on those (``range(3)``, ``range(len(x))`` and
         ``range(self.n)`` are Python loops AutoGraph unrolls)."""
         return any(
-            any(self._may_be_tensor(arg) for arg in loop.iter.args)  # type: ignore[attr-defined]
-            for loop in self.graph_range_loops
+            any(self._may_be_tensor(arg, function) for arg in loop.iter.args)  # type: ignore[attr-defined]
+            for loop, function in self.graph_range_loops
         )
 
-    def _may_be_tensor(self, expr: ast.AST) -> bool:
+    def _may_be_tensor(self, expr: ast.AST, function: int | None) -> bool:
         """Can :func:`~retrace_fix.codemods._tf_values.is_tensor_expr` call ``expr`` a tensor, or
         is it a name (a parameter): a name, a call of an imported name (a TF op), a subscript of
         one (``tf.shape(x)[0]``), arithmetic on one?  Never an attribute (``self.n``, ``x.shape[0]``),
-        ``len(x)`` or a number."""
+        ``len(x)`` or a number.  A name only as a parameter of ``function`` (the innermost def
+        around the loop), a name its own code stores (``tf_valued_names``) or one the module's
+        code stores (``RangeDecider.module_tf_names``)."""
         kind = type(expr)
         if kind is ast.Name:
-            return True
+            name = expr.id  # type: ignore[attr-defined]
+            return (function is not None and (name in self._params.get(function, ()) or name in self._stores.get(function, ()))
+                    ) or name in self._stores.get(None, ())
         if kind is ast.Call:
             root = expr.func  # type: ignore[attr-defined]
             while type(root) is ast.Attribute:
                 root = root.value  # type: ignore[attr-defined]
             return type(root) is ast.Name and root.id in self.imports  # type: ignore[attr-defined]
         if kind is ast.Subscript:
-            return self._may_be_tensor(expr.value)  # type: ignore[attr-defined]
+            return self._may_be_tensor(expr.value, function)  # type: ignore[attr-defined]
         if kind is ast.BinOp:
-            return self._may_be_tensor(expr.left) or self._may_be_tensor(expr.right)  # type: ignore[attr-defined]
+            return self._may_be_tensor(expr.left, function) or self._may_be_tensor(expr.right, function)  # type: ignore[attr-defined]
         if kind is ast.UnaryOp:
-            return self._may_be_tensor(expr.operand)  # type: ignore[attr-defined]
+            return self._may_be_tensor(expr.operand, function)  # type: ignore[attr-defined]
         return False
 
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
-        for loop in self.graph_range_loops:
+        for loop, _function in self.graph_range_loops:
             for statement in loop.body:  # type: ignore[attr-defined]
                 for node in walk(statement):
                     if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]

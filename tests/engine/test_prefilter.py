@@ -309,6 +309,10 @@ NEAR_MISSES = [
      "        return x\n",
      TF + "class A:\n    @tf.function\n    def f(self, x, n):\n        for i in range(n):\n            x += 1\n"
      "        return x\n\na = A()\na.f(x, 3)\na.f(x, 4)\n", "RTF001"),
+    (TF + "def outer(n):\n    @tf.function\n    def f(x):\n        for i in range(n):\n            x += 1\n"
+     "        return x\n    return f\n",
+     TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
+     "RTF001"),
     # RTF006: tf.function(<self>.m) of the method's own object, and not stored or returned
     (TF + "import mod\n\nclass A:\n    def call(self, x):\n        return tf.function(mod.g)(x)\n",
      TF + "class A:\n    def call(self, x):\n        return tf.function(self.g)(x)\n\n    def g(self, x):\n"
