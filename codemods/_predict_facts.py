@@ -1,7 +1,7 @@
 """What RTF002 (predict-to-call) reads about ``model.predict`` calls and the loops around them.
 
-The cheap prefilter on CPython's tree (:func:`predict_calls`,
-:func:`self_attribute_calls`), the methods a Python loop runs every step
+The cheap prefilter on CPython's tree (:func:`has_predict_call`,
+:func:`per_step_candidates`, :func:`graph_predict_candidates`), the methods a Python loop runs every step
 (:func:`per_step_methods`), and the facts about one call (``verbose=0``, a functional
 model with a single output) and its edit (a keyword dropped).  The command in
 :mod:`retrace_fix.codemods.predict_to_call` decides and edits with them.
@@ -27,44 +27,10 @@ _LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
 }
 
 
-def predict_calls(root: ast.AST) -> tuple[bool, bool]:
-    """(a predict call on a bare name in the body of a loop or comprehension, any predict call)
-    in ``root``."""
-    anywhere = False
-    stack: list[tuple[ast.AST, bool]] = [(root, False)]
-    while stack:
-        node, in_loop = stack.pop()
-        kind = type(node)
-        if kind is ast.Call:
-            func = node.func
-            if type(func) is ast.Attribute and func.attr in PREDICT_METHODS:
-                if in_loop and type(func.value) is ast.Name:
-                    return True, True
-                anywhere = True
-        bodies = _LOOP_BODIES.get(kind, ())
-        for name in child_fields(kind):
-            value = getattr(node, name, None)
-            flag = in_loop or bodies is None or name in bodies
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, flag))
-    return False, anywhere
-
-
-def self_attribute_calls(root: ast.AST) -> bool:
-    """Is there a ``self.<attr>.predict(...)`` / ``.train_on_batch(...)`` call in ``root``?"""
-    for node in walk(root):
-        if type(node) is ast.Call:
-            func = node.func
-            if (
-                type(func) is ast.Attribute
-                and func.attr in PER_STEP_METHODS
-                and type(func.value) is ast.Attribute
-                and type(func.value.value) is ast.Name
-                and func.value.value.id == "self"
-            ):
-                return True
-    return False
+def has_predict_call(root: ast.AST) -> bool:
+    """Is there a ``.predict(...)``/``.predict_on_batch(...)`` call in ``root``?"""
+    return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in PREDICT_METHODS
+               for node in walk(root))
 
 
 #: keywords ``Model.predict`` takes that a direct call also takes (``predict_to_call.DROPPABLE_KEYWORDS``, ``x``)
@@ -74,6 +40,8 @@ KERAS_ONLY_KEYWORDS = frozenset(
     {"verbose", "batch_size", "steps", "callbacks", "max_queue_size", "workers", "use_multiprocessing"})
 #: the names a module's Keras-model evidence (:class:`~retrace_fix.codemods._keras.KerasEvidence`) is spelt with
 _MODEL_WORDS = frozenset({"Model", "Sequential", "load_model", "clone_model", "model_from_json", "applications"})
+#: the same words in bytes (the byte prefilter)
+MODEL_WORD_BYTES = tuple(word.encode() for word in sorted(_MODEL_WORDS))
 _MODEL_BUILDERS = frozenset({"Model", "Sequential"})
 
 
@@ -148,36 +116,44 @@ def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
 
 def per_step_candidates(tree: ast.AST) -> bool:
     """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note):
-    ``name.predict(x)`` (a call :func:`blocked` does not refuse) in the body of a loop, ``name``
-    assigned a ``...Model(...)``/``...Sequential(...)`` call; ``self.<attr>.predict(x)`` with
-    ``self.<attr>`` so assigned; or any ``self.<attr>.train_on_batch(...)``?"""
-    names = attrs = None
-    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    ``name.predict(x)`` (a call :func:`blocked` does not refuse) in the body of a loop or in a
+    class (whose method a loop may call every step), ``name`` assigned a
+    ``...Model(...)``/``...Sequential(...)`` call; ``self.<attr>.predict(x)`` with ``self.<attr>``
+    so assigned; or ``name.train_on_batch(...)``/``self.<attr>.train_on_batch(...)`` in a module
+    with Keras-model evidence (:func:`model_evidence`: the decider asks for a Keras receiver)?"""
+    names = attrs = evidence = None
+    stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]
     while stack:
-        node, in_loop = stack.pop()
+        node, in_loop, in_class = stack.pop()
         kind = type(node)
         if kind is ast.Call:
             func = node.func
             if type(func) is ast.Attribute and func.attr in PER_STEP_METHODS:
                 receiver = func.value
                 if func.attr == "train_on_batch":
-                    if type(receiver) is ast.Attribute and type(receiver.value) is ast.Name and receiver.value.id == "self":
-                        return True
+                    if type(receiver) is ast.Name or (
+                            type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
+                            and receiver.value.id == "self"):
+                        if evidence is None:
+                            evidence = model_evidence(tree)
+                        if evidence:
+                            return True
                 elif not blocked(node):
                     if names is None:
                         names, attrs = model_builds(tree)
-                    if type(receiver) is ast.Name and in_loop and receiver.id in names:
+                    if type(receiver) is ast.Name and (in_loop or in_class) and receiver.id in names:
                         return True
                     if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
                             and receiver.value.id == "self" and receiver.attr in attrs):
                         return True
         bodies = _LOOP_BODIES.get(kind, ())
+        inside_class = in_class or kind is ast.ClassDef
         for name in child_fields(kind):
             value = getattr(node, name, None)
             flag = in_loop or bodies is None or name in bodies
             for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.AST):
-                    stack.append((child, flag))
+                    stack.append((child, flag, inside_class))
     return False
 
 

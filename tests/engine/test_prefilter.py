@@ -115,6 +115,25 @@ def test_compile_in_a_loop_is_read_in_the_bytes_first(text, needed):
         assert not CompileInLoopCommand.might_apply(text.encode())
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # train_on_batch on a bare name, the model built or loaded (no predict call in the file)
+        KERAS + "for x, y in data:\n    model.train_on_batch(x, y)\n",
+        "import tensorflow as tf\nmodel = tf.keras.models.load_model(p)\nfor x, y in data:\n"
+        "    model.train_on_batch(x, y)\n",
+        # a bare-name predict in a method a loop calls every step
+        KERAS + "class Agent:\n    def act(self, s):\n        return model.predict(s, verbose=0)\n\n"
+        "agent = Agent()\nfor s in states:\n    agent.act(s)\n",
+    ],
+)
+def test_keras_calls_per_loop_step_that_report_are_parsed(text):
+    """Each reports when run without the prefilter, and the prefilter lets it through (the
+    tree check once asked for a predict call in a loop, or on ``self.<attr>``, before these)."""
+    assert reports(text, "RTF002")
+    assert "RTF002" in planned(text)
+
+
 def test_a_predict_call_needs_a_keras_model_or_a_tf_function_in_the_bytes():
     from retrace_fix.codemods.predict_to_call import PredictToCallCommand
 
