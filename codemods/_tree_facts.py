@@ -513,15 +513,7 @@ class TreeFacts:
                     iterable = node.iter  # type: ignore[attr-defined]
                     if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
                         self.graph_range_loops.append((node, ctx[0][-1] if ctx[0] else None))
-                for name in child_fields(kind):
-                    value = getattr(node, name, None)
-                    if type(value) is list:
-                        for item in value:
-                            if isinstance(item, _AST):
-                                push((item, owner, True, True, graph, ctx))
-                    elif isinstance(value, _AST):
-                        push((value, owner, True, True, graph, ctx))
-                continue
+                loop = any_loop = True  # for its children: every part of a loop may repeat
             for name in child_fields(kind):
                 value = getattr(node, name, None)
                 if type(value) is list:
