@@ -1,7 +1,7 @@
 """What RTF002 (predict-to-call) reads about ``model.predict`` calls and the loops around them.
 
-The cheap prefilter on CPython's tree (:func:`predict_calls`,
-:func:`self_attribute_calls`), the methods a Python loop runs every step
+The cheap prefilter on CPython's tree (:func:`has_predict_call`,
+:func:`per_step_candidates`, :func:`graph_predict_candidates`), the methods a Python loop runs every step
 (:func:`per_step_methods`), and the facts about one call (``verbose=0``, a functional
 model with a single output) and its edit (a keyword dropped).  The command in
 :mod:`retrace_fix.codemods.predict_to_call` decides and edits with them.
@@ -27,44 +27,145 @@ _LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
 }
 
 
-def predict_calls(root: ast.AST) -> tuple[bool, bool]:
-    """(a predict call on a bare name in the body of a loop or comprehension, any predict call)
-    in ``root``."""
-    anywhere = False
-    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+def has_predict_call(root: ast.AST) -> bool:
+    """Is there a ``.predict(...)``/``.predict_on_batch(...)`` call in ``root``?"""
+    return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in PREDICT_METHODS
+               for node in walk(root))
+
+
+#: keywords ``Model.predict`` takes that a direct call also takes (``predict_to_call.DROPPABLE_KEYWORDS``, ``x``)
+_DIRECT_KEYWORDS = frozenset({"verbose", "x"})
+#: keywords only Keras' predict has (``predict_to_call.KERAS_ONLY_KEYWORDS``)
+KERAS_ONLY_KEYWORDS = frozenset(
+    {"verbose", "batch_size", "steps", "callbacks", "max_queue_size", "workers", "use_multiprocessing"})
+#: the names a module's Keras-model evidence (:class:`~retrace_fix.codemods._keras.KerasEvidence`) is spelt with
+_MODEL_WORDS = frozenset({"Model", "Sequential", "load_model", "clone_model", "model_from_json", "applications"})
+#: the same words in bytes (the byte prefilter)
+MODEL_WORD_BYTES = tuple(word.encode() for word in sorted(_MODEL_WORDS))
+_MODEL_BUILDERS = frozenset({"Model", "Sequential"})
+
+
+def blocked(call: ast.Call) -> bool:
+    """Does ``PredictToCallCommand._blocker`` surely refuse the call (``*args``, two positional
+    arguments, no input, a keyword a direct call lacks)?  A dataset input is not looked at."""
+    if any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    keywords = {k.arg for k in call.keywords}
+    if len(call.args) > 1 or (not call.args and "x" not in keywords):
+        return True
+    return not keywords <= _DIRECT_KEYWORDS
+
+
+def keras_keyword(call: ast.Call) -> bool:
+    """Does the call pass a keyword only Keras' predict takes (its receiver is then Keras)?"""
+    return any(k.arg in KERAS_ONLY_KEYWORDS for k in call.keywords)
+
+
+def model_evidence(tree: ast.AST) -> bool:
+    """Can :class:`~retrace_fix.codemods._keras.KerasEvidence` find a Keras model in ``tree``?  Its
+    every piece of evidence (a constructor, a loader, an application, a base class, an annotation)
+    names ``Model``, ``Sequential``, a loader or ``applications`` somewhere."""
+    for node in walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            if node.id in _MODEL_WORDS:
+                return True
+        elif kind is ast.Attribute:
+            if node.attr in _MODEL_WORDS:
+                return True
+        elif kind is ast.alias:
+            if not _MODEL_WORDS.isdisjoint(node.name.split(".")) or node.asname in _MODEL_WORDS:
+                return True
+        elif kind is ast.ImportFrom:
+            if node.module and "applications" in node.module.split("."):
+                return True
+        elif kind is ast.Constant and type(node.value) is str:
+            if node.value.rsplit(".", 1)[-1] in _MODEL_BUILDERS:
+                return True
+    return False
+
+
+def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(names, ``self`` attributes) some assignment gives a call of ``...Model``/``...Sequential``
+    (``PredictToCallCommand._single_output_builds``: only those builds make the direct call safe
+    outside a tf.function)."""
+    names: set[str] = set()
+    attrs: set[str] = set()
+    for node in walk(tree):
+        kind = type(node)
+        if kind is ast.Assign:
+            targets = node.targets
+        elif kind is ast.AnnAssign or kind is ast.NamedExpr:
+            targets = [node.target]
+        else:
+            continue
+        value = node.value
+        if type(value) is not ast.Call:
+            continue
+        func = value.func
+        last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+        if last not in _MODEL_BUILDERS:
+            continue
+        for target in targets:
+            if type(target) is ast.Name:
+                names.add(target.id)
+            elif type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                attrs.add(target.attr)
+    return names, attrs
+
+
+def per_step_candidates(tree: ast.AST) -> bool:
+    """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note):
+    ``name.predict(x)`` (a call :func:`blocked` does not refuse) in the body of a loop or in a
+    class (whose method a loop may call every step), ``name`` assigned a
+    ``...Model(...)``/``...Sequential(...)`` call; ``self.<attr>.predict(x)`` with ``self.<attr>``
+    so assigned; or ``name.train_on_batch(...)``/``self.<attr>.train_on_batch(...)`` in a module
+    with Keras-model evidence (:func:`model_evidence`: the decider asks for a Keras receiver)?"""
+    names = attrs = evidence = None
+    stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]
     while stack:
-        node, in_loop = stack.pop()
+        node, in_loop, in_class = stack.pop()
         kind = type(node)
         if kind is ast.Call:
             func = node.func
-            if type(func) is ast.Attribute and func.attr in PREDICT_METHODS:
-                if in_loop and type(func.value) is ast.Name:
-                    return True, True
-                anywhere = True
+            if type(func) is ast.Attribute and func.attr in PER_STEP_METHODS:
+                receiver = func.value
+                if func.attr == "train_on_batch":
+                    if type(receiver) is ast.Name or (
+                            type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
+                            and receiver.value.id == "self"):
+                        if evidence is None:
+                            evidence = model_evidence(tree)
+                        if evidence:
+                            return True
+                elif not blocked(node):
+                    if names is None:
+                        names, attrs = model_builds(tree)
+                    if type(receiver) is ast.Name and (in_loop or in_class) and receiver.id in names:
+                        return True
+                    if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
+                            and receiver.value.id == "self" and receiver.attr in attrs):
+                        return True
         bodies = _LOOP_BODIES.get(kind, ())
+        inside_class = in_class or kind is ast.ClassDef
         for name in child_fields(kind):
             value = getattr(node, name, None)
             flag = in_loop or bodies is None or name in bodies
             for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.AST):
-                    stack.append((child, flag))
-    return False, anywhere
-
-
-def self_attribute_calls(root: ast.AST) -> bool:
-    """Is there a ``self.<attr>.predict(...)`` / ``.train_on_batch(...)`` call in ``root``?"""
-    for node in walk(root):
-        if type(node) is ast.Call:
-            func = node.func
-            if (
-                type(func) is ast.Attribute
-                and func.attr in PER_STEP_METHODS
-                and type(func.value) is ast.Attribute
-                and type(func.value.value) is ast.Name
-                and func.value.value.id == "self"
-            ):
-                return True
+                    stack.append((child, flag, inside_class))
     return False
+
+
+def graph_predict_candidates(roots: list[ast.AST], tree: ast.AST) -> bool:
+    """Can a predict call in code a tf.function may run be reported: one :func:`blocked` does not
+    refuse (reported on Keras evidence, or as a ``--verify`` candidate), or one with a
+    Keras-only keyword, or any in a module with Keras-model evidence (:func:`model_evidence`)?"""
+    calls = [n for root in roots for n in walk(root)
+             if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in PREDICT_METHODS]
+    if any(not blocked(c) or keras_keyword(c) for c in calls):
+        return True
+    return bool(calls) and model_evidence(tree)
 
 
 def is_self_attribute(node: cst.CSTNode) -> bool:

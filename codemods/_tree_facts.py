@@ -73,6 +73,26 @@ def _module_level_imports(tree: ast.Module) -> set[str]:
 _BINDINGS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension})
 
 
+#: the last part of the TensorFlow/NumPy calls whose dtype or shape
+#: :mod:`~retrace_fix.codemods._stated_types` reads (``tf.zeros``, ``np.random.rand``, ``np.float32``)
+_STATING_CALLS = frozenset({
+    "constant", "convert_to_tensor", "cast", "zeros", "ones", "eye", "fill", "reshape", "range",
+    "normal", "uniform", "truncated_normal", "stateless_normal", "array", "asarray", "empty", "full",
+    "rand", "randn", "random", "randint", "choice", "standard_normal", "random_sample", "linspace",
+    "identity", "float16", "bfloat16", "float32", "float64", "half", "double", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string",
+})
+
+
+def _telling(qualified: str) -> bool:
+    """Can a call of the canonical name ``qualified`` state an object the call-site analysis
+    compares (anything of Keras: ``ModuleCalls.object_class``), a dtype or a shape
+    (a TensorFlow or NumPy constructor of :mod:`~retrace_fix.codemods._stated_types`)?"""
+    if qualified.startswith("keras.") or qualified == "keras":
+        return True
+    return qualified.startswith(("tensorflow.", "numpy.")) and qualified.rsplit(".", 1)[-1] in _STATING_CALLS
+
+
 def _literal(value: ast.AST | None) -> bool:
     """A literal the call-site analysis reads as a Python value (``10``, ``-0.5``, ``"adam"``)."""
     if type(value) is ast.UnaryOp:
@@ -241,15 +261,52 @@ class TreeFacts:
                 self.callables.add(node.name)  # type: ignore[attr-defined]
             elif node.name in self.wrapped:  # type: ignore[attr-defined]
                 self.candidates.add(id(node))
+        # the defs whose own tf.function passes a shape keyword (RTF106 reads static shapes only
+        # directly in their bodies: ``_ReadOnly._relaxed_dims`` of the innermost def)
+        relaxed_names: set[str] = set()
+        for call in calls:
+            func = call.func
+            inner = func if type(func) is ast.Call else call
+            if type(func) is ast.Call:
+                func = func.func  # type: ignore[attr-defined]
+            if call.args and self.is_tf_function(func) and any(k.arg in SHAPE_KEYWORDS for k in inner.keywords):  # type: ignore[attr-defined]
+                first = call.args[0]
+                if type(first) is ast.Name:
+                    relaxed_names.add(first.id)  # type: ignore[attr-defined]
+                elif type(first) is ast.Attribute:
+                    relaxed_names.add(first.attr)  # type: ignore[attr-defined]
+        self._relaxed: set[int] = {
+            id(node) for node in defs if id(node) in self.candidates and (
+                node.name in relaxed_names  # type: ignore[attr-defined]
+                or any(type(d) is ast.Call and self.is_tf_function(d.func)  # type: ignore[attr-defined]
+                       and any(k.arg in SHAPE_KEYWORDS for k in d.keywords)  # type: ignore[attr-defined]
+                       for d in node.decorator_list))}  # type: ignore[attr-defined]
         #: (creation node, the name of the def around it or None, a loop around it in that def,
         #: the first argument of a call creation or None)
         self.creations: list[tuple[ast.AST, str | None, bool, ast.expr | None]] = []
         self.loop_called: set[str] = set()  # names called inside a loop or comprehension
         self.loop_valued: set[str] = set()  # valued names with a binding inside a loop (or a loop's target)
-        self._call_sites: list[tuple[str, ast.Call, bool]] = []  # (callable, call, inside a loop)
+        #: (callable, call, inside a loop, the ids of the defs around the call)
+        self._call_sites: list[tuple[str, ast.Call, bool, tuple]] = []
+        #: the names :class:`~retrace_fix.codemods._callsites.ModuleCalls` can resolve a call to a
+        #: tf.function of this module by: a candidate def at module level or a module-level
+        #: ``name = tf.function(...)`` (called by a bare name), a candidate def in a class body
+        #: (called as ``obj.name(...)``); a candidate nested in a def is never a callable
+        self.plain_callables: set[str] = set()
+        self.method_callables: set[str] = set()
+        self._binding_def: dict[int, int] = {}  # id(binding) -> id(the innermost def around it)
+        self._instances: set[str] | None = None  # names assigned ``C(...)`` of a class C of this module (lazy)
+        self._loop_bindings: set[int] = set()  # ids of the bindings inside a loop (or a loop's target)
+        self._first_params: dict[str, set[str]] | None = None  # def name -> its first parameters (lazy)
+        self._parents: dict[int, ast.AST] = {}  # id(call) -> the node holding it (lazy, with _first_params)
         self.graph_draws = False  # a clock or random draw inside a candidate (or a tf.function(lambda))
-        self.graph_range_loops: list[ast.AST] = []  # `for ... in range(...)` inside a candidate
-        #: a static shape read inside a candidate: `.shape`, `.get_shape`, `len` (RTF106's reads)
+        #: `for ... in range(...)` inside a candidate, each with the id of the innermost def around it
+        self.graph_range_loops: list[tuple[ast.AST, int | None]] = []
+        #: id of the innermost def (None: outside any) -> the names stored in its own code
+        self._stores: dict[int | None, set[str]] = {}
+        self._params: dict[int, set[str]] = {}  # id(def) -> the names of its parameters
+        #: a static shape read directly in the body of a candidate whose own tf.function passes a
+        #: shape keyword: `.shape`, `.get_shape`, `len` (RTF106's reads)
         self.graph_shape_reads = False
         if self.candidates or self.wrapped or calls:
             self._walk()
@@ -296,9 +353,63 @@ class TreeFacts:
         func = value.func  # type: ignore[attr-defined]
         if type(func) is ast.Attribute and func.attr == "astype":  # type: ignore[attr-defined]
             return True
-        while type(func) is ast.Attribute:
-            func = func.value  # type: ignore[attr-defined]
-        return type(func) is ast.Name and (func.id in self.imports or func.id in self.classes)  # type: ignore[attr-defined]
+        root = func
+        while type(root) is ast.Attribute:
+            root = root.value  # type: ignore[attr-defined]
+        if type(root) is not ast.Name:
+            return False
+        if root.id in self.classes:  # type: ignore[attr-defined]
+            return True
+        return root.id in self.imports and any(_telling(q) for q in self.qualified(func))  # type: ignore[attr-defined]
+
+    def _creates(self, value: ast.AST) -> bool:
+        """Is ``value`` ``tf.function(...)`` or ``tf.function(...)(...)``?"""
+        return type(value) is ast.Call and (
+            self.is_tf_function(value.func)  # type: ignore[attr-defined]
+            or (type(value.func) is ast.Call and self.is_tf_function(value.func.func)))  # type: ignore[attr-defined]
+
+    def may_call_a_tf_function(self, func: ast.expr) -> bool:
+        """Can ``ModuleCalls`` resolve a call of ``func`` to a tf.function of this module: a bare
+        name of :attr:`plain_callables`, or ``<name>.m(...)`` of a method of
+        :attr:`method_callables` on ``self`` or on a name some assignment gives ``C(...)`` of a
+        class ``C`` of this module (``ModuleCalls._receiver_is_instance``)?"""
+        if type(func) is ast.Name:
+            return func.id in self.plain_callables  # type: ignore[attr-defined]
+        if not (type(func) is ast.Attribute and type(func.value) is ast.Name and func.attr in self.method_callables):  # type: ignore[attr-defined]
+            return False
+        receiver = func.value.id  # type: ignore[attr-defined]
+        if receiver == "self":
+            return True
+        if self._instances is None:
+            self._instances = {
+                target.id  # type: ignore[attr-defined]
+                for node in walk(self.tree) if type(node) is ast.Assign and type(node.value) is ast.Call  # type: ignore[attr-defined]
+                and type(node.value.func) is ast.Name and node.value.func.id in self.classes  # type: ignore[attr-defined]
+                for target in node.targets if type(target) is ast.Name  # type: ignore[attr-defined]
+            }
+        return receiver in self._instances
+
+    def _call_source(self, call: ast.Call) -> object:
+        """What a call passed as an argument brings: the same dtype, shape or Keras object type
+        wherever its text is the same and it reads no name but imported ones (``tf.constant([1.0])``
+        twice is one source); an object of a class of this module (compared by identity), or a
+        call that reads other names (``tf.zeros([n])``: ``n`` may differ), is a source of its own."""
+        root = call.func
+        while type(root) is ast.Attribute:
+            root = root.value  # type: ignore[attr-defined]
+        if type(root) is ast.Name and root.id in self.classes:  # type: ignore[attr-defined]
+            return id(call)
+        for part in (*call.args, *call.keywords):
+            for node in walk(part):
+                if type(node) is ast.Name and node.id not in self.imports:  # type: ignore[attr-defined]
+                    return id(call)
+        return ast.dump(call)
+
+    def _sources(self, name: str, chain: tuple) -> set[int]:
+        """The valued bindings of ``name`` a call inside the defs ``chain`` can read: those of
+        those defs and of the module (``ModuleCalls.reaching`` reads one of these scopes)."""
+        owners = self._binding_def
+        return {b for b in self.valued.get(name, ()) if owners.get(b) is None or owners[b] in chain}
 
     def qualified(self, func: ast.expr) -> set[str]:
         """The canonical dotted names ``func`` (a name or attribute chain) can mean through the imports."""
@@ -319,21 +430,31 @@ class TreeFacts:
     def _walk(self) -> None:
         """Creations, loop calls, calls with arguments, and what the candidates' code does."""
         # (node, def name around it, a loop around it in that def, a loop around it anywhere, graph code)
-        stack: list[tuple[ast.AST, str | None, bool, bool, int]] = [(self.tree, None, False, False, 0)]
+        # and the context: (the ids of the defs around it, "class"/"def" for the innermost
+        # container, None at module level; in the body of a def whose own tf.function passes
+        # input_signature/reduce_retracing/experimental_relax_shapes)
+        stack: list[tuple[ast.AST, str | None, bool, bool, int, tuple]] = [
+            (self.tree, None, False, False, 0, ((), None, False))]
         pop, push = stack.pop, stack.append
         candidates, decorated, surely = self.candidates, self.decorated, self.surely
         while stack:
-            node, owner, loop, any_loop, graph = pop()
+            node, owner, loop, any_loop, graph, ctx = pop()
             kind = type(node)
-            if kind in _BINDINGS and (any_loop or kind is ast.For or kind is ast.AsyncFor):
-                self.loop_valued.update(_valued_names(node, self.call_tells))
+            if kind is ast.Name and type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                self._stores.setdefault(ctx[0][-1] if ctx[0] else None, set()).add(node.id)  # type: ignore[attr-defined]
+            if kind in _BINDINGS:
+                if ctx[0]:
+                    self._binding_def[id(node)] = ctx[0][-1]
+                if any_loop or kind is ast.For or kind is ast.AsyncFor:
+                    self.loop_valued.update(_valued_names(node, self.call_tells))
+                    self._loop_bindings.add(id(node))
             if kind is ast.Call:
                 name = _called_name(node.func)  # type: ignore[attr-defined]
                 if name is not None:
                     if any_loop:
                         self.loop_called.add(name)
                     if name in self.callables and graph != _SURELY_GRAPH:
-                        self._call_sites.append((name, node, any_loop))  # type: ignore[arg-type]
+                        self._call_sites.append((name, node, any_loop, ctx[0]))  # type: ignore[arg-type]
                 func = node.func  # type: ignore[attr-defined]
                 inner = func.func if type(func) is ast.Call else None
                 if node.args and type(node.args[0]) is not ast.Starred and (  # type: ignore[attr-defined]
@@ -342,16 +463,16 @@ class TreeFacts:
                     first = node.args[0]  # type: ignore[attr-defined]
                     self.creations.append((node, owner, loop, first))
                     if type(first) is ast.Lambda:  # tf.function(lambda ...): its body is graph code
-                        push((first, owner, loop, any_loop, graph or _GRAPH))
+                        push((first, owner, loop, any_loop, graph or _GRAPH, ctx))
                         for child in node.args[1:]:  # type: ignore[attr-defined]
-                            push((child, owner, loop, any_loop, graph))
+                            push((child, owner, loop, any_loop, graph, ctx))
                         for keyword in node.keywords:  # type: ignore[attr-defined]
-                            push((keyword, owner, loop, any_loop, graph))
-                        push((func, owner, loop, any_loop, graph))
+                            push((keyword, owner, loop, any_loop, graph, ctx))
+                        push((func, owner, loop, any_loop, graph, ctx))
                         continue
                 if graph and not self.graph_draws and any(draws_at_trace_time(q) for q in self.qualified(func)):
                     self.graph_draws = True
-            elif graph and not self.graph_shape_reads and (
+            elif graph and ctx[2] and not self.graph_shape_reads and (
                 (kind is ast.Attribute and node.attr in _SHAPE_READS)  # type: ignore[attr-defined]
                 or (kind is ast.Name and node.id == "len")  # type: ignore[attr-defined]
             ):
@@ -360,37 +481,47 @@ class TreeFacts:
                 if id(node) in decorated:
                     self.creations.append((node, owner, loop, None))
                 for decorator in node.decorator_list:  # type: ignore[attr-defined]
-                    push((decorator, owner, loop, any_loop, graph))
+                    push((decorator, owner, loop, any_loop, graph, ctx))
                 for child in (node.args, node.returns):  # type: ignore[attr-defined]
                     if child is not None:
-                        push((child, owner, loop, any_loop, graph))
+                        push((child, owner, loop, any_loop, graph, ctx))
                 inside = _SURELY_GRAPH if graph == _SURELY_GRAPH or id(node) in surely else (
                     _GRAPH if graph or id(node) in candidates else 0)
+                if id(node) in candidates:
+                    if ctx[1] is None:
+                        self.plain_callables.add(node.name)  # type: ignore[attr-defined]
+                    elif ctx[1] == "class":
+                        self.method_callables.add(node.name)  # type: ignore[attr-defined]
+                arguments = node.args  # type: ignore[attr-defined]
+                self._params[id(node)] = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                                          *(x for x in (arguments.vararg, arguments.kwarg) if x))}
+                inner_ctx = ((*ctx[0], id(node)), "def", id(node) in self._relaxed)
                 for statement in node.body:  # type: ignore[attr-defined]
-                    push((statement, node.name, False, any_loop, inside))  # type: ignore[attr-defined]
+                    push((statement, node.name, False, any_loop, inside, inner_ctx))  # type: ignore[attr-defined]
                 continue
+            elif kind is ast.ClassDef:
+                for child in (*node.decorator_list, *node.bases, *node.keywords):  # type: ignore[attr-defined]
+                    push((child, owner, loop, any_loop, graph, ctx))
+                inner_ctx = (ctx[0], "class", ctx[2])
+                for statement in node.body:  # type: ignore[attr-defined]
+                    push((statement, owner, loop, any_loop, graph, inner_ctx))
+                continue
+            elif kind is ast.Assign and ctx[1] is None and self._creates(node.value):  # type: ignore[attr-defined]
+                self.plain_callables.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
             elif kind in _LOOPS or kind in _COMPREHENSIONS:
                 if graph and (kind is ast.For or kind is ast.AsyncFor):
                     iterable = node.iter  # type: ignore[attr-defined]
                     if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
-                        self.graph_range_loops.append(node)
-                for name in child_fields(kind):
-                    value = getattr(node, name, None)
-                    if type(value) is list:
-                        for item in value:
-                            if isinstance(item, _AST):
-                                push((item, owner, True, True, graph))
-                    elif isinstance(value, _AST):
-                        push((value, owner, True, True, graph))
-                continue
+                        self.graph_range_loops.append((node, ctx[0][-1] if ctx[0] else None))
+                loop = any_loop = True  # for its children: every part of a loop may repeat
             for name in child_fields(kind):
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for item in value:
                         if isinstance(item, _AST):
-                            push((item, owner, loop, any_loop, graph))
+                            push((item, owner, loop, any_loop, graph, ctx))
                 elif isinstance(value, _AST):
-                    push((value, owner, loop, any_loop, graph))
+                    push((value, owner, loop, any_loop, graph, ctx))
 
     # ------------------------------------------------------------------ what the checks ask
 
@@ -449,9 +580,44 @@ class TreeFacts:
                 continue
             if owner in self.loop_called:
                 return True
-            if method_wraps and first is not None and type(first) in (ast.Attribute, ast.Lambda, ast.Call):
+            if method_wraps and first is not None and type(first) in (ast.Lambda, ast.Call):
+                return True
+            if method_wraps and type(first) is ast.Attribute and self._own_method_wrap(_node, owner, first):
                 return True
         return False
+
+    def _own_method_wrap(self, node: ast.AST, owner: str, first: ast.Attribute) -> bool:
+        """Can ``HoistFacts.method_evidence`` find evidence in ``tf.function(<x>.m)`` (``node``) in the
+        def ``owner``: ``<x>`` is the first parameter of a def of that name (the method's ``self``),
+        and the new function does not escape (``escapes``: it is called, an attribute of it is
+        read, it is passed to a call or assigned to names only)?"""
+        if type(first.value) is not ast.Name:
+            return False
+        if self._first_params is None:
+            self._first_params = {}
+            self._parents = {}
+            for each in walk(self.tree):
+                kind = type(each)
+                if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                    arguments = [*each.args.posonlyargs, *each.args.args]  # type: ignore[attr-defined]
+                    if arguments:
+                        self._first_params.setdefault(each.name, set()).add(arguments[0].arg)  # type: ignore[attr-defined]
+                for name in child_fields(kind):
+                    value = getattr(each, name, None)
+                    for child in value if type(value) is list else (value,):
+                        if type(child) is ast.Call:
+                            self._parents[id(child)] = each
+        if first.value.id not in self._first_params.get(owner, ()):  # type: ignore[attr-defined]
+            return False
+        parent = self._parents.get(id(node))
+        kind = type(parent)
+        if kind is ast.Call:
+            return True  # called, or passed to a call (a TF op's argument does not escape)
+        if kind is ast.Attribute:
+            return True
+        if kind is ast.Assign:
+            return all(type(t) is ast.Name for t in parent.targets)  # type: ignore[attr-defined]
+        return kind is ast.keyword
 
     def calls_a_tf_function_with_arguments(self) -> bool:
         """Does a call of a name that can be a tf.function of this module pass arguments the
@@ -470,7 +636,9 @@ class TreeFacts:
         per_parameter: dict[tuple[str, int], set] = {}
         by_keyword: dict[str, set] = {}
         loop_valued = self.loop_valued
-        for name, call, in_loop in self._call_sites:
+        for name, call, in_loop, chain in self._call_sites:
+            if not self.may_call_a_tf_function(call.func):
+                continue
             position = 0
             arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
             for value, keyword in arguments:
@@ -482,11 +650,13 @@ class TreeFacts:
                     position += 1
                 # the distinct values an argument can bring: a binding, a call, a literal
                 if kind is ast.Name:
-                    sources = set(self.valued.get(value.id, ()))  # type: ignore[attr-defined]
-                    varies = value.id in loop_valued or not loop_valued.isdisjoint(  # type: ignore[attr-defined]
+                    sources = self._sources(value.id, chain)  # type: ignore[attr-defined]
+                    varies = not sources.isdisjoint(self._loop_bindings) or not loop_valued.isdisjoint(
                         self.call_values.get(value.id, ()))  # type: ignore[attr-defined]
-                elif kind is ast.BinOp or (kind is ast.Call and self.call_tells(value)):
+                elif kind is ast.BinOp:
                     sources, varies = {id(value)}, True
+                elif kind is ast.Call and self.call_tells(value):
+                    sources, varies = {self._call_source(value)}, True
                 elif _literal(value):
                     sources, varies = {ast.dump(value)}, False
                 else:
@@ -502,16 +672,42 @@ class TreeFacts:
         return any(len(sources | by_keyword.get(name, set())) >= 2 for (name, _), sources in per_parameter.items())
 
     def range_loop_with_a_bound(self) -> bool:
-        """A graph ``for ... in range(...)`` whose bounds are not all number literals (RTF001 acts
-        only where a bound is a parameter or a tensor: ``range(3)`` is unrolled on purpose)."""
+        """A graph ``for ... in range(...)`` with a bound that may be a parameter or a tensor
+        (:meth:`_may_be_tensor`): RTF001 acts only on those (``range(3)``, ``range(len(x))`` and
+        ``range(self.n)`` are Python loops AutoGraph unrolls)."""
         return any(
-            any(type(arg) is not ast.Constant for arg in loop.iter.args)  # type: ignore[attr-defined]
-            for loop in self.graph_range_loops
+            any(self._may_be_tensor(arg, function) for arg in loop.iter.args)  # type: ignore[attr-defined]
+            for loop, function in self.graph_range_loops
         )
+
+    def _may_be_tensor(self, expr: ast.AST, function: int | None) -> bool:
+        """Can :func:`~retrace_fix.codemods._tf_values.is_tensor_expr` call ``expr`` a tensor, or
+        is it a name (a parameter): a name, a call of an imported name (a TF op), a subscript of
+        one (``tf.shape(x)[0]``), arithmetic on one?  Never an attribute (``self.n``, ``x.shape[0]``),
+        ``len(x)`` or a number.  A name only as a parameter of ``function`` (the innermost def
+        around the loop), a name its own code stores (``tf_valued_names``) or one the module's
+        code stores (``RangeDecider.module_tf_names``)."""
+        kind = type(expr)
+        if kind is ast.Name:
+            name = expr.id  # type: ignore[attr-defined]
+            return (function is not None and (name in self._params.get(function, ()) or name in self._stores.get(function, ()))
+                    ) or name in self._stores.get(None, ())
+        if kind is ast.Call:
+            root = expr.func  # type: ignore[attr-defined]
+            while type(root) is ast.Attribute:
+                root = root.value  # type: ignore[attr-defined]
+            return type(root) is ast.Name and root.id in self.imports  # type: ignore[attr-defined]
+        if kind is ast.Subscript:
+            return self._may_be_tensor(expr.value, function)  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return self._may_be_tensor(expr.left, function) or self._may_be_tensor(expr.right, function)  # type: ignore[attr-defined]
+        if kind is ast.UnaryOp:
+            return self._may_be_tensor(expr.operand, function)  # type: ignore[attr-defined]
+        return False
 
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
-        for loop in self.graph_range_loops:
+        for loop, _function in self.graph_range_loops:
             for statement in loop.body:  # type: ignore[attr-defined]
                 for node in walk(statement):
                     if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]

@@ -96,6 +96,7 @@ import libcst as cst
 from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._bind_decider import ArgDecider
+from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of
 from retrace_fix.rules import Rule
@@ -133,13 +134,21 @@ class BindCallableOnceCommand(RetraceCodemod):
                 callees.add(node.name)
             elif kind is ast.Assign:
                 callees.update(target.id for target in node.targets if type(target) is ast.Name)
+        facts = tree_facts(tree, outline)
+        # ModuleCalls' sites (a tf.function of this module called by a bare name or as a method
+        # of an instance), and the calls of a def of the module's body (a forwarder, by a bare name)
+        forwarders = {node.name for node in tree.body if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef)}
+
+        def resolvable(func: ast.expr) -> bool:
+            return facts.may_call_a_tf_function(func) or (type(func) is ast.Name and func.id in forwarders)
+
         for loop in outermost_loops(tree):  # an outer loop holds the calls of the loops inside it
             for node in walk(loop):
                 if type(node) is not ast.Call:
                     continue
                 func = node.func
                 name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
-                if name not in callees:
+                if name not in callees or not resolvable(func):
                     continue
                 for value in [*node.args, *(k.value for k in node.keywords)]:
                     if isinstance(value, (ast.Attribute, ast.Lambda)) or (

@@ -99,7 +99,7 @@ class CompileInLoopCommand(RetraceCodemod):
         ones to look at, each read once."""
         for loop in outermost_loops(tree):
             called = {n.func.attr for n in walk(loop) if type(n) is ast.Call and type(n.func) is ast.Attribute}
-            if "compile" in called and not called.isdisjoint(_TRAIN_METHODS):
+            if "compile" in called and not called.isdisjoint(_TRAIN_METHODS) and _may_report(loop):
                 return True
         return False
 
@@ -234,6 +234,36 @@ class CompileInLoopCommand(RetraceCodemod):
         while name in self._names or name in self._flags:
             name, index = f"{base}_{index}", index + 1
         return name
+
+
+def _may_report(outer: ast.AST) -> bool:
+    """Is there, in ``outer`` or a loop inside it, a loop ``L`` holding a ``name.compile(...)``
+    statement and a training call on the same ``name`` that no assignment in ``L`` rebinds (what
+    :meth:`CompileInLoopCommand.leave_SimpleStatementLine` asks of the innermost loop around
+    the compile, with ``_trains`` and ``_bound_in``)?"""
+    for loop in walk(outer):
+        if type(loop) not in (ast.For, ast.AsyncFor, ast.While):
+            continue
+        compiled, trained, bound = set(), set(), set()
+        for node in walk(loop):
+            kind = type(node)
+            if kind is ast.Expr:
+                call = node.value  # type: ignore[attr-defined]
+                if type(call) is ast.Call and type(call.func) is ast.Attribute and call.func.attr == "compile" \
+                        and type(call.func.value) is ast.Name:  # type: ignore[attr-defined]
+                    compiled.add(call.func.value.id)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                func = node.func  # type: ignore[attr-defined]
+                if type(func) is ast.Attribute and func.attr in _TRAIN_METHODS and type(func.value) is ast.Name:
+                    trained.add(func.value.id)  # type: ignore[attr-defined]
+            elif kind is ast.Assign or kind is ast.AugAssign or kind is ast.NamedExpr or kind is ast.For:
+                targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                for target in targets:
+                    bound.update(n.id for n in walk(target)  # type: ignore[attr-defined]
+                                 if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
+        if not (compiled & trained) <= bound:
+            return True
+    return False
 
 
 def _trains(loop: cst.CSTNode, receiver: str) -> cst.Call | None:

@@ -127,13 +127,15 @@ import libcst as cst
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._keras import KerasEvidence
 from retrace_fix.codemods._predict_facts import (
+    MODEL_WORD_BYTES,
     PREDICT_METHODS,
+    has_predict_call,
     is_self_attribute,
     one_output,
     per_step_methods,
-    predict_calls,
     quiet,
-    self_attribute_calls,
+    per_step_candidates,
+    graph_predict_candidates,
     without_keyword,
 )
 from retrace_fix.findings import Tier
@@ -167,25 +169,22 @@ class PredictToCallCommand(RetraceCodemod):
     @classmethod
     def might_apply(cls, data: bytes) -> bool:
         """A predict call (TRIGGERS), and what :meth:`might_apply_to_tree` needs besides, in bytes:
-        the name ``Model`` or ``Sequential``, or a possible tf.function."""
+        a word of Keras-model evidence (``Model``, ``Sequential``, a loader, ``applications``:
+        :func:`~retrace_fix.codemods._predict_facts.model_evidence`), or a possible tf.function."""
         return super().might_apply(data) and (
-            b"Model" in data or b"Sequential" in data or may_reference_tf_function(data))
+            any(word in data for word in MODEL_WORD_BYTES) or may_reference_tf_function(data))
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:
-        """A predict call is reported only inside a tf.function, or on a bare name in the body
-        of a loop of a module that builds a ``Sequential`` or ``Model`` (the unsafe form needs
-        the model's constructor): a module needs parsing when it has such a call, or a
-        predict call in the code a tf.function can be in (:meth:`Outline.tf_function_code`)."""
-        in_loop, anywhere = predict_calls(tree)
-        keras_model = "Model" in outline.text or "Sequential" in outline.text
-        if in_loop and keras_model:
+        """A Keras call is reported outside a tf.function only once per step of a Python loop, on
+        a model the module builds or shows (:func:`per_step_candidates`), and a predict call
+        inside a tf.function (:func:`graph_predict_candidates`, in the code a tf.function can be
+        in: :meth:`Outline.tf_function_code`): a module needs parsing when it has such a call."""
+        if per_step_candidates(tree):
             return True
-        if keras_model and self_attribute_calls(tree):
-            return True  # `self.model.predict(...)` / `train_on_batch` in a method a loop may call
-        if not anywhere or not outline.references_tf_function:
+        if not outline.references_tf_function or not has_predict_call(tree):
             return False
-        return any(predict_calls(node)[1] for node in outline.tf_function_code())
+        return graph_predict_candidates(outline.tf_function_code(), tree)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)

@@ -115,6 +115,25 @@ def test_compile_in_a_loop_is_read_in_the_bytes_first(text, needed):
         assert not CompileInLoopCommand.might_apply(text.encode())
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # train_on_batch on a bare name, the model built or loaded (no predict call in the file)
+        KERAS + "for x, y in data:\n    model.train_on_batch(x, y)\n",
+        "import tensorflow as tf\nmodel = tf.keras.models.load_model(p)\nfor x, y in data:\n"
+        "    model.train_on_batch(x, y)\n",
+        # a bare-name predict in a method a loop calls every step
+        KERAS + "class Agent:\n    def act(self, s):\n        return model.predict(s, verbose=0)\n\n"
+        "agent = Agent()\nfor s in states:\n    agent.act(s)\n",
+    ],
+)
+def test_keras_calls_per_loop_step_that_report_are_parsed(text):
+    """Each reports when run without the prefilter, and the prefilter lets it through (the
+    tree check once asked for a predict call in a loop, or on ``self.<attr>``, before these)."""
+    assert reports(text, "RTF002")
+    assert "RTF002" in planned(text)
+
+
 def test_a_predict_call_needs_a_keras_model_or_a_tf_function_in_the_bytes():
     from retrace_fix.codemods.predict_to_call import PredictToCallCommand
 
@@ -232,3 +251,102 @@ def test_graph_code_diagnostics_need_a_draw_or_a_shape_read_in_graph_code(text, 
 )
 def test_range_codemods_need_a_range_loop_in_graph_code(text, code, needed):
     check_plan(text, code, needed)
+
+
+def reports(text: str, code: str) -> bool:
+    """Does ``code``'s codemod report something on ``text``, run without the prefilter?"""
+    from pathlib import Path
+
+    cls = next(cls for cls in REGISTRY if cls.CODE == code)
+    job = FileJob(path=Path("/nonexistent/input.py"), display="input.py", relpath="input.py", data=text.encode())
+    result = process_file(job, RunOptions(select=cls.codes(), unsafe_fixes=True, prefilter=False))
+    assert not result.error, result.error
+    return bool(result.findings)
+
+
+KERAS_CLASS = TF + "class A(tf.keras.Model):\n    def __init__(self):\n        self.net = {}\n\n" \
+    "    def act(self, s):\n        return self.net.predict(s, verbose=0)\n\nfor s in states:\n    A().act(s)\n"
+
+#: the fourth pass's reasons to drop a file: (near miss the check drops, its positive twin, code)
+NEAR_MISSES = [
+    # RTF101-107: only calls ModuleCalls resolves (a tf.function nested in a def is no callable)
+    (TF + "def run(x):\n    @tf.function\n    def f(y, n):\n        return y\n    f(x, 1)\n    f(x, 2)\n",
+     STEP + "def run(x):\n    step(x, 1)\n    step(x, 2)\n", "RTF101"),
+    # ...a method only as <name>.m(...)
+    (TF + "class A:\n    @tf.function\n    def step(self, x, n):\n        return x\n\nA().step(x, 1)\nA().step(x, 2)\n",
+     TF + "class A:\n    @tf.function\n    def step(self, x, n):\n        return x\n\na = A()\na.step(x, 1)\n"
+     "a.step(x, 2)\n", "RTF101"),
+    # ...a name's bindings only in the defs around the call and the module
+    (STEP + "def a(x):\n    n = 2\n    return n\n\ndef b(x):\n    n = 3\n    step(x, n)\n",
+     STEP + "def b(x):\n    n = 2\n    if flag:\n        n = 3\n    step(x, n)\n", "RTF101"),
+    # ...a call states a type only as a Keras class or a TF/NumPy constructor
+    (STEP + "for b in data:\n    m = tf.nn.relu(b)\n    step(m, 1)\n",
+     STEP + "for n in range(3):\n    m = tf.zeros([n])\n    step(m, 1)\n", "RTF101"),
+    # ...a method's receiver only as self or a name assigned an instance of a class of this module
+    (TF + "class A:\n    @tf.function\n    def step(self, x, n):\n        return x\n\na = make()\na.step(x, 1)\n"
+     "a.step(x, 2)\n",
+     TF + "class A:\n    @tf.function\n    def step(self, x, n):\n        return x\n\na = A()\na.step(x, 1)\n"
+     "a.step(x, 2)\n", "RTF101"),
+    # ...the same constructor text, reading no local name, states the same dtype and shape
+    (STEP + "step(tf.constant([1.0]), 1)\nstep(tf.constant([1.0]), 1)\n",
+     STEP + "step(tf.constant([1.0]), 1)\nstep(tf.constant([1]), 1)\n", "RTF101"),
+    # ...a value varies in a loop only through bindings the call can read
+    (STEP + "def a():\n    for n in range(3):\n        pass\n\ndef b(x):\n    n = 2\n    for i in data:\n"
+     "        step(x, n)\n",
+     STEP + "def b(x):\n    for n in range(3):\n        step(x, n)\n", "RTF101"),
+    # RTF002 outside a tf.function: a call _blocker accepts, on a model built by Model/Sequential
+    (KERAS + "for x in data:\n    y = model.predict(x, batch_size=8)\n",
+     KERAS + "for x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
+    (TF + "model = tf.keras.models.load_model(p)\nfor x in data:\n    y = model.predict(x, verbose=0)\n",
+     TF + "model = tf.keras.Sequential()\nfor x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
+    (KERAS_CLASS.format("make()"), KERAS_CLASS.format("tf.keras.Sequential()"), "RTF002"),
+    # RTF002 inside one: a blocked call reports only on Keras evidence
+    (TF + "@tf.function\ndef f(model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
+     TF + "@tf.function\ndef f(model: tf.keras.Model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
+     "RTF002"),
+    # RTF106: a static shape read directly in a tf.function that itself generalises shapes
+    (TF + "@tf.function(reduce_retracing=True)\ndef f(x):\n    return x\n\n@tf.function\ndef g(x):\n"
+     "    return tf.reshape(x, [x.shape[0], -1])\n",
+     TF + "@tf.function\ndef f(x):\n    return x\n\n@tf.function(reduce_retracing=True)\ndef g(x):\n"
+     "    return tf.reshape(x, [x.shape[0], -1])\n", "RTF102"),
+    # RTF009: a loop passes a callable only to a call ModuleCalls resolves (or a module-level forwarder)
+    (TF + "def run(xs):\n    @tf.function\n    def step(fn, x):\n        return fn(x)\n\n    for x in xs:\n"
+     "        step(lambda v: v + 1, x)\n",
+     TF_STEP + "def run(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n", "RTF009"),
+    # RTF010: a compile and a training call on the same model, which the loop does not rebind
+    (TF + "for lr in rates:\n    model = make()\n    model.compile(optimizer='sgd', loss='mse')\n"
+     "    model.fit(x, y)\n",
+     TF + "model = make()\nfor lr in rates:\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y)\n",
+     "RTF010"),
+    (TF + "for lr in rates:\n    model.compile(optimizer='sgd', loss='mse')\n    other.fit(x, y)\n",
+     TF + "for lr in rates:\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y)\n", "RTF010"),
+    # RTF001: a bound that may be a tensor or a parameter
+    (TF + "@tf.function\ndef f(x):\n    for i in range(len(x)):\n        x += 1\n    return x\n",
+     TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
+     "RTF001"),
+    (TF + "class A:\n    @tf.function\n    def f(self, x):\n        for i in range(self.n):\n            x += 1\n"
+     "        return x\n",
+     TF + "class A:\n    @tf.function\n    def f(self, x, n):\n        for i in range(n):\n            x += 1\n"
+     "        return x\n\na = A()\na.f(x, 3)\na.f(x, 4)\n", "RTF001"),
+    (TF + "def outer(n):\n    @tf.function\n    def f(x):\n        for i in range(n):\n            x += 1\n"
+     "        return x\n    return f\n",
+     TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
+     "RTF001"),
+    # RTF006: tf.function(<self>.m) of the method's own object, and not stored or returned
+    (TF + "import mod\n\nclass A:\n    def call(self, x):\n        return tf.function(mod.g)(x)\n",
+     TF + "class A:\n    def call(self, x):\n        return tf.function(self.g)(x)\n\n    def g(self, x):\n"
+     "        return x\n", "RTF006"),
+    (TF + "class A:\n    def build(self):\n        self.f = tf.function(self.g)\n\n    def g(self):\n        return 1\n",
+     TF + "class A:\n    def run(self):\n        f = tf.function(self.g)\n        return f()\n\n    def g(self):\n"
+     "        return 1\n", "RTF006"),
+    (TF + "class A:\n    def build(self):\n        return tf.function(self.g)\n\n    def g(self):\n        return 1\n",
+     TF + "class A:\n    def run(self):\n        return tf.function(self.g)()\n\n    def g(self):\n        return 1\n",
+     "RTF006"),
+]
+
+
+@pytest.mark.parametrize("near_miss, twin, code", NEAR_MISSES)
+def test_each_reason_to_drop_a_file_has_a_near_miss_and_a_twin_that_reports(near_miss, twin, code):
+    check_plan(near_miss, code, False)  # dropped, and it reports nothing without the prefilter
+    assert code in planned(twin)
+    assert reports(twin, code)
