@@ -115,25 +115,35 @@ def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
 
 
 def per_step_candidates(tree: ast.AST) -> bool:
-    """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note):
-    ``name.predict(x)`` (a call :func:`blocked` does not refuse) in the body of a loop or in a
-    class (whose method a loop may call every step), ``name`` assigned a
-    ``...Model(...)``/``...Sequential(...)`` call; ``self.<attr>.predict(x)`` with ``self.<attr>``
-    so assigned; or ``name.train_on_batch(...)``/``self.<attr>.train_on_batch(...)`` in a module
-    with Keras-model evidence (:func:`model_evidence`: the decider asks for a Keras receiver)?"""
-    names = attrs = evidence = None
-    stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]
+    """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note)?  Only
+    a call made once per step: in the body of a loop, or in a method of a class that a loop calls
+    every step (:func:`ast_per_step_methods`); and only ``name.predict(x)``/``self.<attr>.predict(x)``
+    (a call :func:`blocked` does not refuse) on a name or attribute assigned a
+    ``...Model(...)``/``...Sequential(...)`` call, or ``name.train_on_batch(...)``/
+    ``self.<attr>.train_on_batch(...)`` in a module with Keras-model evidence (:func:`model_evidence`:
+    the decider asks for a Keras receiver)."""
+    names = attrs = evidence = step_methods = None
+    # (node, in a loop body, in a class, the names of the defs around it)
+    stack: list[tuple[ast.AST, bool, bool, tuple[str, ...]]] = [(tree, False, False, ())]
     while stack:
-        node, in_loop, in_class = stack.pop()
+        node, in_loop, in_class, defs = stack.pop()
         kind = type(node)
         if kind is ast.Call:
             func = node.func
             if type(func) is ast.Attribute and func.attr in PER_STEP_METHODS:
+                # the decider reports only a call made once per step (its _per_step_place)
+                per_step = in_loop
+                if not per_step and in_class and defs:
+                    if step_methods is None:
+                        step_methods = ast_per_step_methods(tree)
+                    per_step = not step_methods.isdisjoint(defs)
                 receiver = func.value
-                if func.attr == "train_on_batch":
-                    if type(receiver) is ast.Name or (
-                            type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
-                            and receiver.value.id == "self"):
+                on_self = (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
+                           and receiver.value.id == "self")
+                if not per_step:
+                    pass  # asked once: nothing to say
+                elif func.attr == "train_on_batch":
+                    if type(receiver) is ast.Name or on_self:
                         if evidence is None:
                             evidence = model_evidence(tree)
                         if evidence:
@@ -141,20 +151,53 @@ def per_step_candidates(tree: ast.AST) -> bool:
                 elif not blocked(node):
                     if names is None:
                         names, attrs = model_builds(tree)
-                    if type(receiver) is ast.Name and (in_loop or in_class) and receiver.id in names:
-                        return True
-                    if (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
-                            and receiver.value.id == "self" and receiver.attr in attrs):
+                    if (type(receiver) is ast.Name and receiver.id in names) or (on_self and receiver.attr in attrs):
                         return True
         bodies = _LOOP_BODIES.get(kind, ())
         inside_class = in_class or kind is ast.ClassDef
+        inside_defs = (*defs, node.name) if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef else defs
         for name in child_fields(kind):
             value = getattr(node, name, None)
             flag = in_loop or bodies is None or name in bodies
             for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.AST):
-                    stack.append((child, flag, inside_class))
+                    stack.append((child, flag, inside_class, inside_defs))
     return False
+
+
+def ast_per_step_methods(tree: ast.AST) -> frozenset[str]:
+    """:func:`per_step_methods` read on CPython's tree, as a superset: the names called as
+    ``obj.<name>(...)`` in the body (or a ``while`` loop's test) of a ``for``/``while`` loop, and
+    the ``self.<name>()`` calls of the defs so named, transitively."""
+    in_loops: set[str] = set()
+    self_calls: dict[str, set[str]] = {}
+    stack: list[tuple[ast.AST, bool, str | None]] = [(tree, False, None)]
+    while stack:
+        node, in_loop, function = stack.pop()
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            function, in_loop = node.name, False
+        elif kind is ast.Call and type(node.func) is ast.Attribute:
+            if in_loop:
+                in_loops.add(node.func.attr)
+            receiver = node.func.value
+            if function is not None and type(receiver) is ast.Name and receiver.id == "self":
+                self_calls.setdefault(function, set()).add(node.func.attr)
+        looped = ("body",) if kind in (ast.For, ast.AsyncFor) else ("test", "body") if kind is ast.While else ()
+        for name in child_fields(kind):
+            value = getattr(node, name, None)
+            flag = in_loop or name in looped
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast.AST):
+                    stack.append((child, flag, function))
+    found = set(in_loops)
+    todo = list(found)
+    while todo:
+        for callee in self_calls.get(todo.pop(), ()):
+            if callee not in found:
+                found.add(callee)
+                todo.append(callee)
+    return frozenset(found)
 
 
 def graph_predict_candidates(roots: list[ast.AST], tree: ast.AST) -> bool:

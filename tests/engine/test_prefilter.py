@@ -300,6 +300,12 @@ NEAR_MISSES = [
     (TF + "model = tf.keras.models.load_model(p)\nfor x in data:\n    y = model.predict(x, verbose=0)\n",
      TF + "model = tf.keras.Sequential()\nfor x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
     (KERAS_CLASS.format("make()"), KERAS_CLASS.format("tf.keras.Sequential()"), "RTF002"),
+    # ...a bare-name predict in a class only in a method a loop calls (through self calls too)
+    (KERAS + "class Agent:\n    def act(self, s):\n        return model.predict(s, verbose=0)\n\n"
+     "    def run(self, states):\n        return [self.act(s) for s in states]\n",
+     KERAS + "class Agent:\n    def act(self, s):\n        return model.predict(s, verbose=0)\n\n"
+     "    def run(self, states):\n        for s in states:\n            self.step(s)\n\n"
+     "    def step(self, s):\n        return self.act(s)\n", "RTF002"),
     # RTF002 inside one: a blocked call reports only on Keras evidence
     (TF + "@tf.function\ndef f(model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
      TF + "@tf.function\ndef f(model: tf.keras.Model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
