@@ -12,6 +12,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -181,6 +184,19 @@ def _module_only(provider: type) -> bool:
     return hooks == {"visit_Module"}
 
 
+@functools.lru_cache(maxsize=None)
+def _scope_hook_is_known() -> bool:
+    """Is ``ScopeProvider.visit_Module`` this LibCST's (1.x) three lines: a ``ScopeVisitor(self)``
+    walks the module, then ``infer_accesses()``?  Read from its source, as :mod:`retrace_fix.fastvisit`
+    reads LibCST's; another LibCST's hook runs as it is (its full walk), never a guess of it."""
+    try:
+        lines = [line.strip() for line in inspect.getsource(ScopeProvider.visit_Module).splitlines()]
+    except (OSError, TypeError):
+        return False
+    body = [line for line in lines[1:] if line and not line.startswith("#")]
+    return body == ["visitor = ScopeVisitor(self)", "node.visit(visitor)", "visitor.infer_accesses()"]
+
+
 def resolve_whole_module(wrapper: MetadataWrapper, provider: type) -> Mapping[cst.CSTNode, Any]:
     """``wrapper.resolve(provider)``, less LibCST's walk around it.
 
@@ -193,7 +209,9 @@ def resolve_whole_module(wrapper: MetadataWrapper, provider: type) -> Mapping[cs
     LibCST stores it, so a later ``wrapper.resolve`` finds it.  Any other provider goes
     through ``wrapper.resolve``.
     """
-    done = wrapper._metadata  # LibCST's table of resolved providers (libcst.metadata.wrapper)
+    done = getattr(wrapper, "_metadata", None)  # LibCST's table of resolved providers (libcst.metadata.wrapper)
+    if not isinstance(done, dict):  # another LibCST's wrapper: its own resolution
+        return wrapper.resolve(provider)
     if provider in done:
         return done[provider]
     if not _module_only(provider):
@@ -203,7 +221,7 @@ def resolve_whole_module(wrapper: MetadataWrapper, provider: type) -> Mapping[cs
     instance = provider()
     instance.metadata = dependencies
     try:
-        if provider is ScopeProvider:
+        if provider is ScopeProvider and _scope_hook_is_known():
             # ScopeProvider.visit_Module, with a visitor that does not walk into tokens
             visitor = _ScopeVisitor(instance)
             wrapper.module.visit(visitor)

@@ -69,3 +69,18 @@ def test_scopes_are_libcsts(path: Path) -> None:
         if want is not None:
             assert expected_scopes[id(want)] == actual_scopes[id(got)], type(node).__name__
     assert sorted(expected_scopes.values()) == sorted(actual_scopes.values())
+
+
+def test_the_fast_scope_walk_is_taken_only_for_the_known_libcst_hook(monkeypatch) -> None:
+    """This LibCST's ``ScopeProvider.visit_Module`` is the three lines the fast walk copies; where
+    it is not (another LibCST), the hook runs as it is: every node, tokens included, LibCST's."""
+    import retrace_fix.analysis as analysis
+
+    assert analysis._scope_hook_is_known()
+    module = cst.parse_module(SOURCES[0].read_text(encoding="utf-8"))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    monkeypatch.setattr(analysis, "_scope_hook_is_known", lambda: False)
+    with fastvisit.installed():
+        actual = resolve_whole_module(MetadataWrapper(module, unsafe_skip_copy=True), ScopeProvider)
+    assert len(actual) == len(expected)  # tokens too: LibCST's own walk
+    assert set(map(id, actual)) == set(map(id, expected))
