@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -166,7 +165,6 @@ class _ScopeVisitor(ScopeVisitor):
     visitor gives every node it leaves its scope, tokens included; nothing asks a token's
     scope, and no name, assignment or access sits below a token field, so every other
     node's answer is LibCST's (``tests/test_analysis_scopes.py`` compares them)."""
-
 
 
 setattr(_ScopeVisitor, SKIP_TOKENS_ATTRIBUTE, True)

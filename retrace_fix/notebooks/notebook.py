@@ -310,12 +310,6 @@ def is_python_language(name: str | None) -> bool:
     return name is None or name.lower() in ("python", "python3", "ipython", "ipython3")
 
 
-def read_document(data: bytes | str) -> tuple[str, list]:
-    """(the JSON text, the cells) of a notebook's bytes or text, checked to be nbformat 4; raises NotebookError."""
-    document = load_document(data)
-    return document.json_text, document.cells
-
-
 @dataclass(frozen=True)
 class Document:
     """A notebook's JSON read once (:func:`load_document`): what reading it goes on from."""
@@ -328,8 +322,7 @@ class Document:
     def code_source_bytes(self) -> bytes:
         """The code cells' sources, one after another (a line end between two), in UTF-8: all of the
         notebook that can become Python (outputs, images and markdown are not)."""
-        return "\n".join(join_source(cell.get("source", ""), index + 1) for index, cell in enumerate(self.cells)
-                         if cell.get("cell_type") == "code").encode("utf-8", "surrogatepass")
+        return "\n".join(source for _cell, source in cell_sources(self.cells)).encode("utf-8", "surrogatepass")
 
 
 def load_document(data: bytes | str) -> Document:
@@ -748,7 +741,11 @@ def validation_problem(json_text: str) -> str | None:
 
 def code_sources(json_text: str) -> list[tuple[int, str]]:
     """(1-based cell number, source) of each code cell of a notebook's JSON text."""
-    cells = json.loads(json_text).get("cells", [])
+    return cell_sources(json.loads(json_text).get("cells", []))
+
+
+def cell_sources(cells: list) -> list[tuple[int, str]]:
+    """(1-based cell number, source) of each code cell of a notebook's cells (read from its JSON)."""
     return [
         (index + 1, join_source(cell.get("source", ""), index + 1))
         for index, cell in enumerate(cells)
