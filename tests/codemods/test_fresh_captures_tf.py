@@ -11,10 +11,8 @@ fresh capture, and stays reported.  One import of TensorFlow and one recording f
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
-import types
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ tf = pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlo
 
 from retrace_fix.traces.context import record_traces  # noqa: E402
 from retrace_fix.traces.model import load_trace_file  # noqa: E402
+from tests.support.case_modules import CountingTf, load_module  # noqa: E402
 from tests.support.cli_runner import run_cli  # noqa: E402
 
 pytestmark = pytest.mark.tf
@@ -30,39 +29,12 @@ pytestmark = pytest.mark.tf
 CASE = Path(__file__).resolve().parents[2] / "golden" / "hoist-tf-function" / "new-model-per-fold-traces"
 
 
-class _CountingTf(types.ModuleType):
-    """``tf`` for the case's module, whose ``tf.function`` keeps every Function object it makes."""
-
-    def __init__(self, made: list):
-        super().__init__("tensorflow")
-        self._made = made
-
-    def __getattr__(self, name):
-        return getattr(tf, name)
-
-    def function(self, *args, **kwargs):
-        made = tf.function(*args, **kwargs)
-        if callable(made) and not args:  # @tf.function(...) form: wrap the decorator
-            decorator = made
-
-            def wrap(f):
-                function = decorator(f)
-                self._made.append(function)
-                return function
-
-            return wrap
-        self._made.append(made)
-        return made
-
-
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """The case run as drive.py runs it, recorded; the Function objects each call made, by function."""
     directory = Path(os.path.realpath(tmp_path_factory.mktemp("fresh-captures")))
     shutil.copyfile(CASE / "input.py", directory / "input.py")
-    spec = importlib.util.spec_from_file_location("_fresh_captures_case", directory / "input.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(directory / "input.py", "_fresh_captures_case")
     made: dict[str, list] = {"train_fold": [], "train_epoch": []}
     rng = __import__("numpy").random.default_rng(0)
     x = rng.normal(size=(24, 4)).astype("float32")
@@ -70,11 +42,11 @@ def recorded(tmp_path_factory):
     batches = [(tf.constant(x[i:i + 8]), tf.constant(y[i:i + 8])) for i in range(0, 24, 8)]
     with record_traces(directory / "traces.json", project_root=str(directory), prove=False):
         for fold in range(3):
-            module.tf = _CountingTf(made["train_fold"])
+            module.tf = CountingTf(tf, made["train_fold"])
             module.train_fold(module.build(fold), batches)
         shared = module.build(7)
         for _ in range(3):
-            module.tf = _CountingTf(made["train_epoch"])
+            module.tf = CountingTf(tf, made["train_epoch"])
             module.train_epoch(shared, batches)
     module.tf = tf
     return directory, made, load_trace_file(directory / "traces.json")

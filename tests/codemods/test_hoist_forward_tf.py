@@ -11,10 +11,8 @@ call to one per distinct bound Python value.  One import of TensorFlow, one fixt
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
-import types
 from pathlib import Path
 
 import pytest
@@ -23,35 +21,13 @@ tf = pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlo
 
 import numpy as np  # noqa: E402
 
+from tests.support.case_modules import CountingTf, load_module  # noqa: E402
 from tests.support.cli_runner import run_cli  # noqa: E402
 
 pytestmark = pytest.mark.tf
 
 CASE = Path(__file__).resolve().parents[2] / "golden" / "hoist-tf-function" / "forward-lambda-partial"
 CALLS = 3  # images: main's loop calls each of the four functions once per image
-
-
-class _CountingTf(types.ModuleType):
-    """``tf`` for a case module, whose ``tf.function`` keeps every Function object it makes."""
-
-    def __init__(self, made: list):
-        super().__init__("tensorflow")
-        self._made = made
-
-    def __getattr__(self, name):
-        return getattr(tf, name)
-
-    def function(self, *args, **kwargs):
-        made = tf.function(*args, **kwargs)
-        self._made.append(made)
-        return made
-
-
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +42,9 @@ def runs(tmp_path_factory):
     images = [tf.constant(rng.uniform(0, 255, size=(4, 4, 3)).astype("float32")) for _ in range(CALLS)]
     out = {}
     for side in ("before", "after"):
-        module = _load(directory / f"{side}.py", f"_hoist_forward_{side}")
+        module = load_module(directory / f"{side}.py", f"_hoist_forward_{side}")
         made: list = []
-        module.tf = _CountingTf(made)
+        module.tf = CountingTf(tf, made)
         outputs = [value.numpy() for value in module.main(images)]
         module.tf = tf
         out[side] = (outputs, made, module)

@@ -12,31 +12,22 @@ before, 2 after).
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
 from pathlib import Path
 
 import pytest
 
 tf = pytest.importorskip("tensorflow")  # skipped, not an error, where TensorFlow is not installed
 
+from tests.support.case_modules import load_module  # noqa: E402
+
 pytestmark = pytest.mark.tf
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
-_names = itertools.count()
-
-
-def load(path: Path):
-    """``path`` imported as a fresh module (a new name each time: the two sides never share one)."""
-    spec = importlib.util.spec_from_file_location(f"_per_step_case_{next(_names)}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def both_sides(case: str):
     directory = GOLDEN / case
-    return load(directory / "input.py"), load(directory / "expected.py")
+    return load_module(directory / "input.py"), load_module(directory / "expected.py")
 
 
 @pytest.fixture(scope="module")

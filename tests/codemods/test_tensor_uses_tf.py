@@ -6,28 +6,22 @@ Runs the ``input.py`` and ``expected.py`` of the two positive golden cases in th
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 tf = pytest.importorskip("tensorflow")
 
+from tests.support.case_modules import load_module  # noqa: E402
+
 pytestmark = pytest.mark.tf
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _both(case: str):
     directory = GOLDEN / case
-    return [_load(directory / f"{side}.py", f"tensor_uses_{side}_{directory.name.replace('-', '_')}")
+    return [load_module(directory / f"{side}.py", f"tensor_uses_{side}_{directory.name.replace('-', '_')}")
             for side in ("input", "expected")]
 
 
