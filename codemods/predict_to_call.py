@@ -138,6 +138,7 @@ from retrace_fix.codemods._predict_facts import (
     graph_predict_candidates,
     without_keyword,
 )
+from retrace_fix.codemods._predict_receivers import graph_calls_may_report
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import short_code
 from retrace_fix.partial_parse import Outline
@@ -184,7 +185,9 @@ class PredictToCallCommand(RetraceCodemod):
             return True
         if not outline.references_tf_function or not has_predict_call(tree):
             return False
-        return graph_predict_candidates(outline.tf_function_code(), tree)
+        roots = outline.tf_function_code()
+        # a blocked call reports only on a receiver that may be a Keras model
+        return graph_predict_candidates(roots, tree) and graph_calls_may_report(roots, tree)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)

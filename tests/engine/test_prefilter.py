@@ -310,6 +310,22 @@ NEAR_MISSES = [
     (TF + "@tf.function\ndef f(model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
      TF + "@tf.function\ndef f(model: tf.keras.Model, w, x):\n    return model.predict_on_batch(w, x, training=False)\n",
      "RTF002"),
+    # ...on a receiver that may be a Keras model: a name assigned a model or annotated as one
+    (TF + "model = tf.keras.Sequential()\n\n@tf.function\ndef f(m, w, x):\n"
+     "    return m.predict_on_batch(w, x, training=False)\n",
+     TF + "model = tf.keras.Sequential()\n\n@tf.function\ndef f(m, w, x):\n"
+     "    return model.predict_on_batch(w, x, training=False)\n", "RTF002"),
+    # ...self in a class that may derive from a Keras model
+    (TF + "m = tf.keras.Sequential()\n\nclass A(tf.Module):\n    @tf.function\n    def f(self, w, x):\n"
+     "        return self.predict_on_batch(w, x, training=False)\n",
+     TF + "class A(tf.keras.Model):\n    @tf.function\n    def f(self, w, x):\n"
+     "        return self.predict_on_batch(w, x, training=False)\n", "RTF002"),
+    # ...self.<attr> assigned a model
+    (TF + "class A(tf.Module):\n    def __init__(self):\n        self.net = make(tf.keras.Model)\n\n"
+     "    @tf.function\n    def f(self, w, x):\n        return self.net.predict_on_batch(w, x, training=False)\n",
+     TF + "class A(tf.Module):\n    def __init__(self):\n        self.net = tf.keras.Model(i, o)\n\n"
+     "    @tf.function\n    def f(self, w, x):\n        return self.net.predict_on_batch(w, x, training=False)\n",
+     "RTF002"),
     # RTF106: a static shape read directly in a tf.function that itself generalises shapes
     (TF + "@tf.function(reduce_retracing=True)\ndef f(x):\n    return x\n\n@tf.function\ndef g(x):\n"
      "    return tf.reshape(x, [x.shape[0], -1])\n",
