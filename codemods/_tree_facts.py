@@ -677,8 +677,23 @@ class TreeFacts:
         ``range(self.n)`` are Python loops AutoGraph unrolls)."""
         return any(
             any(self._may_be_tensor(arg, function) for arg in loop.iter.args)  # type: ignore[attr-defined]
-            for loop, function in self.graph_range_loops
+            for loop, function in self.graph_range_loops if self.may_be_builtin_range(loop.iter)  # type: ignore[attr-defined]
         )
+
+    def may_be_builtin_range(self, call: ast.Call) -> bool:
+        """Can ``call`` be what ``_tf_values.range_call`` accepts: ``range(...)`` of the builtin
+        (``Scope.qualify`` gives ``builtins.range``: a bare name, or an attribute of an imported
+        ``builtins``) with one to three positional arguments?  Never ``tf.range(...)``: already a
+        graph loop, nothing for RTF001 or RTF007 to change."""
+        if not 1 <= len(call.args) <= 3 or call.keywords or any(type(a) is ast.Starred for a in call.args):
+            return False
+        func = call.func
+        if type(func) is ast.Name:
+            return True
+        while type(func) is ast.Attribute:
+            func = func.value  # type: ignore[attr-defined]
+        return type(func) is ast.Name and any(
+            target.split(".")[0] == "builtins" for target in self.imports.get(func.id, ()))  # type: ignore[attr-defined]
 
     def _may_be_tensor(self, expr: ast.AST, function: int | None) -> bool:
         """Can :func:`~retrace_fix.codemods._tf_values.is_tensor_expr` call ``expr`` a tensor, or
@@ -708,6 +723,8 @@ class TreeFacts:
     def range_loop_with_append(self) -> bool:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
         for loop, _function in self.graph_range_loops:
+            if not self.may_be_builtin_range(loop.iter):  # type: ignore[attr-defined]
+                continue
             for statement in loop.body:  # type: ignore[attr-defined]
                 for node in walk(statement):
                     if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]

@@ -354,6 +354,14 @@ NEAR_MISSES = [
      "        return x\n    return f\n",
      TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
      "RTF001"),
+    # RTF001, RTF007: a loop over the builtin range only (a tf.range loop is a graph loop already)
+    (TF + "@tf.function\ndef f(x, n):\n    for i in tf.range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
+     TF + "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x += 1\n    return x\n\nf(x, 3)\nf(x, 4)\n",
+     "RTF001"),
+    (TF + "@tf.function\ndef f(x, n):\n    xs = []\n    for i in tf.range(n):\n        xs.append(x[i])\n"
+     "    return tf.stack(xs)\n\nfor n in (2, 3):\n    f(x, n)\n",
+     TF + "@tf.function\ndef f(x, n):\n    xs = []\n    for i in range(n):\n        xs.append(x[i])\n"
+     "    return tf.stack(xs)\n\nfor n in (2, 3):\n    f(x, n)\n", "RTF007"),
     # RTF006: tf.function(<self>.m) of the method's own object, and not stored or returned
     (TF + "import mod\n\nclass A:\n    def call(self, x):\n        return tf.function(mod.g)(x)\n",
      TF + "class A:\n    def call(self, x):\n        return tf.function(self.g)(x)\n\n    def g(self, x):\n"
