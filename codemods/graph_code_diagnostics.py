@@ -10,6 +10,7 @@ import libcst as cst
 
 from retrace_fix.codemods._callsites import py_function_targets as _py_function_targets
 from retrace_fix.codemods._report_only import TfFunctionDiagnostics, doc_page, report_only_rules
+from retrace_fix.codemods._shape_read_facts import relaxed_shape_reads
 from retrace_fix.codemods._static_shapes import static_read
 from retrace_fix.codemods._trace_time_draws import CLOCKS as _CLOCKS
 from retrace_fix.codemods._traced_functions import traced_dims, traced_functions
@@ -140,7 +141,8 @@ class GraphDiagnosticsCommand(TfFunctionDiagnostics):
         if not outline.references_tf_function:
             return False
         facts = tree_facts(tree, outline)
-        return facts.has_candidates and (facts.graph_draws or (facts.shape_keywords and facts.graph_shape_reads))
+        return facts.has_candidates and (facts.graph_draws or (
+            facts.shape_keywords and facts.graph_shape_reads and relaxed_shape_reads(tree, facts)))
 
     def diagnose_module(self, tree: cst.Module) -> None:
         self._py_function_targets = _py_function_targets(tree, self.scope)

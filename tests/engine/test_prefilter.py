@@ -331,6 +331,14 @@ NEAR_MISSES = [
      "    return tf.reshape(x, [x.shape[0], -1])\n",
      TF + "@tf.function\ndef f(x):\n    return x\n\n@tf.function(reduce_retracing=True)\ndef g(x):\n"
      "    return tf.reshape(x, [x.shape[0], -1])\n", "RTF102"),
+    # ...only a parameter's shape read (p.shape[k], p.get_shape()[k], p.shape.as_list(), len(p))
+    (TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    y = tf.reshape(x, [-1, 2])\n"
+     "    return tf.reshape(y, [y.shape[0], -1])\n",
+     TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    y = tf.reshape(x, [-1, 2])\n"
+     "    return tf.reshape(y, [x.shape[0], -1])\n", "RTF102"),
+    # ...in a tf.function whose decorator relaxes shapes (a keyword passed True, a signature list)
+    (TF + "@tf.function(reduce_retracing=False)\ndef g(x):\n    return tf.reshape(x, [x.shape[0], -1])\n",
+     TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    return tf.reshape(x, [x.shape[0], -1])\n", "RTF102"),
     # RTF009: a loop passes a callable only to a call ModuleCalls resolves (or a module-level forwarder)
     (TF + "def run(xs):\n    @tf.function\n    def step(fn, x):\n        return fn(x)\n\n    for x in xs:\n"
      "        step(lambda v: v + 1, x)\n",
