@@ -96,6 +96,7 @@ import libcst as cst
 from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._bind_decider import ArgDecider
+from retrace_fix.codemods._bind_facts import loops_pass_new_callables
 from retrace_fix.codemods._tree_facts import tree_facts
 from retrace_fix.findings import Tier
 from retrace_fix.node_text import code_of
@@ -154,7 +155,8 @@ class BindCallableOnceCommand(RetraceCodemod):
                     if isinstance(value, (ast.Attribute, ast.Lambda)) or (
                         isinstance(value, ast.Call) and "partial" in ast.unparse(value.func)
                     ):
-                        return True
+                        # then what the decider also asks: the def's own loop, no graph code, a forwarder's body
+                        return loops_pass_new_callables(tree, facts)
         return False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:

@@ -343,6 +343,15 @@ NEAR_MISSES = [
     (TF + "def run(xs):\n    @tf.function\n    def step(fn, x):\n        return fn(x)\n\n    for x in xs:\n"
      "        step(lambda v: v + 1, x)\n",
      TF_STEP + "def run(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n", "RTF009"),
+    # ...a forwarder only as a module-level def whose body passes a parameter on to a tf.function
+    (TF_STEP + "def run(fn, x):\n    return fn(x)\n\nfor x in xs:\n    run(lambda v: v + 1, x)\n",
+     TF_STEP + "def run(fn, x):\n    return step(fn, x)\n\nfor x in xs:\n    run(lambda v: v + 1, x)\n", "RTF009"),
+    # ...a loop in no tf.function (a call there traces only while its caller traces)
+    (TF_STEP + "@tf.function\ndef outer(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n",
+     TF_STEP + "def outer(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n", "RTF009"),
+    # ...the innermost loop a statement (no name can be bound before a comprehension's item)
+    (TF_STEP + "ys = [step(lambda v: v + 1, x) for x in xs]\n",
+     TF_STEP + "for x in xs:\n    step(lambda v: v + 1, x)\n", "RTF009"),
     # RTF010: a compile and a training call on the same model, which the loop does not rebind
     (TF + "for lr in rates:\n    model = make()\n    model.compile(optimizer='sgd', loss='mse')\n"
      "    model.fit(x, y)\n",
