@@ -34,6 +34,7 @@ import ast
 
 from retrace_fix.ast_walk import child_fields, walk
 from retrace_fix.codemods._creations import FACTORY_NAMES
+from retrace_fix.codemods._forward_facts import may_forward
 from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
 from retrace_fix.tfnames import TF_FUNCTION, canonical
 
@@ -580,7 +581,8 @@ class TreeFacts:
                 continue
             if owner in self.loop_called:
                 return True
-            if method_wraps and first is not None and type(first) in (ast.Lambda, ast.Call):
+            if method_wraps and first is not None and type(first) in (ast.Lambda, ast.Call) \
+                    and may_forward(first, self.tree, self):
                 return True
             if method_wraps and type(first) is ast.Attribute and self._own_method_wrap(_node, owner, first):
                 return True

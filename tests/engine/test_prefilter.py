@@ -267,6 +267,8 @@ def reports(text: str, code: str) -> bool:
 KERAS_CLASS = TF + "class A(tf.keras.Model):\n    def __init__(self):\n        self.net = {}\n\n" \
     "    def act(self, s):\n        return self.net.predict(s, verbose=0)\n\nfor s in states:\n    A().act(s)\n"
 
+G = "def g(x, k):\n    return x * k\n\n"
+
 #: the fourth pass's reasons to drop a file: (near miss the check drops, its positive twin, code)
 NEAR_MISSES = [
     # RTF101-107: only calls ModuleCalls resolves (a tf.function nested in a def is no callable)
@@ -379,6 +381,14 @@ NEAR_MISSES = [
      "    return tf.stack(xs)\n\nfor n in (2, 3):\n    f(x, n)\n",
      TF + "@tf.function\ndef f(x, n):\n    xs = []\n    for i in range(n):\n        xs.append(x[i])\n"
      "    return tf.stack(xs)\n\nfor n in (2, 3):\n    f(x, n)\n", "RTF007"),
+    # RTF006: tf.function(lambda/partial) in a def only as a forwarder to a module-level or imported function
+    (TF + G + "def run(x, k):\n    init = make()\n    return tf.function(lambda t: init(t, k))(x)\n",
+     TF + G + "def run(x, k):\n    return tf.function(lambda t: g(t, k))(x)\n", "RTF006"),
+    (TF + G + "def run(x, k):\n    return tf.function(lambda: g(x, k))()\n",
+     TF + G + "def run(x, k):\n    return tf.function(lambda t: g(t, k))(x)\n", "RTF006"),
+    (TF + "import functools\n\n" + G + "def run(x, k):\n    return tf.function(wrap(g, k=k))(x)\n",
+     TF + "import functools\n\n" + G + "def run(x, k):\n    return tf.function(functools.partial(g, k=k))(x)\n",
+     "RTF006"),
     # RTF006: tf.function(<self>.m) of the method's own object, and not stored or returned
     (TF + "import mod\n\nclass A:\n    def call(self, x):\n        return tf.function(mod.g)(x)\n",
      TF + "class A:\n    def call(self, x):\n        return tf.function(self.g)(x)\n\n    def g(self, x):\n"
