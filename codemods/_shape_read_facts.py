@@ -5,11 +5,11 @@ shape read (RTF106) only in the body of a tf.function that generalises shapes
 (``_ReadOnly._relaxed_dims``: ``input_signature=[...]``, ``reduce_retracing=True``,
 ``experimental_relax_shapes=True``), and only three reads, each of a *parameter* of that
 function: ``p.shape[k]``/``p.get_shape()[k]`` with ``k`` an integer, ``p.shape.as_list()``,
-and ``len(p)`` (where a Python int is needed).  ``x.shape`` of a local tensor, ``self.w.shape``,
+and ``len(p)`` where a Python int is needed (an argument of ``range(...)`` or a NumPy call).  ``x.shape`` of a local tensor, ``self.w.shape``,
 ``len(self.layers)`` never report.  :func:`relaxed_shape_reads` asks for such a read in the defs
 :class:`~retrace_fix.codemods._tree_facts.TreeFacts` found relaxed, as a superset: every parameter
-counts (``self`` and reassigned ones too), a ``len`` anywhere in the body, reads in nested lambdas
-and classes too.
+counts (``self`` and reassigned ones too), ``len(p)`` in any argument of a call that may be ``range``
+or NumPy's, reads in nested lambdas and classes too.
 """
 
 from __future__ import annotations
@@ -41,7 +41,36 @@ def _shape_of_parameter(node: ast.AST, params: set[str]) -> bool:
         and node.value.id in params  # type: ignore[attr-defined]
 
 
-def _reads_a_parameter_shape(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _needs_an_int(func: ast.AST, facts) -> bool:
+    """Can ``func`` qualify to ``builtins.range`` or a ``numpy.`` name (``_ReadOnly.visit_Call``'s
+    ``int_contexts``: where ``len(p)`` must be a Python int)?"""
+    if type(func) is ast.Name and func.id == "range":  # type: ignore[attr-defined]
+        return True
+    while type(func) is ast.Attribute:
+        func = func.value  # type: ignore[attr-defined]
+    return type(func) is ast.Name and any(
+        target.split(".")[0] in ("numpy", "builtins") for target in facts.imports.get(func.id, ()))  # type: ignore[attr-defined]
+
+
+def _len_calls(node: ast.AST) -> list[ast.AST]:
+    """The calls that are ``node`` or an arithmetic operand of it (``graph_code_diagnostics._len_calls``)."""
+    kind = type(node)
+    if kind is ast.Call:
+        return [node]
+    if kind is ast.BinOp:
+        return _len_calls(node.left) + _len_calls(node.right)  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp:
+        return _len_calls(node.operand)  # type: ignore[attr-defined]
+    return []
+
+
+def _len_of(call: ast.AST, params: set[str]) -> bool:
+    """``len(p)`` of a parameter ``p``?"""
+    return type(call.func) is ast.Name and call.func.id == "len" and len(call.args) == 1 \
+        and not call.keywords and type(call.args[0]) is ast.Name and call.args[0].id in params  # type: ignore[attr-defined]
+
+
+def _reads_a_parameter_shape(function: ast.FunctionDef | ast.AsyncFunctionDef, facts) -> bool:
     """A read RTF106 can report in ``function``'s own body (nested defs are read on their own)."""
     params = _parameters(function)
     if not params:
@@ -62,11 +91,10 @@ def _reads_a_parameter_shape(function: ast.FunctionDef | ast.AsyncFunctionDef) -
         elif kind is ast.Attribute:
             if node.attr == "as_list" and _shape_of_parameter(node.value, params):  # type: ignore[attr-defined]
                 return True
-        elif kind is ast.Call:
-            func = node.func  # type: ignore[attr-defined]
-            if type(func) is ast.Name and func.id == "len" and len(node.args) == 1 and not node.keywords \
-                    and type(node.args[0]) is ast.Name and node.args[0].id in params:  # type: ignore[attr-defined]
-                return True
+        elif kind is ast.Call and _needs_an_int(node.func, facts):  # type: ignore[attr-defined]
+            for value in [*node.args, *(k.value for k in node.keywords)]:  # type: ignore[attr-defined]
+                if any(_len_of(call, params) for call in _len_calls(value)):
+                    return True
         stack.extend(ast.iter_child_nodes(node))
     return False
 
@@ -99,6 +127,6 @@ def relaxed_shape_reads(tree: ast.Module, facts) -> bool:
         return False
     for node in walk(tree):
         if type(node) in _DEFS and id(node) in relaxed and _decorator_relaxes(node, facts) \
-                and _reads_a_parameter_shape(node):  # type: ignore[arg-type]
+                and _reads_a_parameter_shape(node, facts):  # type: ignore[arg-type]
             return True
     return False

@@ -338,6 +338,11 @@ NEAR_MISSES = [
      "    return tf.reshape(y, [y.shape[0], -1])\n",
      TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    y = tf.reshape(x, [-1, 2])\n"
      "    return tf.reshape(y, [x.shape[0], -1])\n", "RTF102"),
+    # ...len(p) only where a Python int is needed (an argument of range or of a NumPy call)
+    (TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    if len(x) == 2:\n        return x\n"
+     "    return tf.repeat(x, len(x))\n",
+     TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    for i in range(len(x) - 1):\n        tf.print(i)\n"
+     "    return x\n", "RTF102"),
     # ...in a tf.function whose decorator relaxes shapes (a keyword passed True, a signature list)
     (TF + "@tf.function(reduce_retracing=False)\ndef g(x):\n    return tf.reshape(x, [x.shape[0], -1])\n",
      TF + "@tf.function(reduce_retracing=True)\ndef g(x):\n    return tf.reshape(x, [x.shape[0], -1])\n", "RTF102"),
