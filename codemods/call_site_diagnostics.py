@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from retrace_fix.codemods._call_site_facts import may_compare_arguments
 from retrace_fix.codemods._callsites import CallSite, ModuleCalls, TfCallable
 from retrace_fix.codemods._creations import creation_subject, find_creations, repeated_evidence
 from retrace_fix.codemods._fresh_captures import fresh_captures
@@ -303,7 +304,7 @@ class CallSiteDiagnosticsCommand(TfFunctionDiagnostics):
             return False
         facts = tree_facts(tree, outline)
         return facts.has_candidates and (
-            facts.calls_a_tf_function_with_arguments()
+            (facts.calls_a_tf_function_with_arguments() and may_compare_arguments(facts))
             or facts.repeated_creations(module_loops=True, method_wraps=False)
         )
 

@@ -267,6 +267,7 @@ def reports(text: str, code: str) -> bool:
 KERAS_CLASS = TF + "class A(tf.keras.Model):\n    def __init__(self):\n        self.net = {}\n\n" \
     "    def act(self, s):\n        return self.net.predict(s, verbose=0)\n\nfor s in states:\n    A().act(s)\n"
 
+STEP3 = TF + "@tf.function\ndef step(x, a, b):\n    return x * a * b\n\n"
 G = "def g(x, k):\n    return x * k\n\n"
 
 #: the fourth pass's reasons to drop a file: (near miss the check drops, its positive twin, code)
@@ -296,6 +297,16 @@ NEAR_MISSES = [
     (STEP + "def a():\n    for n in range(3):\n        pass\n\ndef b(x):\n    n = 2\n    for i in data:\n"
      "        step(x, n)\n",
      STEP + "def b(x):\n    for n in range(3):\n        step(x, n)\n", "RTF101"),
+    # ...a keyword is one parameter (two keywords of a call are not two sources of one)
+    (STEP3 + "step(x, a=1, b=2)\n", STEP3 + "step(x, a=1, b=2)\nstep(x, a=2, b=2)\n", "RTF101"),
+    # ...a value made in a loop varies only as an object, a loop variable or a shape that reads a name
+    (STEP + "for n in range(3):\n    m = tf.constant([1.0, 2.0])\n    step(m, 1)\n",
+     STEP + "for n in range(3):\n    m = tf.zeros([n])\n    step(m, 1)\n", "RTF101"),
+    (STEP + "import numpy as np\nfor n in range(3):\n    m = xs.astype(np.float32)\n    step(m, 1)\n",
+     STEP + "for n in range(3):\n    m = tf.zeros([n])\n    step(m, 1)\n", "RTF101"),
+    # ...a constructor's literal value counts by its kind (4 and 5: one dtype, one shape)
+    (STEP + "step(tf.constant(4), 1)\nstep(tf.constant(5), 1)\n",
+     STEP + "step(tf.constant(4), 1)\nstep(tf.constant(5.0), 1)\n", "RTF101"),
     # RTF002 outside a tf.function: a call _blocker accepts, on a model built by Model/Sequential
     (KERAS + "for x in data:\n    y = model.predict(x, batch_size=8)\n",
      KERAS + "for x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
@@ -357,7 +368,7 @@ NEAR_MISSES = [
     (TF_STEP + "@tf.function\ndef outer(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n",
      TF_STEP + "def outer(xs):\n    for x in xs:\n        step(lambda v: v + 1, x)\n", "RTF009"),
     # ...the innermost loop a statement (no name can be bound before a comprehension's item)
-    (TF_STEP + "ys = [step(lambda v: v + 1, x) for x in xs]\n",
+    (TF_STEP + "for b in data:\n    ys = [step(lambda v: v + 1, x) for x in b]\n",
      TF_STEP + "for x in xs:\n    step(lambda v: v + 1, x)\n", "RTF009"),
     # RTF010: a compile and a training call on the same model, which the loop does not rebind
     (TF + "for lr in rates:\n    model = make()\n    model.compile(optimizer='sgd', loss='mse')\n"

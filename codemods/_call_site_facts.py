@@ -1,0 +1,174 @@
+"""RTF103-RTF107's tree check, sharper: what the call-site diagnostics compare, read in CPython's tree.
+
+:meth:`~retrace_fix.codemods._tree_facts.TreeFacts.calls_a_tf_function_with_arguments` lets a module
+through when a call of a tf.function of the module passes, for one parameter, two sources, or one
+that varies in a loop around the call.  :func:`may_compare_arguments` asks the same of the files
+it lets through, closer to what :class:`~retrace_fix.codemods.call_site_diagnostics.CallSiteDiagnosticsCommand`
+reads:
+
+* **a keyword is one parameter**: two keywords of one call (``sample(num_chains=4,
+  num_results=1000)``) are two parameters with one source each, not two sources of one; a keyword
+  may still be the parameter of any position;
+* **a value varies in a loop only if the diagnostics can see it vary**: a loop variable, a counter,
+  arithmetic, an object made per iteration (a class of the module, anything of Keras: RTF104), a
+  TensorFlow/NumPy constructor whose shape may read a name (``tf.zeros([n])``: RTF107); never a
+  literal, ``x.astype(...)`` (one dtype), nor ``tf.constant(...)``/``np.array(...)`` without a
+  ``shape=`` that reads a name (their dtype and shape come from the text: the same every
+  iteration);
+* **a constructor's literal value counts by its type**: ``tf.constant(4)`` and ``tf.constant(5)``
+  state the same dtype and shape (``_stated_types`` reads the literals' kinds and nesting, never
+  their values), so they are one source.
+
+Still a superset of the LibCST analysis: everything else is counted as the facts count it.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from retrace_fix.codemods._tree_facts import _literal
+
+#: the last parts of the constructors whose dtype and shape ``_stated_types`` reads from the value's
+#: literal kinds and nesting (``tensorflow.constant``, ``numpy.array``...), unless ``shape=`` is passed
+_VALUE_CONSTRUCTORS = frozenset({"constant", "convert_to_tensor", "array", "asarray"})
+_VALUE_KEYWORDS = frozenset({"value", "object"})
+
+
+def _last_part(func: ast.AST) -> str | None:
+    if type(func) is ast.Attribute:
+        return func.attr  # type: ignore[attr-defined]
+    return func.id if type(func) is ast.Name else None  # type: ignore[attr-defined]
+
+
+class _Kinds(ast.NodeTransformer):
+    """Every number, string or bool literal replaced by its kind (``4`` -> ``int``)."""
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if type(node.value) in (int, float, str, bool):
+            return ast.Name(id=f"<{type(node.value).__name__}>", ctx=ast.Load())
+        return node
+
+
+def _normalised_source(call: ast.Call, source: object) -> object:
+    """``source`` (``TreeFacts._call_source``) with the literals of a value constructor's value read by kind."""
+    if type(source) is not str or _last_part(call.func) not in _VALUE_CONSTRUCTORS:
+        return source
+    call = copy.deepcopy(call)
+    if call.args and type(call.args[0]) is not ast.Starred:
+        call.args[0] = _Kinds().visit(call.args[0])
+    for keyword in call.keywords:
+        if keyword.arg in _VALUE_KEYWORDS:
+            keyword.value = _Kinds().visit(keyword.value)
+    return ast.dump(call)
+
+
+def _reads_a_name(call: ast.Call) -> bool:
+    """Can the shape a constructor states hold a name (``shape_dims``: a name as an argument, or as an
+    item of a list or tuple argument)?"""
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        if type(value) is ast.Starred:
+            value = value.value  # type: ignore[attr-defined]
+        if type(value) is ast.Name:
+            return True
+        if type(value) in (ast.List, ast.Tuple) and any(type(e) in (ast.Name, ast.Starred) for e in value.elts):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def call_may_vary(call: ast.AST, facts) -> bool:
+    """Can the diagnostics see the value of ``call`` (one the facts say tells something) differ from one
+    iteration to the next: an object (RTF104's per-iteration objects) or a shape that may read a name?"""
+    if type(call) is not ast.Call:
+        return True
+    func = call.func  # type: ignore[attr-defined]
+    if type(func) is ast.Attribute and func.attr == "astype":  # type: ignore[attr-defined]
+        return False  # one dtype, no shape
+    root = func
+    while type(root) is ast.Attribute:
+        root = root.value  # type: ignore[attr-defined]
+    if type(root) is not ast.Name or root.id in facts.classes:  # type: ignore[attr-defined]
+        return True
+    qualified = facts.qualified(func)
+    if not qualified or any(q == "keras" or q.startswith("keras.") for q in qualified):
+        return True  # an object made per iteration (or anything: not resolved)
+    if _last_part(func) in _VALUE_CONSTRUCTORS:
+        shape = next((k.value for k in call.keywords if k.arg == "shape"), None)  # type: ignore[attr-defined]
+        return (shape is not None and any(type(n) is ast.Name for n in ast.walk(shape))) or len(call.args) > 2  # type: ignore[attr-defined]
+    return _reads_a_name(call)  # type: ignore[arg-type]
+
+
+class _Bindings:
+    """The bindings of the module by id, and whether one made in a loop may vary there."""
+
+    def __init__(self, facts) -> None:
+        self.facts = facts
+        self.nodes: dict[int, ast.AST] | None = None
+
+    def _node(self, binding: int) -> ast.AST | None:
+        if self.nodes is None:
+            self.nodes = {id(n): n for n in ast.walk(self.facts.tree)}
+        return self.nodes.get(binding)
+
+    def varies(self, binding: int, loop_valued: set[str]) -> bool:
+        """Can ``binding`` (a valued binding of a name) give a value that differs from one iteration to the next?"""
+        node = self._node(binding)
+        if node is None:
+            return True
+        kind = type(node)
+        value = getattr(node, "value", None) if kind in (ast.Assign, ast.AnnAssign, ast.NamedExpr) else None
+        if binding in self.facts._loop_bindings:
+            if value is None:
+                return True  # a loop variable or a counter
+            if _literal(value):
+                return False
+            return call_may_vary(value, self.facts)
+        # a binding outside any loop that reads a name the loop binds
+        if value is None or type(value) is not ast.Call:
+            return False
+        reads = {n.id for n in ast.walk(value) if type(n) is ast.Name}
+        return not reads.isdisjoint(loop_valued) and call_may_vary(value, self.facts)
+
+
+def may_compare_arguments(facts) -> bool:
+    """Does a call of a tf.function of this module pass arguments the call-site diagnostics can compare
+    (the facts' question, sharper: see the module docstring)?"""
+    per_parameter: dict[tuple[str, int], set] = {}
+    per_keyword: dict[tuple[str, str], set] = {}
+    loop_valued = facts.loop_valued
+    bindings = _Bindings(facts)
+    for name, call, in_loop, chain in facts._call_sites:
+        if not facts.may_call_a_tf_function(call.func):
+            continue
+        position = 0
+        arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
+        for value, keyword in arguments:
+            kind = type(value)
+            if kind is ast.Starred:
+                continue
+            if keyword is None:
+                key = (name, position)
+                position += 1
+            if kind is ast.Name:
+                sources = facts._sources(value.id, chain)
+                varies = in_loop and any(bindings.varies(b, loop_valued) for b in sources)
+            elif kind is ast.BinOp:
+                sources, varies = {id(value)}, True
+            elif kind is ast.Call and facts.call_tells(value):
+                sources, varies = {_normalised_source(value, facts._call_source(value))}, call_may_vary(value, facts)
+            elif _literal(value):
+                sources, varies = {ast.dump(value)}, False
+            else:
+                continue
+            if keyword is None:
+                per_parameter.setdefault(key, set()).update(sources)
+            else:
+                per_keyword.setdefault((name, keyword), set()).update(sources)
+            if sources and in_loop and varies:
+                return True
+    if any(len(sources) >= 2 for sources in (*per_parameter.values(), *per_keyword.values())):
+        return True
+    # a keyword may be the parameter of any position
+    return any(len(sources | positional) >= 2
+               for (name, _keyword), sources in per_keyword.items()
+               for (other, _position), positional in per_parameter.items() if other == name)
