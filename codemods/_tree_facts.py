@@ -526,39 +526,6 @@ class TreeFacts:
 
     # ------------------------------------------------------------------ what the checks ask
 
-    def unsigned_tf_functions(self) -> int:
-        """How many defs become a tf.function without an ``input_signature``, read on CPython's
-        tree as :func:`~retrace_fix.tf_functions.find_tf_functions` reads LibCST's (decorators,
-        then ``tf.function(f, ...)``/``tf.function(...)(f)`` of a def's name): what the run's
-        next-step hint counts in a file that no codemod needs LibCST for."""
-        by_name: dict[str, list[ast.AST]] = {}
-        sites: dict[int, bool] = {}  # id(def) -> has an input_signature
-        for node in walk(self.tree):
-            if type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
-                by_name.setdefault(node.name, []).append(node)  # type: ignore[attr-defined]
-                for decorator in node.decorator_list:  # type: ignore[attr-defined]
-                    if self.is_tf_function(decorator):
-                        sites[id(node)] = False
-                        break
-                    if type(decorator) is ast.Call and self.is_tf_function(decorator.func):  # type: ignore[attr-defined]
-                        sites[id(node)] = any(k.arg == "input_signature" for k in decorator.keywords)  # type: ignore[attr-defined]
-                        break
-        for node, _owner, _loop, first in self.creations:
-            if first is None or type(node) is not ast.Call:
-                continue
-            call = node.func if type(node.func) is ast.Call else node  # type: ignore[attr-defined]
-            name = first.id if type(first) is ast.Name else (  # type: ignore[attr-defined]
-                first.attr if type(first) is ast.Attribute and type(first.value) is ast.Name  # type: ignore[attr-defined]
-                and first.value.id in ("self", "cls") else None)  # type: ignore[attr-defined]
-            defs = by_name.get(name, []) if name is not None else []
-            # the def of that name nearest before the call (the scope it is found in), else the first
-            before = [d for d in defs if d.lineno < node.lineno]  # type: ignore[attr-defined]
-            target = max(before, key=lambda d: d.lineno) if before else (  # type: ignore[attr-defined]
-                min(defs, key=lambda d: d.lineno) if defs else None)  # type: ignore[attr-defined]
-            if target is not None and id(target) not in sites:
-                sites[id(target)] = any(k.arg == "input_signature" for k in call.keywords)  # type: ignore[attr-defined]
-        return sum(not signed for signed in sites.values())
-
     @property
     def has_candidates(self) -> bool:
         """Can any ``def`` of the module be a tf.function?"""

@@ -12,6 +12,7 @@ import libcst as cst
 
 from retrace_fix import fastvisit
 from retrace_fix.codemods._tree_facts import tree_facts
+from retrace_fix.codemods._unsigned_count import unsigned_tf_functions
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.hostile_input import (
     MAX_BRACKET_DEPTH, PARSE_ERROR_PREFIX, max_bracket_depth, risky_for_libcst, syntax_error_message,
@@ -83,7 +84,7 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
         result.skipped = True
         if outline is not None and outline.references_tf_function:
             # the next-step hint counts the tf.functions no signature fixes, parsed or not
-            result.unsigned_tf_functions = tree_facts(outline.tree, outline).unsigned_tf_functions()
+            result.unsigned_tf_functions = unsigned_tf_functions(outline.tree, tree_facts(outline.tree, outline))
         if problem is not None:
             result.libcst_parses = int(problem.confirmable)
             if problem.confirmable and isolated(_libcst_accepts, (text,), len(data)) == ("ok", True):
