@@ -121,6 +121,7 @@ Fix safety
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 
@@ -149,6 +150,10 @@ from retrace_fix.tfnames import local_bindings
 RULE = Rule("RTF002", "predict-to-call", Tier.SAFE, doc=__doc__,
             summary="model.predict(x) / predict_on_batch(x) inside tf.function -> model(x, training=False)")
 
+#: a call of ``...Model``/``...Sequential`` in bytes (``model_builds``): the name, then what the tokenizer
+#: skips (spaces, continuations, comments and newlines in brackets) or a closing parenthesis, then ``(``
+_MODEL_BUILD = re.compile(rb"\b(?:Model|Sequential)(?:[ \t\f\r\n\\)]|#[^\n]*+)*+\(")
+
 #: keywords ``Model.predict`` accepts that are meaningless for a direct call
 DROPPABLE_KEYWORDS = frozenset({"verbose"})
 #: keywords only Keras' predict has: their presence identifies the receiver as Keras
@@ -170,10 +175,18 @@ class PredictToCallCommand(RetraceCodemod):
     @classmethod
     def might_apply(cls, data: bytes) -> bool:
         """A predict call (TRIGGERS), and what :meth:`might_apply_to_tree` needs besides, in bytes:
-        a word of Keras-model evidence (``Model``, ``Sequential``, a loader, ``applications``:
-        :func:`~retrace_fix.codemods._predict_facts.model_evidence`), or a possible tf.function."""
-        return super().might_apply(data) and (
-            any(word in data for word in MODEL_WORD_BYTES) or may_reference_tf_function(data))
+        a possible tf.function (a predict call in one), or, for a call once per loop step, a
+        ``...Model(``/``...Sequential(`` call for ``predict`` (``model_builds``: the receiver is
+        assigned one) or a word of Keras-model evidence for ``train_on_batch`` (``Model``,
+        ``Sequential``, a loader, ``applications``:
+        :func:`~retrace_fix.codemods._predict_facts.model_evidence`)."""
+        if not super().might_apply(data):
+            return False
+        if may_reference_tf_function(data):
+            return True
+        if b".predict" in data and _MODEL_BUILD.search(data) is not None:
+            return True
+        return b".train_on_batch" in data and any(word in data for word in MODEL_WORD_BYTES)
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline: Outline) -> bool:

@@ -105,14 +105,21 @@ def test_callables_passed_in_a_loop_need_a_callee_of_this_module(text, needed):
         ("while True:\n    model.compile('sgd')\n    model.train_on_batch(x, y)\n", True),
         ("model.compile(optimizer='sgd')\nmodel.fit(x, y)\n", False),  # no loop: not even parsed by CPython
         ("for lr in rates:\n    model.compile(optimizer=opt(lr))\n", False),  # nothing trained in it
+        # "for" only in a comment, or a loop only after the compile: no CPython parse either
+        ("# for each rate\nmodel.compile(optimizer='sgd')\nmodel.fit(x, y)\n", False),
+        ("model.compile(optimizer='sgd')\nmodel.fit(x, y)\nfor lr in rates:\n    print(lr)\n", False),
+        # what the tokenizer skips between the dot and the name; lines ended by \r alone
+        ("for lr in rates:\n    model.compile(optimizer=opt(lr))\n    (model.  # train\n     fit(x, y))\n", True),
+        ("x = 1\rfor lr in rates:\r    model.compile(optimizer=opt(lr))\r    model.fit(x, y)\r", True),
     ],
 )
 def test_compile_in_a_loop_is_read_in_the_bytes_first(text, needed):
     from retrace_fix.codemods.compile_in_loop import CompileInLoopCommand
 
     assert ("RTF010" in planned(text)) is needed
-    if "for" not in text and "while" not in text:
+    if not needed:  # each dropped in the bytes: not even parsed by CPython
         assert not CompileInLoopCommand.might_apply(text.encode())
+    assert reports(text, "RTF010") is needed
 
 
 @pytest.mark.parametrize(
@@ -140,6 +147,13 @@ def test_a_predict_call_needs_a_keras_model_or_a_tf_function_in_the_bytes():
     assert not PredictToCallCommand.might_apply(b"import sklearn\nfor x in data:\n    y = est.predict(x)\n")
     assert PredictToCallCommand.might_apply(KERAS.encode() + b"y = model.predict(x)\n")
     assert PredictToCallCommand.might_apply(b"import tensorflow as tf\nf = tf.function(g)\ny = m.predict(x)\n")
+    # outside a tf.function, predict reports only on a name assigned a Model/Sequential call
+    assert not PredictToCallCommand.might_apply(
+        b"import tensorflow as tf\nmodel = tf.keras.models.load_model(p)\nfor x in data:\n    y = model.predict(x)\n")
+    assert not reports("import tensorflow as tf\nmodel = tf.keras.models.load_model(p)\nfor x in data:\n"
+                       "    y = model.predict(x)\n", "RTF002")
+    assert PredictToCallCommand.might_apply(
+        b"import tensorflow as tf\nmodel = (tf.keras.Sequential  # c\n)([])\nfor x in data:\n    y = model.predict(x)\n")
 
 
 TF = "import tensorflow as tf\n\n"
