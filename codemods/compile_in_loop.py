@@ -73,14 +73,9 @@ RULE = Rule("RTF010", "compile-in-loop", Tier.UNSAFE, doc=__doc__, summary=(
 
 _TRAIN_METHODS = ("fit", "train_on_batch", "evaluate", "test_on_batch", "fit_generator")
 _LR_KEYWORDS = ("learning_rate", "lr")
-#: what :meth:`CompileInLoopCommand.might_apply_to_tree` needs besides ``.compile(``, in bytes: a
-#: ``for``/``while`` statement (a compound statement starts its line; ``\r`` ends a line too), and after its start a
-#: ``.compile`` and a training method read as attributes (between the dot and the name, only what
-#: the tokenizer skips: spaces, line continuations, newlines and comments inside brackets)
-_LOOP_LINE = re.compile(rb"(?m)(?:^|\r)(?:\xef\xbb\xbf)?[ \t\f]*(?:async[ \t]+)?(?:for|while)\b")
-_SKIPPED = rb"(?:[ \t\f\r\n\\]|#[^\n]*+)*+"
-_COMPILE_ATTRIBUTE = re.compile(rb"\." + _SKIPPED + rb"compile\b")
-_TRAIN_ATTRIBUTE = re.compile(rb"\." + _SKIPPED + rb"(?:" + b"|".join(m.encode() for m in _TRAIN_METHODS) + rb")\b")
+#: what :meth:`CompileInLoopCommand.might_apply_to_tree` needs besides ``.compile(``, in bytes
+_TRAIN_WORD = re.compile(rb"\b(?:" + b"|".join(m.encode() for m in _TRAIN_METHODS) + rb")\b")
+_LOOP_WORD = re.compile(rb"\b(?:for|while)\b")
 
 
 class CompileInLoopCommand(RetraceCodemod):
@@ -91,14 +86,10 @@ class CompileInLoopCommand(RetraceCodemod):
 
     @classmethod
     def might_apply(cls, data: bytes) -> bool:
-        """``.compile(``, and what :meth:`might_apply_to_tree` looks for, read in the bytes: a loop
-        statement, and after its start ``.compile`` and a training method (a loop holds both; most
-        files that compile a model never do it in a loop, and "for" in a comment is no loop)."""
-        if not super().might_apply(data):
-            return False
-        loop = _LOOP_LINE.search(data)
-        return loop is not None and _COMPILE_ATTRIBUTE.search(data, loop.start()) is not None and (
-            _TRAIN_ATTRIBUTE.search(data, loop.start()) is not None)
+        """``.compile(``, a training method's name and a loop keyword: what :meth:`might_apply_to_tree`
+        looks for, read in the bytes (most files that compile a model never do it in a loop)."""
+        return super().might_apply(data) and _TRAIN_WORD.search(data) is not None and (
+            _LOOP_WORD.search(data) is not None)
 
     @classmethod
     def might_apply_to_tree(cls, tree: ast.Module, outline) -> bool:
