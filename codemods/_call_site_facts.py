@@ -98,12 +98,109 @@ def call_may_vary(call: ast.AST, facts) -> bool:
     return _reads_a_name(call)  # type: ignore[arg-type]
 
 
+_IDENTITY_FREE_DECORATORS = frozenset({"dataclass", "define", "frozen", "attrs", "s"})
+_IDENTITY_FREE_BASES = frozenset({"NamedTuple", "Enum", "IntEnum", "ExtensionType", "BatchableExtensionType"})
+_IDENTITY_FREE_METHODS = frozenset({"__eq__", "__hash__", "__tf_tracing_type__", "__tf_flatten__"})
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _dotted_last(expr: ast.AST) -> str:
+    """The last part of a dotted name (``""`` for anything else), as ``dotted_name(...).split(".")[-1]``."""
+    node = expr
+    while type(node) is ast.Attribute:
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not ast.Name:
+        return ""
+    return expr.attr if type(expr) is ast.Attribute else expr.id  # type: ignore[attr-defined]
+
+
+def compared_by_identity(node: ast.ClassDef) -> bool:
+    """``_callsites.compared_by_identity`` on CPython's tree: no dataclass/attrs decorator, no
+    NamedTuple/Enum/ExtensionType base, no ``__eq__``/``__hash__``/``__tf_tracing_type__``/``__tf_flatten__``."""
+    for decorator in node.decorator_list:
+        if _dotted_last(decorator.func if type(decorator) is ast.Call else decorator) in _IDENTITY_FREE_DECORATORS:  # type: ignore[attr-defined]
+            return False
+    if any(_dotted_last(base) in _IDENTITY_FREE_BASES for base in node.bases):
+        return False
+    return not any(type(s) in _DEFS and s.name in _IDENTITY_FREE_METHODS for s in node.body)  # type: ignore[attr-defined]
+
+
+class _Module:
+    """What the call-site analysis knows of the module's top level: its classes, by name
+    (``ModuleCalls.classes``: outside any def or class), and how many defs each name has."""
+
+    def __init__(self, tree: ast.Module, facts) -> None:
+        self.classes: dict[str, list[ast.ClassDef]] = {}
+        self.plain_defs: dict[str, int] = {}  # defs outside a class body (any depth): ``plain_def_names``
+        self.method_defs: dict[str, int] = {}  # defs in a class body (its ``if`` blocks too): ``method_def_names``
+        #: module-level ``name = tf.function(...)``/``tf.function(...)(f)``: ``wrap_names``' callables
+        self.wrap_names: set[str] = set()
+        stack: list[tuple[ast.AST, bool, bool]] = [(tree, True, False)]  # (node, at module level, in a class body)
+        while stack:
+            node, top, in_class = stack.pop()
+            kind = type(node)
+            if kind is ast.ClassDef:
+                if top:
+                    self.classes.setdefault(node.name, []).append(node)  # type: ignore[attr-defined, arg-type]
+                body = {id(b) for b in node.body}  # type: ignore[attr-defined]
+                for child in ast.iter_child_nodes(node):
+                    stack.append((child, False, id(child) in body))
+                continue
+            if kind in _DEFS:
+                counts = self.method_defs if in_class else self.plain_defs
+                counts[node.name] = counts.get(node.name, 0) + 1  # type: ignore[attr-defined]
+                for child in ast.iter_child_nodes(node):
+                    stack.append((child, False, False))
+                continue
+            if kind is ast.Assign and top and facts._creates(node.value):  # type: ignore[attr-defined]
+                self.wrap_names.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
+            for child in ast.iter_child_nodes(node):
+                stack.append((child, top, in_class))
+
+    def may_be_callable(self, func: ast.AST) -> bool:
+        """Can ``ModuleCalls`` resolve a call of ``func``: a def named once outside class bodies (or a
+        module-level ``name = tf.function(...)``), a method named once in class bodies?"""
+        if type(func) is ast.Name:
+            return self.plain_defs.get(func.id, 0) == 1 or func.id in self.wrap_names  # type: ignore[attr-defined]
+        return type(func) is ast.Attribute and self.method_defs.get(func.attr, 0) == 1  # type: ignore[attr-defined]
+
+    def states_nothing(self, call: ast.AST, facts) -> bool:
+        """Does ``call`` give the call-site analysis no evidence at all: an instance of a class of the
+        module compared by value (``object_class`` skips it; it states no dtype or shape), or a
+        ``tf.constant``/``tf.convert_to_tensor``/``np.array``/``np.asarray`` of a value whose kinds
+        and nesting the text does not show (a name, an attribute...) with no ``dtype`` nor ``shape``?"""
+        if type(call) is not ast.Call:
+            return False
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in self.classes:  # type: ignore[attr-defined]
+            return not any(compared_by_identity(c) for c in self.classes[func.id])  # type: ignore[attr-defined]
+        if type(func) is ast.Name and (func.id in facts.classes or func.id in self.classes):  # type: ignore[attr-defined]
+            return False
+        if _last_part(func) not in _VALUE_CONSTRUCTORS or len(call.args) > 1:  # type: ignore[attr-defined]
+            return False
+        keywords = {k.arg for k in call.keywords}  # type: ignore[attr-defined]
+        if None in keywords or "dtype" in keywords or "shape" in keywords:
+            return False
+        value = call.args[0] if call.args else next(  # type: ignore[attr-defined]
+            (k.value for k in call.keywords if k.arg in _VALUE_KEYWORDS), None)  # type: ignore[attr-defined]
+        return type(value) in (ast.Name, ast.Attribute, ast.Subscript, ast.BinOp, ast.BoolOp, ast.Compare,
+                               ast.IfExp, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.Set)
+
+
 class _Bindings:
     """The bindings of the module by id, and whether one made in a loop may vary there."""
 
-    def __init__(self, facts) -> None:
+    def __init__(self, facts, module: _Module) -> None:
         self.facts = facts
+        self.module = module
         self.nodes: dict[int, ast.AST] | None = None
+
+    def evidence(self, binding: int) -> bool:
+        """Can ``binding`` give the analysis evidence (not ``x = tf.constant(v)``, ``p = Player(...)``
+        of a class compared by value: :meth:`_Module.states_nothing`)?"""
+        node = self._node(binding)
+        value = getattr(node, "value", None) if type(node) in (ast.Assign, ast.AnnAssign, ast.NamedExpr) else None
+        return value is None or not self.module.states_nothing(value, self.facts)
 
     def _node(self, binding: int) -> ast.AST | None:
         if self.nodes is None:
@@ -136,9 +233,10 @@ def may_compare_arguments(facts) -> bool:
     per_parameter: dict[tuple[str, int], set] = {}
     per_keyword: dict[tuple[str, str], set] = {}
     loop_valued = facts.loop_valued
-    bindings = _Bindings(facts)
+    module = _Module(facts.tree, facts)
+    bindings = _Bindings(facts, module)
     for name, call, in_loop, chain in facts._call_sites:
-        if not facts.may_call_a_tf_function(call.func):
+        if not facts.may_call_a_tf_function(call.func) or not module.may_be_callable(call.func):
             continue
         position = 0
         arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
@@ -150,11 +248,13 @@ def may_compare_arguments(facts) -> bool:
                 key = (name, position)
                 position += 1
             if kind is ast.Name:
-                sources = facts._sources(value.id, chain)
+                sources = {b for b in facts._sources(value.id, chain) if bindings.evidence(b)}
                 varies = in_loop and any(bindings.varies(b, loop_valued) for b in sources)
             elif kind is ast.BinOp:
                 sources, varies = {id(value)}, True
             elif kind is ast.Call and facts.call_tells(value):
+                if module.states_nothing(value, facts):
+                    continue
                 sources, varies = {_normalised_source(value, facts._call_source(value))}, call_may_vary(value, facts)
             elif _literal(value):
                 sources, varies = {ast.dump(value)}, False

@@ -320,6 +320,17 @@ NEAR_MISSES = [
     # ...a constructor's literal value counts by its kind (4 and 5: one dtype, one shape)
     (STEP + "step(tf.constant(4), 1)\nstep(tf.constant(5), 1)\n",
      STEP + "step(tf.constant(4), 1)\nstep(tf.constant(5.0), 1)\n", "RTF101"),
+    # ...an object only of a class compared by identity (an ExtensionType is compared by value)
+    (TF + "class P(tf.experimental.ExtensionType):\n    x: tf.Tensor\n\n@tf.function\ndef step(p):\n"
+     "    return p.x\n\nstep(P(1))\nstep(P(2))\n",
+     TF + "class P:\n    def __init__(self, x):\n        self.x = x\n\n@tf.function\ndef step(p):\n"
+     "    return p.x\n\nstep(P(1))\nstep(P(2))\n", "RTF101"),
+    # ...tf.constant(<name>) states no dtype nor shape
+    (STEP + "v = [1.0]\nstep(tf.constant(v), 1)\nw = [1]\nstep(tf.constant(w), 1)\n",
+     STEP + "step(tf.constant([1.0]), 1)\nstep(tf.constant([1]), 1)\n", "RTF101"),
+    # ...a def named once (two defs of the name: ModuleCalls resolves neither)
+    (STEP + "step(x, 1)\n\ndef step(x, n):\n    return x\n\nstep(x, 2)\n",
+     STEP + "step(x, 1)\nstep(x, 2)\n", "RTF101"),
     # RTF002 outside a tf.function: a call _blocker accepts, on a model built by Model/Sequential
     (KERAS + "for x in data:\n    y = model.predict(x, batch_size=8)\n",
      KERAS + "for x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
