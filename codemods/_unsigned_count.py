@@ -16,38 +16,25 @@ from __future__ import annotations
 
 import ast
 
+from retrace_fix.ast_walk import child_fields, walk
+
+_AST = ast.AST
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _signed(call: ast.Call) -> bool:
     return any(k.arg == "input_signature" for k in call.keywords)
 
 
-def _children(node: ast.AST) -> list[ast.AST]:
-    """The child nodes in source order (a def's and a class's decorators first, as LibCST has them)."""
-    children = list(ast.iter_child_nodes(node))
-    if type(node) in _SCOPES:
-        decorators = node.decorator_list  # type: ignore[attr-defined]
-        ids = {id(d) for d in decorators}
-        children = [*decorators, *(c for c in children if id(c) not in ids)]
-    return children
-
-
 def unsigned_tf_functions(tree: ast.Module, facts) -> int:
     """How many defs of ``tree`` become a tf.function without an ``input_signature`` (``facts``: the
-    file's :class:`~retrace_fix.codemods._tree_facts.TreeFacts`, for what can be ``tf.function``)."""
+    file's :class:`~retrace_fix.codemods._tree_facts.TreeFacts`, for what can be ``tf.function`` and
+    its creations).  One plain walk for the decorated defs; the scopes are read only in a module
+    that wraps a def by a call (``tf.function(f)``), where the names must be resolved."""
     is_tf_function = facts.is_tf_function
-    defs: dict[tuple, dict[str, ast.AST]] = {}  # scope key -> def name -> the last def of that name
     sites: dict[int, bool] = {}  # id(def) -> has an input_signature
-    wraps: list[tuple[ast.Call, ast.AST, tuple]] = []  # (the call with the keywords, the target, key)
-    stack: list[tuple[ast.AST, tuple]] = [(tree, ())]
-    while stack:
-        node, key = stack.pop()
-        kind = type(node)
-        inner = key
-        if kind in _DEFS:
-            defs.setdefault(key, {})[node.name] = node  # type: ignore[attr-defined]
+    for node in walk(tree):
+        if type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
             for decorator in node.decorator_list:  # type: ignore[attr-defined]
                 if is_tf_function(decorator):
                     sites[id(node)] = False
@@ -55,21 +42,56 @@ def unsigned_tf_functions(tree: ast.Module, facts) -> int:
                 if type(decorator) is ast.Call and is_tf_function(decorator.func):  # type: ignore[attr-defined]
                     sites[id(node)] = _signed(decorator)  # type: ignore[arg-type]
                     break
+    wrapping = [node for node, _owner, _loop, first in facts.creations
+                if type(node) is ast.Call and type(first) in (ast.Name, ast.Attribute)]
+    if wrapping:
+        _resolve_wraps(tree, facts, sites)
+    return sum(not signed for signed in sites.values())
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset  # type: ignore[attr-defined]
+
+
+def _resolve_wraps(tree: ast.Module, facts, sites: dict[int, bool]) -> None:
+    """Add to ``sites`` the defs ``tf.function(f, ...)``/``tf.function(...)(f)`` wrap (in source order,
+    a def already a site is kept), each target resolved as ``_TfFunctionFinder`` resolves it."""
+    is_tf_function = facts.is_tf_function
+    defs: dict[tuple, dict[str, ast.AST]] = {}  # scope key -> def name -> the last def of that name
+    wraps: list[tuple[tuple[int, int], ast.Call, ast.AST, tuple]] = []  # (where, the call with the keywords, target, key)
+    stack: list[tuple[ast.AST, tuple]] = [(tree, ())]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, key = pop()
+        kind = type(node)
+        inner = key
+        if kind in _DEFS:
+            known = defs.setdefault(key, {})
+            last = known.get(node.name)  # type: ignore[attr-defined]
+            if last is None or _position(last) < _position(node):
+                known[node.name] = node  # type: ignore[attr-defined]
             inner = (*key, node)
         elif kind is ast.ClassDef:
             inner = (*key, node)
         elif kind is ast.Call and node.args and type(node.args[0]) is not ast.Starred:  # type: ignore[attr-defined]
             func = node.func  # type: ignore[attr-defined]
             if is_tf_function(func):
-                wraps.append((node, node.args[0], key))  # type: ignore[arg-type, attr-defined]
+                wraps.append((_position(node), node, node.args[0], key))  # type: ignore[arg-type, attr-defined]
             elif type(func) is ast.Call and is_tf_function(func.func):  # type: ignore[attr-defined]
-                wraps.append((func, node.args[0], key))  # type: ignore[arg-type, attr-defined]
-        stack.extend((child, inner) for child in reversed(_children(node)))
-    for call, target, key in wraps:
+                wraps.append((_position(node), func, node.args[0], key))  # type: ignore[arg-type, attr-defined]
+        for name in child_fields(kind):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        push((item, inner))
+            elif isinstance(value, _AST):
+                push((value, inner))
+    wraps.sort(key=lambda w: w[0])
+    for _where, call, target, key in wraps:
         found = _resolve(target, key, defs)
         if found is not None and id(found) not in sites:
             sites[id(found)] = _signed(call)
-    return sum(not signed for signed in sites.values())
 
 
 def _resolve(target: ast.AST, key: tuple, defs: dict[tuple, dict[str, ast.AST]]) -> ast.AST | None:
