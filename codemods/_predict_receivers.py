@@ -33,6 +33,7 @@ class _ModelNames:
         self.assigned: set[str] = set()  # names bound by an assignment (an alias of a model class?)
         bindings: list[tuple[list[ast.expr], ast.expr | None, ast.expr | None]] = []  # (targets, value, annotation)
         params: list[ast.arg] = []
+        named: list[ast.expr] = []  # walrus targets: no evidence, but a name they bind is no alias to trust
         for node in walk(tree):
             kind = type(node)
             if kind is ast.ClassDef:
@@ -47,13 +48,20 @@ class _ModelNames:
                         f"{node.module or ''}.{alias.name}")  # type: ignore[attr-defined]
             elif kind is ast.Assign:
                 bindings.append((node.targets, node.value, None))  # type: ignore[attr-defined]
-            elif kind is ast.AnnAssign or kind is ast.NamedExpr:
-                bindings.append(([node.target], node.value, getattr(node, "annotation", None)))  # type: ignore[attr-defined]
+            elif kind is ast.AnnAssign:
+                bindings.append(([node.target], node.value, node.annotation))  # type: ignore[attr-defined]
+            elif kind is ast.NamedExpr:
+                named.append(node.target)  # type: ignore[attr-defined]
             elif kind is ast.arg:
                 params.append(node)  # type: ignore[arg-type]
-        for targets, _value, _annotation in bindings:
+        #: name -> the values assigned to it as a plain target (``KerasEvidence._pending``: Assign, AnnAssign)
+        self.values: dict[str, list[ast.expr | None]] = {}
+        for targets, value, annotation in bindings:
             for target in targets:
                 self.assigned.update(n.id for n in walk(target) if type(n) is ast.Name)  # type: ignore[attr-defined]
+                if type(target) is ast.Name and value is not None:
+                    self.values.setdefault(target.id, []).append(value)  # type: ignore[attr-defined]
+        self.assigned.update(n.id for n in named if type(n) is ast.Name)  # type: ignore[attr-defined]
         self.names: set[str] = set()
         self.attrs: set[str] = set()
         for targets, value, annotation in bindings:
@@ -86,10 +94,12 @@ class _ModelNames:
         if kind is not ast.Name:
             return False
         name = expr.id  # type: ignore[attr-defined]
-        if name in words or name in self.classes or name in self.assigned:
-            return True
-        return any(target.rsplit(".", 1)[-1] in words or "applications" in target.split(".")
-                   for target in self.imported.get(name, ()))
+        if name in self.imported:  # an import decides (``Scope.lookup``: imports before local bindings)
+            return name in words or any(target.rsplit(".", 1)[-1] in words or "applications" in target.split(".")
+                                        for target in self.imported[name])
+        if name in self.classes:  # a class of this module: "local.<name>" among the model classes?
+            return any(self.model_class(c, frozenset({name})) for c in self.classes[name])
+        return name in words or name in self.assigned
 
     def _model_call(self, value: ast.AST | None) -> bool:
         """Can ``value`` be a call that returns a Keras model (``_KerasEvidence._value_is_model``)?"""
@@ -114,6 +124,16 @@ class _ModelNames:
             elif self._names_a_model(base, _MODEL_CLASS_WORDS):
                 return True
         return False
+
+
+    def provably_not_model(self, name: str) -> bool:
+        """``KerasEvidence.provably_not_model``: every value assigned to ``name`` (any scope) is a call of a
+        class of this module that cannot derive from a Keras model."""
+        values = self.values.get(name)
+        return bool(values) and all(
+            type(v) is ast.Call and type(v.func) is ast.Name and v.func.id in self.classes  # type: ignore[attr-defined]
+            and not any(self.model_class(c) for c in self.classes[v.func.id])  # type: ignore[attr-defined]
+            for v in values)
 
 
 def _innermost_classes(tree: ast.Module) -> dict[int, ast.ClassDef | None]:
@@ -158,12 +178,29 @@ def receivers_may_be_models(calls: list[ast.Call], tree: ast.Module) -> bool:
 
 
 def graph_calls_may_report(roots: list[ast.AST], tree: ast.Module) -> bool:
-    """Can a predict call in ``roots`` (the code a tf.function can run) be reported: one
-    :func:`~retrace_fix.codemods._predict_facts.blocked` does not refuse (reported on Keras
-    evidence, or as a ``--verify`` candidate), one with a Keras-only keyword, or a blocked one
-    on a receiver that may be a Keras model (:func:`receivers_may_be_models`)?"""
+    """Can a predict call in ``roots`` (the code a tf.function can run) be reported: one with a
+    Keras-only keyword; one :func:`~retrace_fix.codemods._predict_facts.blocked` does not refuse
+    on ``self``, on ``self.<attr>`` or on a name that may be a Keras model or is not provably none
+    (``_unknown_receiver``'s ``--verify`` candidates: a name every assignment gives an object of a
+    class of the module that derives from no model is none); or a blocked one on a receiver that
+    may be a Keras model (:func:`receivers_may_be_models`)?"""
     calls = [n for root in roots for n in walk(root)
              if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in PREDICT_METHODS]  # type: ignore[attr-defined]
-    if any(not blocked(c) or keras_keyword(c) for c in calls):
+    if any(keras_keyword(c) for c in calls):
         return True
-    return receivers_may_be_models(calls, tree)
+    names: _ModelNames | None = None
+    for call in calls:
+        if blocked(call):
+            continue
+        receiver = call.func.value  # type: ignore[attr-defined]
+        if type(receiver) is ast.Attribute:
+            return True
+        if type(receiver) is not ast.Name:
+            continue  # no Keras evidence, and no --verify candidate (``_unknown_receiver``)
+        if receiver.id == "self":
+            return True
+        if names is None:
+            names = _ModelNames(tree)
+        if receiver.id in names.names or not names.provably_not_model(receiver.id):
+            return True  # a Keras model, or a --verify candidate
+    return receivers_may_be_models([c for c in calls if blocked(c)], tree)

@@ -352,6 +352,13 @@ NEAR_MISSES = [
      "    return m.predict_on_batch(w, x, training=False)\n",
      TF + "model = tf.keras.Sequential()\n\n@tf.function\ndef f(m, w, x):\n"
      "    return model.predict_on_batch(w, x, training=False)\n", "RTF002"),
+    # ...an unblocked one: not on a receiver that is neither a name nor an attribute, nor on a name
+    # every assignment gives an object of a class of the module that derives from no model
+    (TF + "class Model(object):\n    def predict(self, x):\n        return x\n\nmodel = Model()\n\n"
+     "@tf.function\ndef f(x):\n    return model.predict(x)\n",
+     TF + "model = tf.keras.Sequential()\n\n@tf.function\ndef f(x):\n    return model.predict(x)\n", "RTF002"),
+    (TF + "model = tf.keras.Sequential()\n\n@tf.function\ndef f(x):\n    return make().predict(x)\n",
+     TF + "model = tf.keras.Sequential()\n\n@tf.function\ndef f(x):\n    return model.predict(x)\n", "RTF002"),
     # ...self in a class that may derive from a Keras model
     (TF + "m = tf.keras.Sequential()\n\nclass A(tf.Module):\n    @tf.function\n    def f(self, w, x):\n"
      "        return self.predict_on_batch(w, x, training=False)\n",
