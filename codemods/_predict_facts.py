@@ -86,11 +86,13 @@ def model_evidence(tree: ast.AST) -> bool:
 
 
 def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
-    """(names, ``self`` attributes) some assignment gives a call of ``...Model``/``...Sequential``
-    (``PredictToCallCommand._single_output_builds``: only those builds make the direct call safe
-    outside a tf.function)."""
+    """(names, ``self`` attributes) some assignment gives a call of ``...Sequential`` or a ``...Model``
+    that may have one output (``PredictToCallCommand._single_output_builds``: only those builds make
+    the direct call safe outside a tf.function)."""
     names: set[str] = set()
     attrs: set[str] = set()
+    builds: list[tuple[list, ast.Call]] = []
+    assigned: dict[str, list] = {}  # name -> the values Assign/AnnAssign give it (``KerasEvidence._pending``)
     for node in walk(tree):
         kind = type(node)
         if kind is ast.Assign:
@@ -100,11 +102,16 @@ def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
         else:
             continue
         value = node.value
+        if kind is not ast.NamedExpr and value is not None:
+            for target in targets:
+                if type(target) is ast.Name:
+                    assigned.setdefault(target.id, []).append(value)
         if type(value) is not ast.Call:
             continue
-        func = value.func
-        last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
-        if last not in _MODEL_BUILDERS:
+        if _last(value.func) in _MODEL_BUILDERS:
+            builds.append((targets, value))
+    for targets, value in builds:
+        if _last(value.func) == "Model" and not may_have_one_output(value, assigned):
             continue
         for target in targets:
             if type(target) is ast.Name:
@@ -112,6 +119,28 @@ def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
             elif type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
                 attrs.add(target.attr)
     return names, attrs
+
+
+def _last(func: ast.AST) -> str | None:
+    return func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+
+
+_ONE_OUTPUT = (ast.Call, ast.Attribute, ast.Subscript)
+
+
+def may_have_one_output(call: ast.Call, assigned: dict[str, list]) -> bool:
+    """Can ``Model(inputs, outputs)`` have a single output (``one_output``): ``outputs`` (the keyword,
+    else the second positional argument) a call, an attribute, a subscript, or a name that every
+    assignment (``assigned``: name -> values, any scope) gives one of those; never a list, a tuple
+    or a dict of outputs, nor a model without outputs here (``Model()`` subclassed)?"""
+    outputs = next((k.value for k in reversed(call.keywords) if k.arg == "outputs"), None)
+    positional = [a for a in call.args if type(a) is not ast.Starred]
+    if outputs is None and len(positional) >= 2:
+        outputs = positional[1]
+    if type(outputs) is ast.Name:
+        values = assigned.get(outputs.id, [])
+        return bool(values) and all(type(v) in _ONE_OUTPUT for v in values)
+    return type(outputs) in _ONE_OUTPUT
 
 
 def per_step_candidates(tree: ast.AST) -> bool:

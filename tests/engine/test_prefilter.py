@@ -337,6 +337,11 @@ NEAR_MISSES = [
     (TF + "model = tf.keras.models.load_model(p)\nfor x in data:\n    y = model.predict(x, verbose=0)\n",
      TF + "model = tf.keras.Sequential()\nfor x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
     (KERAS_CLASS.format("make()"), KERAS_CLASS.format("tf.keras.Sequential()"), "RTF002"),
+    # ...a Model(inputs, outputs) only with a single output (a name every assignment gives one)
+    (TF + "inp = tf.keras.Input((2,))\nouts = [tf.keras.layers.Dense(1)(inp), tf.keras.layers.Dense(1)(inp)]\n"
+     "model = tf.keras.Model(inp, outs)\nfor x in data:\n    y = model.predict(x, verbose=0)\n",
+     TF + "inp = tf.keras.Input((2,))\nout = tf.keras.layers.Dense(1)(inp)\n"
+     "model = tf.keras.Model(inp, out)\nfor x in data:\n    y = model.predict(x, verbose=0)\n", "RTF002"),
     # ...a bare-name predict in a class only in a method a loop calls (through self calls too)
     (KERAS + "class Agent:\n    def act(self, s):\n        return model.predict(s, verbose=0)\n\n"
      "    def run(self, states):\n        return [self.act(s) for s in states]\n",
