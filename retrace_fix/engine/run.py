@@ -11,7 +11,7 @@ from retrace_fix.sources.discovery import display_path, find_project_root, posix
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.options import FileJob, RunOptions, RunResult
 from retrace_fix.engine.pool import run_in_workers
-from retrace_fix.engine.process import process_file
+from retrace_fix.engine.process import process_file, without_text
 from retrace_fix.findings import FileResult
 
 
@@ -89,7 +89,7 @@ def run(
 
     if workers == 1 or len(work) < 2:
         for job in work:
-            emit(process_file(job, options))
+            emit(without_text(process_file(job, options)))
     else:
         run_in_workers(work, options, workers, emit)
     results.sort(key=lambda r: r.path)
