@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from retrace_fix.sources.discovery import display_path, find_project_root, posix_relative
+from retrace_fix.sources.discovery import ProjectRoots, display_path, posix_relative
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.options import FileJob, RunOptions, RunResult
 from retrace_fix.engine.pool import run_in_workers
@@ -25,11 +25,12 @@ def make_jobs(files: list[Path], explicit_roots: tuple[str, ...] = ()) -> list[F
     cwd = Path.cwd()
     jobs = []
     roots: dict[Path, tuple[str, str]] = {}  # directory -> (its project root, its realpath)
+    project_roots = ProjectRoots()  # find_project_root, asked once per directory
     for path in files:
         directory = path.parent
         if directory not in roots:
-            found = find_project_root(directory)
             real = os.path.realpath(directory)
+            found = project_roots.of(real)
             inside = [r for r in explicit_roots if _within(real, r) and _within(r, found)]
             roots[directory] = (max(inside, key=len) if inside else found, real)
         root, real_directory = roots[directory]
