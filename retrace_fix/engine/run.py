@@ -77,7 +77,8 @@ def run(
     jobs: int | None = None,
     on_result: Callable[[FileResult], None] | None = None,
 ) -> RunResult:
-    """Process ``files``; results come back sorted by display path whatever ``jobs`` is."""
+    """Process ``files``; results come back sorted by display path whatever ``jobs`` is, those of
+    files with nothing to report without their text (:func:`~retrace_fix.engine.process.without_text`)."""
     work = make_jobs(files, explicit_roots(options))
     options = with_call_site_plans(work, options)
     workers = max(1, jobs or os.cpu_count() or 1)
