@@ -13,7 +13,7 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.ast_walk import TreeIndex, child_fields
 from retrace_fix.codemods._keras import KerasEvidence
 
 PREDICT_METHODS = ("predict", "predict_on_batch")
@@ -27,10 +27,14 @@ _LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
 }
 
 
-def has_predict_call(root: ast.AST) -> bool:
-    """Is there a ``.predict(...)``/``.predict_on_batch(...)`` call in ``root``?"""
-    return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in PREDICT_METHODS
-               for node in walk(root))
+def _per_step_call(node: ast.AST, methods: tuple[str, ...] = PREDICT_METHODS) -> bool:
+    """Is ``node`` a call ``<x>.<method>(...)`` of one of ``methods``?"""
+    return type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in methods
+
+
+def has_predict_call(index: TreeIndex) -> bool:
+    """Is there a ``.predict(...)``/``.predict_on_batch(...)`` call in the indexed tree?"""
+    return any(_per_step_call(node) for node in index.of_type(ast.Call))
 
 
 #: keywords ``Model.predict`` takes that a direct call also takes (``predict_to_call.DROPPABLE_KEYWORDS``, ``x``)
@@ -61,44 +65,29 @@ def keras_keyword(call: ast.Call) -> bool:
     return any(k.arg in KERAS_ONLY_KEYWORDS for k in call.keywords)
 
 
-def model_evidence(tree: ast.AST) -> bool:
-    """Can :class:`~retrace_fix.codemods._keras.KerasEvidence` find a Keras model in ``tree``?  Its
-    every piece of evidence (a constructor, a loader, an application, a base class, an annotation)
-    names ``Model``, ``Sequential``, a loader or ``applications`` somewhere."""
-    for node in walk(tree):
-        kind = type(node)
-        if kind is ast.Name:
-            if node.id in _MODEL_WORDS:
-                return True
-        elif kind is ast.Attribute:
-            if node.attr in _MODEL_WORDS:
-                return True
-        elif kind is ast.alias:
-            if not _MODEL_WORDS.isdisjoint(node.name.split(".")) or node.asname in _MODEL_WORDS:
-                return True
-        elif kind is ast.ImportFrom:
-            if node.module and "applications" in node.module.split("."):
-                return True
-        elif kind is ast.Constant and type(node.value) is str:
-            if node.value.rsplit(".", 1)[-1] in _MODEL_BUILDERS:
-                return True
-    return False
+def model_evidence(index: TreeIndex) -> bool:
+    """Can :class:`~retrace_fix.codemods._keras.KerasEvidence` find a Keras model in the indexed
+    tree?  Its every piece of evidence (a constructor, a loader, an application, a base class, an
+    annotation) names ``Model``, ``Sequential``, a loader or ``applications`` somewhere."""
+    words = _MODEL_WORDS
+    return (
+        any(node.id in words for node in index.of_type(ast.Name))
+        or any(node.attr in words for node in index.of_type(ast.Attribute))
+        or any(not words.isdisjoint(node.name.split(".")) or node.asname in words for node in index.of_type(ast.alias))
+        or any(node.module and "applications" in node.module.split(".") for node in index.of_type(ast.ImportFrom))
+        or any(type(node.value) is str and node.value.rsplit(".", 1)[-1] in _MODEL_BUILDERS
+               for node in index.of_type(ast.Constant))
+    )
 
 
-def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
+def model_builds(index: TreeIndex) -> tuple[set[str], set[str]]:
     """(names, ``self`` attributes) some assignment gives a call of ``...Model``/``...Sequential``
     (``PredictToCallCommand._single_output_builds``: only those builds make the direct call safe
     outside a tf.function)."""
     names: set[str] = set()
     attrs: set[str] = set()
-    for node in walk(tree):
-        kind = type(node)
-        if kind is ast.Assign:
-            targets = node.targets
-        elif kind is ast.AnnAssign or kind is ast.NamedExpr:
-            targets = [node.target]
-        else:
-            continue
+    for node in index.of_type(ast.Assign, ast.AnnAssign, ast.NamedExpr):
+        targets = node.targets if type(node) is ast.Assign else [node.target]
         value = node.value
         if type(value) is not ast.Call:
             continue
@@ -114,14 +103,17 @@ def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
     return names, attrs
 
 
-def per_step_candidates(tree: ast.AST) -> bool:
+def per_step_candidates(tree: ast.AST, index: TreeIndex) -> bool:
     """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note)?  Only
     a call made once per step: in the body of a loop, or in a method of a class that a loop calls
     every step (:func:`ast_per_step_methods`); and only ``name.predict(x)``/``self.<attr>.predict(x)``
     (a call :func:`blocked` does not refuse) on a name or attribute assigned a
     ``...Model(...)``/``...Sequential(...)`` call, or ``name.train_on_batch(...)``/
     ``self.<attr>.train_on_batch(...)`` in a module with Keras-model evidence (:func:`model_evidence`:
-    the decider asks for a Keras receiver)."""
+    the decider asks for a Keras receiver).  ``index``: the tree's; a module without such a call
+    is not walked."""
+    if not any(_per_step_call(node, PER_STEP_METHODS) for node in index.of_type(ast.Call)):
+        return False
     names = attrs = evidence = step_methods = None
     # (node, in a loop body, in a class, the names of the defs around it)
     stack: list[tuple[ast.AST, bool, bool, tuple[str, ...]]] = [(tree, False, False, ())]
@@ -145,12 +137,12 @@ def per_step_candidates(tree: ast.AST) -> bool:
                 elif func.attr == "train_on_batch":
                     if type(receiver) is ast.Name or on_self:
                         if evidence is None:
-                            evidence = model_evidence(tree)
+                            evidence = model_evidence(index)
                         if evidence:
                             return True
                 elif not blocked(node):
                     if names is None:
-                        names, attrs = model_builds(tree)
+                        names, attrs = model_builds(index)
                     if (type(receiver) is ast.Name and receiver.id in names) or (on_self and receiver.attr in attrs):
                         return True
         bodies = _LOOP_BODIES.get(kind, ())
@@ -200,15 +192,15 @@ def ast_per_step_methods(tree: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
-def graph_predict_candidates(roots: list[ast.AST], tree: ast.AST) -> bool:
-    """Can a predict call in code a tf.function may run be reported: one :func:`blocked` does not
-    refuse (reported on Keras evidence, or as a ``--verify`` candidate), or one with a
-    Keras-only keyword, or any in a module with Keras-model evidence (:func:`model_evidence`)?"""
-    calls = [n for root in roots for n in walk(root)
-             if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in PREDICT_METHODS]
+def graph_predict_candidates(roots: list[ast.AST], index: TreeIndex) -> bool:
+    """Can a predict call in code a tf.function may run (``roots``, statements of the indexed
+    tree) be reported: one :func:`blocked` does not refuse (reported on Keras evidence, or as a
+    ``--verify`` candidate), or one with a Keras-only keyword, or any in a module with Keras-model
+    evidence (:func:`model_evidence`)?"""
+    calls = [n for root in roots for n in index.subtree(root) if _per_step_call(n)]
     if any(not blocked(c) or keras_keyword(c) for c in calls):
         return True
-    return bool(calls) and model_evidence(tree)
+    return bool(calls) and model_evidence(index)
 
 
 def is_self_attribute(node: cst.CSTNode) -> bool:

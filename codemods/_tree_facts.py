@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.ast_walk import TreeIndex, child_fields, walk
 from retrace_fix.codemods._creations import FACTORY_NAMES
 from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
 from retrace_fix.tfnames import TF_FUNCTION, canonical
@@ -135,7 +135,7 @@ def tree_facts(tree: ast.Module, outline) -> "TreeFacts":
     """The facts of ``tree``, read once per file (kept on ``outline``, which is per file)."""
     facts = getattr(outline, "tree_facts", None)
     if facts is None or facts.tree is not tree:
-        facts = TreeFacts(tree)
+        facts = TreeFacts(tree, outline.index if outline.tree is tree else None)
         outline.tree_facts = facts
     return facts
 
@@ -153,67 +153,48 @@ def _called_name(func: ast.expr) -> str | None:
 class TreeFacts:
     """The facts of one module (see the module docstring); built by :func:`tree_facts`."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, index: TreeIndex | None = None) -> None:
         self.tree = tree
+        self.index = index = index if index is not None else TreeIndex(tree)
         #: name -> the dotted names imports anywhere bind it to
         self.imports: dict[str, set[str]] = {}
         self.tf_names: set[str] = {"function"}
         self.range_names: set[str] = {"range"}
-        self.shape_keywords = False
-        calls: list[ast.Call] = []
-        assigns: list[ast.Assign] = []
-        defs: list[ast.AST] = []
+        calls: list[ast.Call] = index.of_type(ast.Call)
+        assigns: list[ast.Assign] = index.of_type(ast.Assign)
+        defs: list[ast.AST] = index.of_type(*_DEFS)
+        self.shape_keywords = any(k.arg in SHAPE_KEYWORDS for call in calls for k in call.keywords)
         #: name -> the bindings that may give it a value the call-site analysis reads
         #: (:func:`_valued_names`): only such names can carry evidence as arguments
         self.valued: dict[str, list[int]] = {}  # ...each binding by its id
         #: name -> the names in the calls assigned to it (``x = tf.zeros([n])``: ``n`` may vary)
         self.call_values: dict[str, set[str]] = {}
-        bindings: list[ast.AST] = []
-        self.classes: set[str] = set()  # the names of the module's classes (RTF104's objects)
+        bindings = index.of_type(*_BINDINGS)
+        #: the names of the module's classes (RTF104's objects)
+        self.classes: set[str] = {node.name for node in index.of_type(ast.ClassDef)}  # type: ignore[attr-defined]
         #: names bound other than by an absolute import, anywhere (``tf = ...``, a parameter, a def)
-        self.rebound: set[str] = set()
+        self.rebound: set[str] = {
+            node.id for node in index.of_type(ast.Name) if type(node.ctx) is not ast.Load}  # type: ignore[attr-defined]
         rebound = self.rebound
-        for node in walk(tree):
-            kind = type(node)
-            if kind is ast.Name:
-                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    rebound.add(node.id)  # type: ignore[attr-defined]
+        rebound.update(node.arg for node in index.of_type(ast.arg))  # type: ignore[attr-defined]
+        rebound |= self.classes
+        rebound.update(node.name for node in index.of_type(*_NAMED_BINDINGS) if node.name)  # type: ignore[attr-defined]
+        rebound.update(node.rest for node in index.of_type(ast.MatchMapping) if node.rest)  # type: ignore[attr-defined]
+        rebound.update(node.name for node in defs)  # type: ignore[attr-defined]
+        for node in index.of_type(ast.Import):
+            for alias in node.names:  # type: ignore[attr-defined]
+                if alias.asname:
+                    self._bind(alias.asname, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    self._bind(head, head)
+        for node in index.of_type(ast.ImportFrom):
+            if node.level or not node.module:  # type: ignore[attr-defined]
+                rebound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
                 continue
-            if kind in _BINDINGS:
-                bindings.append(node)
-            elif kind is ast.arg:
-                rebound.add(node.arg)  # type: ignore[attr-defined]
-            elif kind is ast.ClassDef:
-                self.classes.add(node.name)  # type: ignore[attr-defined]
-                rebound.add(node.name)  # type: ignore[attr-defined]
-            elif kind in _NAMED_BINDINGS:
-                if node.name:  # type: ignore[attr-defined]
-                    rebound.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
-                rebound.add(node.rest)  # type: ignore[attr-defined]
-            if kind is ast.Call:
-                calls.append(node)  # type: ignore[arg-type]
-                if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
-                    self.shape_keywords = True
-            if kind is ast.Assign:
-                assigns.append(node)  # type: ignore[arg-type]
-            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                defs.append(node)
-                rebound.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.Import:
-                for alias in node.names:  # type: ignore[attr-defined]
-                    if alias.asname:
-                        self._bind(alias.asname, alias.name)
-                    else:
-                        head = alias.name.split(".")[0]
-                        self._bind(head, head)
-            elif kind is ast.ImportFrom:
-                if node.level or not node.module:  # type: ignore[attr-defined]
-                    rebound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
-                    continue
-                for alias in node.names:  # type: ignore[attr-defined]
-                    if alias.name != "*":
-                        self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+            for alias in node.names:  # type: ignore[attr-defined]
+                if alias.name != "*":
+                    self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
         for node in bindings:
             for name in _valued_names(node, self.call_tells):
                 self.valued.setdefault(name, []).append(id(node))
@@ -383,7 +364,7 @@ class TreeFacts:
         if self._instances is None:
             self._instances = {
                 target.id  # type: ignore[attr-defined]
-                for node in walk(self.tree) if type(node) is ast.Assign and type(node.value) is ast.Call  # type: ignore[attr-defined]
+                for node in self.index.of_type(ast.Assign) if type(node.value) is ast.Call  # type: ignore[attr-defined]
                 and type(node.value.func) is ast.Name and node.value.func.id in self.classes  # type: ignore[attr-defined]
                 for target in node.targets if type(target) is ast.Name  # type: ignore[attr-defined]
             }
@@ -532,16 +513,15 @@ class TreeFacts:
         next-step hint counts in a file that no codemod needs LibCST for."""
         by_name: dict[str, list[ast.AST]] = {}
         sites: dict[int, bool] = {}  # id(def) -> has an input_signature
-        for node in walk(self.tree):
-            if type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
-                by_name.setdefault(node.name, []).append(node)  # type: ignore[attr-defined]
-                for decorator in node.decorator_list:  # type: ignore[attr-defined]
-                    if self.is_tf_function(decorator):
-                        sites[id(node)] = False
-                        break
-                    if type(decorator) is ast.Call and self.is_tf_function(decorator.func):  # type: ignore[attr-defined]
-                        sites[id(node)] = any(k.arg == "input_signature" for k in decorator.keywords)  # type: ignore[attr-defined]
-                        break
+        for node in self.index.of_type(*_DEFS):
+            by_name.setdefault(node.name, []).append(node)  # type: ignore[attr-defined]
+            for decorator in node.decorator_list:  # type: ignore[attr-defined]
+                if self.is_tf_function(decorator):
+                    sites[id(node)] = False
+                    break
+                if type(decorator) is ast.Call and self.is_tf_function(decorator.func):  # type: ignore[attr-defined]
+                    sites[id(node)] = any(k.arg == "input_signature" for k in decorator.keywords)  # type: ignore[attr-defined]
+                    break
         for node, _owner, _loop, first in self.creations:
             if first is None or type(node) is not ast.Call:
                 continue
@@ -596,7 +576,7 @@ class TreeFacts:
         if self._first_params is None:
             self._first_params = {}
             self._parents = {}
-            for each in walk(self.tree):
+            for each in self.index.nodes:
                 kind = type(each)
                 if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                     arguments = [*each.args.posonlyargs, *each.args.args]  # type: ignore[attr-defined]
@@ -709,7 +689,7 @@ class TreeFacts:
         """A graph ``for ... in range(...)`` whose body appends to something (RTF007's loops)."""
         for loop, _function in self.graph_range_loops:
             for statement in loop.body:  # type: ignore[attr-defined]
-                for node in walk(statement):
+                for node in self.index.subtree(statement):
                     if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]
                         return True
         return False

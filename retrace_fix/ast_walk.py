@@ -6,6 +6,13 @@ its ``ctx`` attribute).  ``ast.walk`` goes through ``iter_child_nodes`` and
 ``iter_fields``, two generators per node; this reads each node class's child
 fields once.  The order differs from ``ast.walk`` (depth first, children last
 to first): callers collect sets and flags, never sequences.
+
+:class:`TreeIndex` is that walk made once per tree and kept: every node in
+:func:`walk`'s order, the nodes of each class, and where each statement's subtree
+sits in that order.  The prefilter's readers of one file (the tree checks of every
+codemod, the partial parse's outline) ask it instead of walking the tree again:
+each reads only the node classes it looks at, and the subtree of a statement (a
+loop's calls) is a slice.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ import ast
 from typing import Iterator
 
 _AST = ast.AST
+#: the node classes whose subtree :class:`TreeIndex` locates (every statement)
+_SPANNED = frozenset(cls for cls in vars(ast).values() if isinstance(cls, type) and issubclass(cls, ast.stmt))
+_LOOPS = (ast.For, ast.While)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -64,3 +74,81 @@ def walk(root: ast.AST) -> Iterator[ast.AST]:
                         push(item)
             elif isinstance(value, _AST):
                 push(value)
+
+
+class TreeIndex:
+    """One :func:`walk` of a tree, kept: what every reader of that tree asks for.
+
+    ``nodes``: every node under the root, in :func:`walk`'s order (the root first);
+    :meth:`of_type`: the nodes of some classes, each class in that order;
+    :meth:`subtree`: a statement's nodes, as :func:`walk` of it yields them (a slice of
+    ``nodes``: a depth-first walk yields each subtree in one run).  Built once per file
+    (:attr:`retrace_fix.partial_parse.Outline.index`) and gone with it.
+    """
+
+    __slots__ = ("root", "nodes", "_by_type", "_spans")
+
+    def __init__(self, root: ast.AST) -> None:
+        self.root = root
+        nodes: list[ast.AST] = []
+        by_type: dict[type, list[ast.AST]] = {}
+        spans: dict[int, tuple[int, int]] = {}  # id(statement) -> (its index in nodes, the end of its subtree)
+        stack: list = [root]
+        pop, push, add = stack.pop, stack.append, nodes.append
+        fields_of, same_type, spanned = _FIELDS.get, by_type.get, _SPANNED
+        while stack:
+            node = pop()
+            kind = type(node)
+            if kind is int:  # a statement's subtree ends here (the marker holds where it began)
+                spans[id(nodes[node])] = (node, len(nodes))
+                continue
+            same = same_type(kind)
+            if same is None:
+                by_type[kind] = [node]
+            else:
+                same.append(node)
+            if kind in spanned:
+                push(len(nodes))
+            add(node)
+            for name in fields_of(kind) or child_fields(kind):
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, _AST):
+                            push(item)
+                elif isinstance(value, _AST):
+                    push(value)
+        spans[id(root)] = (0, len(nodes))
+        self.nodes = nodes
+        self._by_type = by_type
+        self._spans = spans
+
+    def of_type(self, *kinds: type) -> list:
+        """The nodes of these classes (each class's in walk order, the classes one after another)."""
+        by_type = self._by_type
+        if len(kinds) == 1:
+            return by_type.get(kinds[0], [])
+        return [node for kind in kinds for node in by_type.get(kind, ())]
+
+    def has_type(self, kind: type) -> bool:
+        """Does the tree hold a node of class ``kind``?"""
+        return kind in self._by_type
+
+    def subtree(self, node: ast.AST) -> list:
+        """Every node under ``node`` (``node`` first), in :func:`walk`'s order: a slice for a
+        statement or the root, else a walk of it."""
+        span = self._spans.get(id(node))
+        if span is None:
+            return list(walk(node))
+        return self.nodes[span[0]:span[1]]
+
+    def outermost_loops(self) -> list:
+        """:func:`outermost_loops` of the root: the ``for``/``while`` statements no other one holds."""
+        spans = self._spans
+        loops = sorted((spans[id(loop)] + (loop,) for loop in self.of_type(*_LOOPS)), key=lambda span: span[0])
+        found, reach = [], 0
+        for start, end, loop in loops:
+            if start >= reach:
+                found.append(loop)
+                reach = end
+        return found

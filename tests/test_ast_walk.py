@@ -1,11 +1,12 @@
-"""retrace_fix.ast_walk.walk visits exactly the nodes ast.walk does, less the ctx singletons."""
+"""retrace_fix.ast_walk.walk visits exactly the nodes ast.walk does, less the ctx singletons; its
+TreeIndex gives back what walks of the tree and of its statements would."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from retrace_fix.ast_walk import outermost_loops, push_children, walk
+from retrace_fix.ast_walk import TreeIndex, outermost_loops, push_children, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("retrace_fix/*.py"), *ROOT.glob("codemods/*.py"), *ROOT.glob("golden/*/*/input.py")])
@@ -39,3 +40,25 @@ def test_outermost_loops_hold_every_loop():
     assert sorted(loop.lineno for loop in loops) == [1, 5, 10, 13]  # the async for is no For
     every = {id(n) for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))}
     assert every == {id(n) for loop in loops for n in walk(loop) if isinstance(n, (ast.For, ast.While))}
+
+
+def test_tree_index_is_the_walk_of_the_tree_and_of_each_statement():
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        index = TreeIndex(tree)
+        walked = list(walk(tree))
+        assert [id(n) for n in index.nodes] == [id(n) for n in walked], path
+        assert [id(n) for n in index.subtree(tree)] == [id(n) for n in walked], path
+        for kind in {type(n) for n in walked}:
+            assert [id(n) for n in index.of_type(kind)] == [id(n) for n in walked if type(n) is kind], (path, kind)
+        assert index.of_type(ast.Lambda, ast.Call) == [*index.of_type(ast.Lambda), *index.of_type(ast.Call)]
+        for node in walked:
+            if isinstance(node, (ast.stmt, ast.expr)):  # a statement's is a slice, an expression's a walk
+                assert [id(n) for n in index.subtree(node)] == [id(n) for n in walk(node)], (path, node.lineno)
+        assert [id(n) for n in index.outermost_loops()] == [id(n) for n in outermost_loops(tree)], path
+
+
+def test_tree_index_of_an_empty_module_and_missing_kinds():
+    index = TreeIndex(ast.parse(""))
+    assert len(index.nodes) == 1 and index.of_type(ast.Call) == [] and index.outermost_loops() == []
+    assert not index.has_type(ast.Call) and index.has_type(ast.Module)
