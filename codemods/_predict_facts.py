@@ -13,18 +13,12 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import TreeIndex, child_fields
+from retrace_fix.ast_walk import TreeIndex, child_fields, walk
 from retrace_fix.codemods._keras import KerasEvidence
 
 PREDICT_METHODS = ("predict", "predict_on_batch")
 #: Keras calls that pay a per-call setup when made once per step of a Python loop
 PER_STEP_METHODS = (*PREDICT_METHODS, "train_on_batch")
-#: the fields of a loop whose code runs once per iteration (as ``_in_loop_body`` reads them;
-#: a ``while`` loop's test too); None: every field
-_LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
-    ast.For: ("body",), ast.AsyncFor: ("body",), ast.While: None,
-    ast.ListComp: ("elt",), ast.SetComp: ("elt",), ast.GeneratorExp: ("elt",), ast.DictComp: ("key", "value"),
-}
 
 
 def _per_step_call(node: ast.AST, methods: tuple[str, ...] = PREDICT_METHODS) -> bool:
@@ -110,51 +104,65 @@ def per_step_candidates(tree: ast.AST, index: TreeIndex) -> bool:
     (a call :func:`blocked` does not refuse) on a name or attribute assigned a
     ``...Model(...)``/``...Sequential(...)`` call, or ``name.train_on_batch(...)``/
     ``self.<attr>.train_on_batch(...)`` in a module with Keras-model evidence (:func:`model_evidence`:
-    the decider asks for a Keras receiver).  ``index``: the tree's; a module without such a call
-    is not walked."""
-    if not any(_per_step_call(node, PER_STEP_METHODS) for node in index.of_type(ast.Call)):
-        return False
-    names = attrs = evidence = step_methods = None
-    # (node, in a loop body, in a class, the names of the defs around it)
-    stack: list[tuple[ast.AST, bool, bool, tuple[str, ...]]] = [(tree, False, False, ())]
-    while stack:
-        node, in_loop, in_class, defs = stack.pop()
-        kind = type(node)
-        if kind is ast.Call:
-            func = node.func
-            if type(func) is ast.Attribute and func.attr in PER_STEP_METHODS:
-                # the decider reports only a call made once per step (its _per_step_place)
-                per_step = in_loop
-                if not per_step and in_class and defs:
-                    if step_methods is None:
-                        step_methods = ast_per_step_methods(tree)
-                    per_step = not step_methods.isdisjoint(defs)
-                receiver = func.value
-                on_self = (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
-                           and receiver.value.id == "self")
-                if not per_step:
-                    pass  # asked once: nothing to say
-                elif func.attr == "train_on_batch":
-                    if type(receiver) is ast.Name or on_self:
-                        if evidence is None:
-                            evidence = model_evidence(index)
-                        if evidence:
-                            return True
-                elif not blocked(node):
-                    if names is None:
-                        names, attrs = model_builds(index)
-                    if (type(receiver) is ast.Name and receiver.id in names) or (on_self and receiver.attr in attrs):
-                        return True
-        bodies = _LOOP_BODIES.get(kind, ())
-        inside_class = in_class or kind is ast.ClassDef
-        inside_defs = (*defs, node.name) if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef else defs
-        for name in child_fields(kind):
-            value = getattr(node, name, None)
-            flag = in_loop or bodies is None or name in bodies
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, flag, inside_class, inside_defs))
+    the decider asks for a Keras receiver).  ``index``: the tree's; where each such call runs is
+    read from the statements around it (:func:`_place`), not from a walk of the module."""
+    calls = [node for node in index.of_type(ast.Call) if _per_step_call(node, PER_STEP_METHODS)]
+    names = attrs = evidence = step_methods = looped = None
+    for node in calls:
+        # the decider reports only a call made once per step (its _per_step_place)
+        per_step, in_class, defs = _place(index, node)
+        if not per_step:
+            if looped is None:
+                looped = _comprehension_steps(index)
+            per_step = id(node) in looped
+        if not per_step and in_class and defs:
+            if step_methods is None:
+                step_methods = ast_per_step_methods(tree)
+            per_step = not step_methods.isdisjoint(defs)
+        if not per_step:
+            continue  # asked once: nothing to say
+        func = node.func
+        receiver = func.value
+        on_self = type(receiver) is ast.Attribute and type(receiver.value) is ast.Name and receiver.value.id == "self"
+        if func.attr == "train_on_batch":
+            if type(receiver) is ast.Name or on_self:
+                if evidence is None:
+                    evidence = model_evidence(index)
+                if evidence:
+                    return True
+        elif not blocked(node):
+            if names is None:
+                names, attrs = model_builds(index)
+            if (type(receiver) is ast.Name and receiver.id in names) or (on_self and receiver.attr in attrs):
+                return True
     return False
+
+
+def _place(index: TreeIndex, node: ast.AST) -> tuple[bool, bool, list[str]]:
+    """(in a loop's per-step part: a ``for``'s body, anywhere in a ``while``; in a class; the names
+    of the defs around it) of a node of the indexed tree, read from the statements around it."""
+    at = index.position(node)
+    in_loop = in_class = False
+    defs: list[str] = []
+    for statement in index.statements_around(node):
+        kind = type(statement)
+        if kind is ast.While:
+            in_loop = True
+        elif kind is ast.For or kind is ast.AsyncFor:
+            in_loop = in_loop or any(start <= at < end for start, end in map(index.span, statement.body))
+        elif kind is ast.ClassDef:
+            in_class = True
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            defs.append(statement.name)
+    return in_loop, in_class, defs
+
+
+def _comprehension_steps(index: TreeIndex) -> set[int]:
+    """The ids of the nodes a comprehension of the indexed tree runs per item (its ``elt``, a dict
+    comprehension's key and value)."""
+    parts = [comp.elt for comp in index.of_type(ast.ListComp, ast.SetComp, ast.GeneratorExp)]
+    parts += [part for comp in index.of_type(ast.DictComp) for part in (comp.key, comp.value)]
+    return {id(node) for part in parts for node in walk(part)}
 
 
 def ast_per_step_methods(tree: ast.AST) -> frozenset[str]:

@@ -497,12 +497,15 @@ class TreeFacts:
                 loop = any_loop = True  # for its children: every part of a loop may repeat
             for name in child_fields(kind):
                 value = getattr(node, name, None)
-                if type(value) is list:
-                    for item in value:
-                        if isinstance(item, _AST):
-                            push((item, owner, loop, any_loop, graph, ctx))
-                elif isinstance(value, _AST):
-                    push((value, owner, loop, any_loop, graph, ctx))
+                for item in value if type(value) is list else (value,):
+                    # a name or a constant, leaves, read here (two in five nodes: not pushed)
+                    if type(item) is ast.Name:
+                        if type(item.ctx) is ast.Store:  # type: ignore[attr-defined]
+                            self._stores.setdefault(ctx[0][-1] if ctx[0] else None, set()).add(item.id)  # type: ignore[attr-defined]
+                        if graph and ctx[2] and item.id == "len":  # type: ignore[attr-defined]
+                            self.graph_shape_reads = True
+                    elif type(item) is not ast.Constant and isinstance(item, _AST):
+                        push((item, owner, loop, any_loop, graph, ctx))
 
     # ------------------------------------------------------------------ what the checks ask
 

@@ -18,6 +18,7 @@ loop's calls) is a slice.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 
 _AST = ast.AST
@@ -27,17 +28,36 @@ _LOOPS = (ast.For, ast.While)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+#: the ASDL types of fields that never hold a node (``Name(identifier id, expr_context ctx)``)
+_SCALAR_TYPES = frozenset({"identifier", "string", "constant", "int", "expr_context"})
+_SIGNATURE = re.compile(r"(\w+)\((.*)\)")
+
+
 def child_fields(cls: type) -> tuple[str, ...]:
-    """The fields of an ``ast`` node class that can hold nodes (``ctx`` left out)."""
+    """The fields of an ``ast`` node class that can hold nodes: ``ctx`` and, where the class's
+    ASDL signature (its docstring) says so, the names, strings, constants and numbers left out
+    (``Name.id``, ``Constant.value``); every field but ``ctx`` where that signature is not read."""
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _FIELDS[cls] = tuple(name for name in cls._fields if name != "ctx")
+        fields = _FIELDS[cls] = tuple(name for name in cls._fields if name != "ctx" and name not in _scalar_fields(cls))
     return fields
+
+
+def _scalar_fields(cls: type) -> frozenset[str]:
+    """The fields the ASDL signature of ``cls`` types as a scalar (none unless it names every field)."""
+    match = _SIGNATURE.fullmatch((cls.__doc__ or "").split("\n", 1)[0].strip())
+    if match is None or match.group(1) != cls.__name__:
+        return frozenset()
+    declared = [part.split() for part in match.group(2).split(",") if part.strip()]
+    if any(len(part) != 2 for part in declared) or [name for _, name in declared] != list(cls._fields):
+        return frozenset()
+    return frozenset(name for kind, name in declared if kind.rstrip("*?") in _SCALAR_TYPES)
 
 
 def push_children(node: ast.AST, stack: list) -> None:
     """Append the child nodes of ``node`` to ``stack``."""
-    for name in _FIELDS.get(type(node)) or child_fields(type(node)):
+    fields = _FIELDS.get(type(node))
+    for name in child_fields(type(node)) if fields is None else fields:
         value = getattr(node, name, None)
         if type(value) is list:
             for item in value:
@@ -66,7 +86,8 @@ def walk(root: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = pop()
         yield node
-        for name in fields_of(type(node)) or child_fields(type(node)):
+        fields = fields_of(type(node))
+        for name in child_fields(type(node)) if fields is None else fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
@@ -110,7 +131,8 @@ class TreeIndex:
             if kind in spanned:
                 push(len(nodes))
             add(node)
-            for name in fields_of(kind) or child_fields(kind):
+            fields = fields_of(kind)
+            for name in child_fields(kind) if fields is None else fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for item in value:
@@ -141,6 +163,20 @@ class TreeIndex:
         if span is None:
             return list(walk(node))
         return self.nodes[span[0]:span[1]]
+
+    def position(self, node: ast.AST) -> int:
+        """Where ``node`` (a node of the tree) sits in :attr:`nodes`."""
+        span = self._spans.get(id(node))
+        return span[0] if span is not None else self.nodes.index(node)
+
+    def span(self, statement: ast.AST) -> tuple[int, int]:
+        """(start, end) of a statement's subtree in :attr:`nodes`: the nodes at ``start <= i < end``."""
+        return self._spans[id(statement)]
+
+    def statements_around(self, node: ast.AST) -> list:
+        """The statements whose subtree holds ``node`` (``node`` left out), outermost first."""
+        at, nodes = self.position(node), self.nodes
+        return [nodes[start] for start, _ in sorted(span for span in self._spans.values() if 0 < span[0] < at < span[1])]
 
     def outermost_loops(self) -> list:
         """:func:`outermost_loops` of the root: the ``for``/``while`` statements no other one holds."""

@@ -110,13 +110,13 @@ def ast_references_tf_function(tree: ast.Module, index: TreeIndex | None = None)
                 bound.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
     if not bound:
         return False
-    # every bare name used (`tfn` from `import function as tfn`), and every `<chain>.function`
-    names = {node.id for node in index.of_type(ast.Name)}  # type: ignore[attr-defined]
-    candidates = [node for node in index.of_type(ast.Attribute) if node.attr == "function"]  # type: ignore[attr-defined]
-    for name in names & bound.keys():
-        if any(canonical(target) == TF_FUNCTION for target in bound[name]):
-            return True
-    for node in candidates:
+    # a bare name an import binds to tf.function (`tfn` from `import function as tfn`), used
+    aliases = {name for name, targets in bound.items() if any(canonical(target) == TF_FUNCTION for target in targets)}
+    if aliases and any(node.id in aliases for node in index.of_type(ast.Name)):  # type: ignore[attr-defined]
+        return True
+    for node in index.of_type(ast.Attribute):  # `<chain>.function`
+        if node.attr != "function":  # type: ignore[attr-defined]
+            continue
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)

@@ -62,3 +62,25 @@ def test_tree_index_of_an_empty_module_and_missing_kinds():
     index = TreeIndex(ast.parse(""))
     assert len(index.nodes) == 1 and index.of_type(ast.Call) == [] and index.outermost_loops() == []
     assert not index.has_type(ast.Call) and index.has_type(ast.Module)
+
+
+def test_statements_around_a_node_are_its_statement_ancestors():
+    tree = ast.parse(
+        "class A:\n    def f(self):\n        while x:\n            for a in b:\n                m.predict(a)\n"
+        "        else:\n            pass\n"
+        "    @d(k.g())\n    def h(self):\n        return [m.predict(y) for y in z]\n"
+        "n.fit(x)\n"
+    )
+    index = TreeIndex(tree)
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in index.nodes[1:]:
+        ancestors, up = [], parents[id(node)]
+        while up is not tree:
+            if isinstance(up, ast.stmt):
+                ancestors.append(up)
+            up = parents[id(up)]
+        assert [id(s) for s in index.statements_around(node)] == [id(s) for s in reversed(ancestors)]
+        assert index.nodes[index.position(node)] is node
+        if isinstance(node, ast.stmt):
+            start, end = index.span(node)
+            assert [id(n) for n in index.nodes[start:end]] == [id(n) for n in walk(node)]
