@@ -43,6 +43,7 @@ SHAPE_KEYWORDS = frozenset({"input_signature", "reduce_retracing", "experimental
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_REPEATING = frozenset((*_LOOPS, *_COMPREHENSIONS))
 _AST = ast.AST
 #: the walk's graph levels: code a tf.function may run (a candidate's), and code one surely runs
 _GRAPH, _SURELY_GRAPH = 1, 2
@@ -163,7 +164,8 @@ class TreeFacts:
         calls: list[ast.Call] = index.of_type(ast.Call)
         assigns: list[ast.Assign] = index.of_type(ast.Assign)
         defs: list[ast.AST] = index.of_type(*_DEFS)
-        self.shape_keywords = any(k.arg in SHAPE_KEYWORDS for call in calls for k in call.keywords)
+        self.shape_keywords = any(k.arg in SHAPE_KEYWORDS for k in index.of_type(ast.keyword)) and any(
+            k.arg in SHAPE_KEYWORDS for call in calls for k in call.keywords)  # a class's keywords do not count
         #: name -> the bindings that may give it a value the call-site analysis reads
         #: (:func:`_valued_names`): only such names can carry evidence as arguments
         self.valued: dict[str, list[int]] = {}  # ...each binding by its id
@@ -489,7 +491,7 @@ class TreeFacts:
                 continue
             elif kind is ast.Assign and ctx[1] is None and self._creates(node.value):  # type: ignore[attr-defined]
                 self.plain_callables.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
-            elif kind in _LOOPS or kind in _COMPREHENSIONS:
+            elif kind in _REPEATING:
                 if graph and (kind is ast.For or kind is ast.AsyncFor):
                     iterable = node.iter  # type: ignore[attr-defined]
                     if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
@@ -498,7 +500,12 @@ class TreeFacts:
             for name in child_fields(kind):
                 value = getattr(node, name, None)
                 for item in value if type(value) is list else (value,):
-                    # a name or a constant, leaves, read here (two in five nodes: not pushed)
+                    # attribute chains, names and constants (more than half the nodes) are read
+                    # here, not pushed: an attribute's one child is its value, the others are leaves
+                    while type(item) is ast.Attribute:
+                        if graph and ctx[2] and item.attr in _SHAPE_READS:  # type: ignore[attr-defined]
+                            self.graph_shape_reads = True
+                        item = item.value  # type: ignore[attr-defined]
                     if type(item) is ast.Name:
                         if type(item.ctx) is ast.Store:  # type: ignore[attr-defined]
                             self._stores.setdefault(ctx[0][-1] if ctx[0] else None, set()).add(item.id)  # type: ignore[attr-defined]
