@@ -13,7 +13,7 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import TreeIndex, child_fields, walk
+from retrace_fix.ast_walk import TreeIndex, walk
 from retrace_fix.codemods._keras import KerasEvidence
 
 PREDICT_METHODS = ("predict", "predict_on_batch")
@@ -108,16 +108,16 @@ def per_step_candidates(tree: ast.AST, index: TreeIndex) -> bool:
     read from the statements around it (:func:`_place`), not from a walk of the module."""
     calls = [node for node in index.of_type(ast.Call) if _per_step_call(node, PER_STEP_METHODS)]
     names = attrs = evidence = step_methods = looped = None
-    for node in calls:
+    for node, at, around in index.statements_around_each(calls):
         # the decider reports only a call made once per step (its _per_step_place)
-        per_step, in_class, defs = _place(index, node)
+        per_step, in_class, defs = _place(index, at, around)
         if not per_step:
             if looped is None:
                 looped = _comprehension_steps(index)
             per_step = id(node) in looped
         if not per_step and in_class and defs:
             if step_methods is None:
-                step_methods = ast_per_step_methods(tree)
+                step_methods = ast_per_step_methods(index)
             per_step = not step_methods.isdisjoint(defs)
         if not per_step:
             continue  # asked once: nothing to say
@@ -138,23 +138,27 @@ def per_step_candidates(tree: ast.AST, index: TreeIndex) -> bool:
     return False
 
 
-def _place(index: TreeIndex, node: ast.AST) -> tuple[bool, bool, list[str]]:
+def _place(index: TreeIndex, at: int, around: list) -> tuple[bool, bool, list[str]]:
     """(in a loop's per-step part: a ``for``'s body, anywhere in a ``while``; in a class; the names
-    of the defs around it) of a node of the indexed tree, read from the statements around it."""
-    at = index.position(node)
+    of the defs around it) of the node at ``at`` in the indexed tree, the statements ``around`` it."""
     in_loop = in_class = False
     defs: list[str] = []
-    for statement in index.statements_around(node):
+    for statement in around:
         kind = type(statement)
         if kind is ast.While:
             in_loop = True
         elif kind is ast.For or kind is ast.AsyncFor:
-            in_loop = in_loop or any(start <= at < end for start, end in map(index.span, statement.body))
+            in_loop = in_loop or _holds(index, statement.body, at)
         elif kind is ast.ClassDef:
             in_class = True
         elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             defs.append(statement.name)
     return in_loop, in_class, defs
+
+
+def _holds(index: TreeIndex, statements: list[ast.stmt], at: int) -> bool:
+    """Is the node at ``at`` in one of ``statements`` (a block)?"""
+    return any(start <= at < end for start, end in map(index.span, statements))
 
 
 def _comprehension_steps(index: TreeIndex) -> set[int]:
@@ -165,31 +169,29 @@ def _comprehension_steps(index: TreeIndex) -> set[int]:
     return {id(node) for part in parts for node in walk(part)}
 
 
-def ast_per_step_methods(tree: ast.AST) -> frozenset[str]:
-    """:func:`per_step_methods` read on CPython's tree, as a superset: the names called as
-    ``obj.<name>(...)`` in the body (or a ``while`` loop's test) of a ``for``/``while`` loop, and
-    the ``self.<name>()`` calls of the defs so named, transitively."""
+def ast_per_step_methods(index: TreeIndex) -> frozenset[str]:
+    """:func:`per_step_methods` read on CPython's tree (``index``'s), as a superset: the names called
+    as ``obj.<name>(...)`` in the body (or a ``while`` loop's test) of a ``for``/``while`` loop of
+    the innermost def around the call, and the ``self.<name>()`` calls of the defs so named,
+    transitively."""
     in_loops: set[str] = set()
     self_calls: dict[str, set[str]] = {}
-    stack: list[tuple[ast.AST, bool, str | None]] = [(tree, False, None)]
-    while stack:
-        node, in_loop, function = stack.pop()
-        kind = type(node)
-        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            function, in_loop = node.name, False
-        elif kind is ast.Call and type(node.func) is ast.Attribute:
-            if in_loop:
-                in_loops.add(node.func.attr)
-            receiver = node.func.value
-            if function is not None and type(receiver) is ast.Name and receiver.id == "self":
-                self_calls.setdefault(function, set()).add(node.func.attr)
-        looped = ("body",) if kind in (ast.For, ast.AsyncFor) else ("test", "body") if kind is ast.While else ()
-        for name in child_fields(kind):
-            value = getattr(node, name, None)
-            flag = in_loop or name in looped
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, flag, function))
+    calls = [node for node in index.of_type(ast.Call) if type(node.func) is ast.Attribute]
+    for node, at, around in index.statements_around_each(calls):
+        function, in_loop = None, False
+        for statement in around:
+            kind = type(statement)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                function, in_loop = statement.name, False
+            elif kind is ast.For or kind is ast.AsyncFor:
+                in_loop = in_loop or _holds(index, statement.body, at)
+            elif kind is ast.While:
+                in_loop = in_loop or not _holds(index, statement.orelse, at)  # its test or body
+        if in_loop:
+            in_loops.add(node.func.attr)
+        receiver = node.func.value
+        if function is not None and type(receiver) is ast.Name and receiver.id == "self":
+            self_calls.setdefault(function, set()).add(node.func.attr)
     found = set(in_loops)
     todo = list(found)
     while todo:

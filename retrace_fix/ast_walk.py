@@ -175,8 +175,27 @@ class TreeIndex:
 
     def statements_around(self, node: ast.AST) -> list:
         """The statements whose subtree holds ``node`` (``node`` left out), outermost first."""
-        at, nodes = self.position(node), self.nodes
-        return [nodes[start] for start, _ in sorted(span for span in self._spans.values() if 0 < span[0] < at < span[1])]
+        return next(self.statements_around_each([node]))[2]
+
+    def statements_around_each(self, targets: list) -> Iterator[tuple[ast.AST, int, list]]:
+        """(node, its :meth:`position`, :meth:`statements_around` it) for each of ``targets``: nodes
+        of the tree in walk order (as :meth:`of_type` gives one class's), read in one pass over
+        the nodes and the statements (a node out of order raises ``ValueError``)."""
+        nodes = self.nodes
+        statements = sorted(span for span in self._spans.values() if span[0] > 0)
+        held: list[tuple[int, int]] = []  # the statements open at the position reached, outermost first
+        following, at = 0, 0
+        for node in targets:
+            at = nodes.index(node, at)
+            while following < len(statements) and statements[following][0] < at:
+                span = statements[following]
+                following += 1
+                while held and held[-1][1] <= span[0]:
+                    held.pop()
+                held.append(span)
+            while held and held[-1][1] <= at:
+                held.pop()
+            yield node, at, [nodes[start] for start, _ in held]
 
     def outermost_loops(self) -> list:
         """:func:`outermost_loops` of the root: the ``for``/``while`` statements no other one holds."""

@@ -73,6 +73,7 @@ def test_statements_around_a_node_are_its_statement_ancestors():
     )
     index = TreeIndex(tree)
     parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    expected: dict[int, list[int]] = {}
     for node in index.nodes[1:]:
         ancestors, up = [], parents[id(node)]
         while up is not tree:
@@ -80,7 +81,16 @@ def test_statements_around_a_node_are_its_statement_ancestors():
                 ancestors.append(up)
             up = parents[id(up)]
         assert [id(s) for s in index.statements_around(node)] == [id(s) for s in reversed(ancestors)]
+        expected[id(node)] = [id(s) for s in reversed(ancestors)]
         assert index.nodes[index.position(node)] is node
         if isinstance(node, ast.stmt):
             start, end = index.span(node)
             assert [id(n) for n in index.nodes[start:end]] == [id(n) for n in walk(node)]
+
+    # every node at once, in one pass: the same statements, and each node's position
+    for kind in (None, ast.Call, ast.Name):
+        targets = index.nodes[1:] if kind is None else index.of_type(kind)
+        found = list(index.statements_around_each(targets))
+        assert [id(node) for node, _, _ in found] == [id(node) for node in targets]
+        for node, at, around in found:
+            assert index.nodes[at] is node and [id(s) for s in around] == expected[id(node)]
