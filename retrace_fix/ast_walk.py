@@ -22,7 +22,7 @@ import re
 from typing import Iterator
 
 _AST = ast.AST
-#: the node classes whose subtree :class:`TreeIndex` locates (every statement)
+#: the node classes whose subtree :func:`walk` locates when asked (every statement)
 _SPANNED = frozenset(cls for cls in vars(ast).values() if isinstance(cls, type) and issubclass(cls, ast.stmt))
 _LOOPS = (ast.For, ast.While)
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -54,40 +54,28 @@ def _scalar_fields(cls: type) -> frozenset[str]:
     return frozenset(name for kind, name in declared if kind.rstrip("*?") in _SCALAR_TYPES)
 
 
-def push_children(node: ast.AST, stack: list) -> None:
-    """Append the child nodes of ``node`` to ``stack``."""
-    fields = _FIELDS.get(type(node))
-    for name in child_fields(type(node)) if fields is None else fields:
-        value = getattr(node, name, None)
-        if type(value) is list:
-            for item in value:
-                if isinstance(item, _AST):
-                    stack.append(item)
-        elif isinstance(value, _AST):
-            stack.append(value)
+def walk(root: ast.AST, spans: dict[int, tuple[int, int]] | None = None) -> Iterator[ast.AST]:
+    """Every node under ``root``, ``root`` first (depth first, ``ctx`` nodes left out).
 
-
-def outermost_loops(root: ast.AST) -> Iterator[ast.AST]:
-    """The ``for`` and ``while`` statements under ``root`` that no other one holds (their
-    subtrees hold every loop under ``root``; a loop in a def in a loop is held)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if type(node) is ast.For or type(node) is ast.While:
-            yield node
-        else:
-            push_children(node, stack)
-
-
-def walk(root: ast.AST) -> Iterator[ast.AST]:
-    """Every node under ``root``, ``root`` first (depth first, ``ctx`` nodes left out)."""
-    stack = [root]
+    ``spans``: where given, filled as the walk goes with where each statement's subtree sits in
+    it: ``id(statement) -> (its place, the place after its last node)`` (places count from 0,
+    ``root``'s)."""
+    stack: list = [root]
     pop, push, fields_of = stack.pop, stack.append, _FIELDS.get
+    spanned = _SPANNED if spans is not None else ()
+    count = 0
     while stack:
         node = pop()
+        kind = type(node)
+        if kind is tuple:  # a statement's subtree ends here: (its place, the statement)
+            spans[id(node[1])] = (node[0], count)  # type: ignore[index]
+            continue
+        if kind in spanned:
+            push((count, node))
+        count += 1
         yield node
-        fields = fields_of(type(node))
-        for name in child_fields(type(node)) if fields is None else fields:
+        fields = fields_of(kind)
+        for name in child_fields(kind) if fields is None else fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
@@ -114,32 +102,14 @@ class TreeIndex:
         nodes: list[ast.AST] = []
         by_type: dict[type, list[ast.AST]] = {}
         spans: dict[int, tuple[int, int]] = {}  # id(statement) -> (its index in nodes, the end of its subtree)
-        stack: list = [root]
-        pop, push, add = stack.pop, stack.append, nodes.append
-        fields_of, same_type, spanned = _FIELDS.get, by_type.get, _SPANNED
-        while stack:
-            node = pop()
-            kind = type(node)
-            if kind is int:  # a statement's subtree ends here (the marker holds where it began)
-                spans[id(nodes[node])] = (node, len(nodes))
-                continue
-            same = same_type(kind)
+        add, same_type = nodes.append, by_type.get
+        for node in walk(root, spans):
+            same = same_type(type(node))
             if same is None:
-                by_type[kind] = [node]
+                by_type[type(node)] = [node]
             else:
                 same.append(node)
-            if kind in spanned:
-                push(len(nodes))
             add(node)
-            fields = fields_of(kind)
-            for name in child_fields(kind) if fields is None else fields:
-                value = getattr(node, name, None)
-                if type(value) is list:
-                    for item in value:
-                        if isinstance(item, _AST):
-                            push(item)
-                elif isinstance(value, _AST):
-                    push(value)
         spans[id(root)] = (0, len(nodes))
         self.nodes = nodes
         self._by_type = by_type
@@ -151,10 +121,6 @@ class TreeIndex:
         if len(kinds) == 1:
             return by_type.get(kinds[0], [])
         return [node for kind in kinds for node in by_type.get(kind, ())]
-
-    def has_type(self, kind: type) -> bool:
-        """Does the tree hold a node of class ``kind``?"""
-        return kind in self._by_type
 
     def subtree(self, node: ast.AST) -> list:
         """Every node under ``node`` (``node`` first), in :func:`walk`'s order: a slice for a
@@ -198,7 +164,8 @@ class TreeIndex:
             yield node, at, [nodes[start] for start, _ in held]
 
     def outermost_loops(self) -> list:
-        """:func:`outermost_loops` of the root: the ``for``/``while`` statements no other one holds."""
+        """The ``for`` and ``while`` statements that no other one holds (their subtrees hold every
+        loop of the tree; a loop in a def in a loop is held), in walk order."""
         spans = self._spans
         loops = sorted((spans[id(loop)] + (loop,) for loop in self.of_type(*_LOOPS)), key=lambda span: span[0])
         found, reach = [], 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from retrace_fix.ast_walk import TreeIndex, outermost_loops, push_children, walk
+from retrace_fix.ast_walk import TreeIndex, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("retrace_fix/*.py"), *ROOT.glob("codemods/*.py"), *ROOT.glob("golden/*/*/input.py")])
@@ -20,15 +20,6 @@ def test_same_nodes_as_ast_walk():
         assert len(found) == len(expected) and {id(n) for n in found} == {id(n) for n in expected}, path
 
 
-def test_push_children_matches_iter_child_nodes():
-    tree = ast.parse("def f(a, *b, c=1, **d):\n    return [x for x in a if x] + g(*b, k=c)\n")
-    for node in ast.walk(tree):
-        children: list = []
-        push_children(node, children)
-        assert [id(c) for c in children] == [id(c) for c in ast.iter_child_nodes(node)
-                                             if not isinstance(c, ast.expr_context)]
-
-
 def test_outermost_loops_hold_every_loop():
     tree = ast.parse(
         "for a in x:\n    while a:\n        pass\n"
@@ -36,8 +27,8 @@ def test_outermost_loops_hold_every_loop():
         "async def g():\n    async for d in z:\n        while d:\n            pass\n"
         "if x:\n    while True:\n        def h():\n            for e in w:\n                pass\n"
     )
-    loops = list(outermost_loops(tree))
-    assert sorted(loop.lineno for loop in loops) == [1, 5, 10, 13]  # the async for is no For
+    loops = TreeIndex(tree).outermost_loops()
+    assert [loop.lineno for loop in loops] == [13, 10, 5, 1]  # walk order; the async for is no For
     every = {id(n) for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))}
     assert every == {id(n) for loop in loops for n in walk(loop) if isinstance(n, (ast.For, ast.While))}
 
@@ -55,13 +46,16 @@ def test_tree_index_is_the_walk_of_the_tree_and_of_each_statement():
         for node in walked:
             if isinstance(node, (ast.stmt, ast.expr)):  # a statement's is a slice, an expression's a walk
                 assert [id(n) for n in index.subtree(node)] == [id(n) for n in walk(node)], (path, node.lineno)
-        assert [id(n) for n in index.outermost_loops()] == [id(n) for n in outermost_loops(tree)], path
+        # the loops no loop holds, read from a walk of each loop
+        held = {id(n) for loop in walked if isinstance(loop, (ast.For, ast.While)) for n in list(walk(loop))[1:]}
+        outermost = [n for n in walked if isinstance(n, (ast.For, ast.While)) and id(n) not in held]
+        assert [id(n) for n in index.outermost_loops()] == [id(n) for n in outermost], path
 
 
 def test_tree_index_of_an_empty_module_and_missing_kinds():
     index = TreeIndex(ast.parse(""))
     assert len(index.nodes) == 1 and index.of_type(ast.Call) == [] and index.outermost_loops() == []
-    assert not index.has_type(ast.Call) and index.has_type(ast.Module)
+    assert index.of_type(ast.Module) == [index.root] and index.subtree(index.root) == index.nodes
 
 
 def test_statements_around_a_node_are_its_statement_ancestors():
