@@ -97,14 +97,14 @@ def model_builds(index: TreeIndex) -> tuple[set[str], set[str]]:
     return names, attrs
 
 
-def per_step_candidates(tree: ast.AST, index: TreeIndex) -> bool:
+def per_step_candidates(index: TreeIndex) -> bool:
     """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note)?  Only
     a call made once per step: in the body of a loop, or in a method of a class that a loop calls
     every step (:func:`ast_per_step_methods`); and only ``name.predict(x)``/``self.<attr>.predict(x)``
     (a call :func:`blocked` does not refuse) on a name or attribute assigned a
     ``...Model(...)``/``...Sequential(...)`` call, or ``name.train_on_batch(...)``/
     ``self.<attr>.train_on_batch(...)`` in a module with Keras-model evidence (:func:`model_evidence`:
-    the decider asks for a Keras receiver).  ``index``: the tree's; where each such call runs is
+    the decider asks for a Keras receiver).  ``index``: the module's tree; where each such call runs is
     read from the statements around it (:func:`_place`), not from a walk of the module."""
     calls = [node for node in index.of_type(ast.Call) if _per_step_call(node, PER_STEP_METHODS)]
     names = attrs = evidence = step_methods = looped = None

@@ -99,7 +99,8 @@ class CompileInLoopCommand(RetraceCodemod):
         ones to look at, each read once."""
         index = outline.index
         for loop in index.outermost_loops():
-            called = {n.func.attr for n in index.subtree(loop) if type(n) is ast.Call and type(n.func) is ast.Attribute}
+            called = {n.func.attr for n in index.subtree(loop)
+                      if type(n) is ast.Call and type(n.func) is ast.Attribute}
             if "compile" in called and not called.isdisjoint(_TRAIN_METHODS) and _may_report(loop, index):
                 return True
         return False

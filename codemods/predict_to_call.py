@@ -181,7 +181,7 @@ class PredictToCallCommand(RetraceCodemod):
         inside a tf.function (:func:`graph_predict_candidates`, in the code a tf.function can be
         in: :meth:`Outline.tf_function_code`): a module needs parsing when it has such a call."""
         index = outline.index
-        if per_step_candidates(tree, index):
+        if per_step_candidates(index):
             return True
         if not outline.references_tf_function or not has_predict_call(index):
             return False
