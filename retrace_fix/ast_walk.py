@@ -54,6 +54,32 @@ def _scalar_fields(cls: type) -> frozenset[str]:
     return frozenset(name for kind, name in declared if kind.rstrip("*?") in _SCALAR_TYPES)
 
 
+def push_children(node: ast.AST, stack: list) -> None:
+    """Append the child nodes of ``node`` to ``stack``."""
+    fields = _FIELDS.get(type(node))
+    for name in child_fields(type(node)) if fields is None else fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, _AST):
+                    stack.append(item)
+        elif isinstance(value, _AST):
+            stack.append(value)
+
+
+def outermost_loops(root: ast.AST) -> Iterator[ast.AST]:
+    """The ``for`` and ``while`` statements under ``root`` that no other one holds (their
+    subtrees hold every loop under ``root``; a loop in a def in a loop is held).  A file's
+    tree checks ask :meth:`TreeIndex.outermost_loops` instead (no walk)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.For or type(node) is ast.While:
+            yield node
+        else:
+            push_children(node, stack)
+
+
 def walk(root: ast.AST, spans: dict[int, tuple[int, int]] | None = None) -> Iterator[ast.AST]:
     """Every node under ``root``, ``root`` first (depth first, ``ctx`` nodes left out).
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from retrace_fix.ast_walk import TreeIndex, walk
+from retrace_fix.ast_walk import TreeIndex, outermost_loops, push_children, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("retrace_fix/*.py"), *ROOT.glob("codemods/*.py"), *ROOT.glob("golden/*/*/input.py")])
@@ -20,6 +20,15 @@ def test_same_nodes_as_ast_walk():
         assert len(found) == len(expected) and {id(n) for n in found} == {id(n) for n in expected}, path
 
 
+def test_push_children_matches_iter_child_nodes():
+    tree = ast.parse("def f(a, *b, c=1, **d):\n    return [x for x in a if x] + g(*b, k=c)\n")
+    for node in ast.walk(tree):
+        children: list = []
+        push_children(node, children)
+        assert [id(c) for c in children] == [id(c) for c in ast.iter_child_nodes(node)
+                                             if not isinstance(c, ast.expr_context)]
+
+
 def test_outermost_loops_hold_every_loop():
     tree = ast.parse(
         "for a in x:\n    while a:\n        pass\n"
@@ -29,6 +38,7 @@ def test_outermost_loops_hold_every_loop():
     )
     loops = TreeIndex(tree).outermost_loops()
     assert [loop.lineno for loop in loops] == [13, 10, 5, 1]  # walk order; the async for is no For
+    assert [id(loop) for loop in outermost_loops(tree)] == [id(loop) for loop in loops]
     every = {id(n) for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))}
     assert every == {id(n) for loop in loops for n in walk(loop) if isinstance(n, (ast.For, ast.While))}
 
