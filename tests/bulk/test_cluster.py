@@ -103,6 +103,40 @@ def scheduler():
         yield cluster.scheduler_address
 
 
+@pytest.fixture(scope="module")
+def worker_processes():
+    """Dask's worker processes (``--scheduler local``) forked from one server process that has
+    imported ``distributed`` and the engine once (start method ``forkserver``), not each a fresh
+    interpreter importing both (``spawn``, Dask's default: about a second of CPU per worker, five
+    workers in this module).  They are still processes of their own: a task crosses a process
+    boundary (pickled, sent over TCP), and a worker that dies takes only itself down.
+    The server is stopped (and waited for) when the module is done."""
+    import multiprocessing
+
+    import dask
+    import distributed.utils
+
+    if "forkserver" not in multiprocessing.get_all_start_methods() or not hasattr(
+        distributed.utils, "_forkserver_preload_set"
+    ):  # pragma: no cover - another platform or Dask: its own start method, as a user gets it
+        yield
+        return
+    context = multiprocessing.get_context("forkserver")
+    # Dask's own preload would import numpy and pandas into this process to offer them: name ours
+    context.set_forkserver_preload(["distributed", "retrace_fix.engine.run"])
+    was_set, distributed.utils._forkserver_preload_set = distributed.utils._forkserver_preload_set, True
+    try:
+        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+            yield
+    finally:
+        distributed.utils._forkserver_preload_set = was_set
+        from multiprocessing import forkserver
+
+        stop = getattr(forkserver._forkserver, "_stop", None)
+        if stop is not None:  # its CPU (and its workers') is then counted as this process's children's
+            stop()
+
+
 @pytest.fixture
 def in_corpus(corpus, monkeypatch):
     monkeypatch.chdir(corpus)
@@ -343,7 +377,7 @@ def _die_on_golf(task, settings):  # runs in a worker process
     return process_root(task, settings)
 
 
-def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus):
+def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus, worker_processes):
     import cloudpickle
 
     from retrace_fix.bulk.cluster import dask_client, run_on_dask
@@ -365,7 +399,7 @@ def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus):
     assert [f.path for f in by_name["gamma"][1].files] == ["work/gamma/ok.py"]
 
 
-def test_scheduler_local_end_to_end(in_corpus):
+def test_scheduler_local_end_to_end(in_corpus, worker_processes):
     code, _, err = run_cli("--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma", f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1").outcome
     assert code == 0, err
     code, _, _ = run_cli("--patch-dir", "proc1", "--jobs", "1", "work/alpha", "work/gamma", "mirror/echo").outcome
