@@ -25,6 +25,7 @@ from retrace_fix.bulk.git_sources import GitSource, parse_git_root
 from retrace_fix.bulk.shard import Shard
 from tests.support.gitrepos import commit_all, git, new_repo, state
 from tests.support.cli_runner import run_cli
+from tests.support.dask_workers import forked_workers
 from tests.bulk.test_run import CLEAN, LATIN1, PREDICT, RELAX, tree, write
 
 if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the [dask] extra is not installed
@@ -105,36 +106,10 @@ def scheduler():
 
 @pytest.fixture(scope="module")
 def worker_processes():
-    """Dask's worker processes (``--scheduler local``) forked from one server process that has
-    imported ``distributed`` and the engine once (start method ``forkserver``), not each a fresh
-    interpreter importing both (``spawn``, Dask's default: about a second of CPU per worker, five
-    workers in this module).  They are still processes of their own: a task crosses a process
-    boundary (pickled, sent over TCP), and a worker that dies takes only itself down.
-    The server is stopped (and waited for) when the module is done."""
-    import multiprocessing
-
-    import dask
-    import distributed.utils
-
-    if "forkserver" not in multiprocessing.get_all_start_methods() or not hasattr(
-        distributed.utils, "_forkserver_preload_set"
-    ):  # pragma: no cover - another platform or Dask: its own start method, as a user gets it
+    """Dask's worker processes forked from one server that imported Dask and the engine once
+    (``tests/support/dask_workers.py``), not a fresh interpreter each: five in this module."""
+    with forked_workers():
         yield
-        return
-    context = multiprocessing.get_context("forkserver")
-    # Dask's own preload would import numpy and pandas into this process to offer them: name ours
-    context.set_forkserver_preload(["distributed", "retrace_fix.engine.run"])
-    was_set, distributed.utils._forkserver_preload_set = distributed.utils._forkserver_preload_set, True
-    try:
-        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
-            yield
-    finally:
-        distributed.utils._forkserver_preload_set = was_set
-        from multiprocessing import forkserver
-
-        stop = getattr(forkserver._forkserver, "_stop", None)
-        if stop is not None:  # its CPU (and its workers') is then counted as this process's children's
-            stop()
 
 
 @pytest.fixture
