@@ -31,16 +31,19 @@ def forked_workers() -> Iterator[None]:
     ):  # pragma: no cover - another platform or Dask
         yield
         return
+    from multiprocessing import forkserver
+
     # Dask's own preload list would import numpy and pandas into this process to offer them
-    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+    context = multiprocessing.get_context("forkserver")
+    preload = list(getattr(forkserver._forkserver, "_preload_modules", ["__main__"]))
+    context.set_forkserver_preload(PRELOAD)
     was_set, distributed.utils._forkserver_preload_set = distributed.utils._forkserver_preload_set, True
     try:
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
             yield
     finally:
         distributed.utils._forkserver_preload_set = was_set
-        from multiprocessing import forkserver
-
         stop = getattr(forkserver._forkserver, "_stop", None)
         if stop is not None:
             stop()
+        context.set_forkserver_preload(preload)
