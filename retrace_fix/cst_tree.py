@@ -9,11 +9,17 @@
 * :func:`method_call_on` - is a node ``name.method(...)`` for one of some methods;
 * :func:`stored_targets` - what an assignment stores to (``a``, ``b.c``, ``d[0]``);
 * :func:`module_code` - a module's code, statement by statement, remembered
-  (:func:`statement_codes`) for the module generated last.
+  (:func:`statement_codes`) for the module generated last;
+* :func:`track_source`, :func:`layout_of` - where each top-level statement of the module
+  being transformed stands in its text (:class:`SourceLayout`), and the code of a tree a
+  codemod edited spliced from that text: only the statements it changed are generated.
 """
 
 from __future__ import annotations
 
+import ast
+import bisect
+import re
 from typing import Callable, Collection
 
 import libcst as cst
@@ -118,8 +124,13 @@ _LAST_CODES: list = [None, None]
 def module_code(module: cst.Module) -> str:
     """``module.code``, generated one top-level node (header line, statement, footer line) at a
     time, as LibCST's module does (each from no indentation); the pieces of the module generated
-    last are kept for :func:`statement_codes`.  A module without a final newline, or with no
+    last are kept for :func:`statement_codes`.  The module being transformed, or a tree a
+    codemod made of it, is not generated but laid out (:func:`layout_of`): its unchanged
+    statements are the text they were parsed from.  A module without a final newline, or with no
     node, is generated whole (LibCST drops or adds a newline there)."""
+    layout = layout_of(module)
+    if layout is not None:
+        return layout.code
     nodes = (*module.header, *module.body, *module.footer)
     if not module.has_trailing_newline or not nodes:
         return module.code
@@ -132,3 +143,184 @@ def statement_codes(module: cst.Module) -> dict[int, str] | None:
     """The code of each top-level node of ``module`` by ``id`` when :func:`module_code` generated
     it last, else None."""
     return _LAST_CODES[1] if _LAST_CODES[0] is module else None
+
+
+# --------------------------------------------------------------------------- layouts
+
+#: line ends as LibCST counts them (``libcst.metadata.position_provider.NEWLINE_RE``)
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def _nodes(module: cst.Module) -> tuple:
+    return (*module.header, *module.body, *module.footer)
+
+
+class SourceLayout:
+    """Where each top-level node (header line, statement, footer line) of ``module`` stands in
+    ``code``: the text it was parsed from, or for a tree a codemod edited, that text with the
+    changed statements' code spliced in (:func:`layout_of`).
+
+    ``starts[i]`` is the offset of ``nodes[i]`` (``starts[-1]``: the end of the code);
+    ``generated`` holds the indices of the nodes whose span is LibCST's code of them (made
+    here); every other span is text the module was parsed from.
+    """
+
+    __slots__ = ("module", "code", "nodes", "starts", "generated", "_lines")
+
+    def __init__(self, module: cst.Module, code: str, nodes: tuple, starts: list[int],
+                 generated: frozenset[int], lines: list[int] | None = None) -> None:
+        self.module = module
+        self.code = code
+        self.nodes = nodes
+        self.starts = starts
+        self.generated = generated
+        self._lines = lines
+
+    def span(self, index: int) -> str:
+        return self.code[self.starts[index]:self.starts[index + 1]]
+
+    def body_first_lines(self) -> list[int]:
+        """The 1-based line of :attr:`code` where each statement of ``module.body`` starts (its
+        leading blank and comment lines included)."""
+        if self._lines is None:
+            line_starts = [0] + [match.end() for match in _NEWLINE.finditer(self.code)]
+            self._lines = [bisect.bisect_right(line_starts, start) for start in self.starts[:-1]]
+        header = len(self.module.header)
+        return self._lines[header:header + len(self.module.body)]
+
+
+def statement_first_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
+    """The first line of each top-level statement of ``module`` (its leading blank and comment
+    lines included), from CPython's ``tree`` of the same text; None when they do not pair up."""
+    statements, taken, firsts = tree.body, 0, []
+    for statement in module.body:
+        if taken >= len(statements):
+            return None
+        node = statements[taken]
+        first = min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", ()))])
+        firsts.append(first - len(statement.leading_lines))
+        taken += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return firsts if taken == len(statements) else None
+
+
+def _parsed_layout(module: cst.Module, text: str, tree: ast.Module | None) -> SourceLayout | None:
+    """The layout of ``module`` in ``text``, the text it was parsed from, by CPython's tree of it
+    (``tree``, else parsed here); None when the lines do not fit.  Not proven here: a span is
+    proven (its LibCST code compared) where a codemod changes its statement (:func:`_spliced`),
+    and :mod:`retrace_fix.positions` checks each statement it generates against the text."""
+    if not module.body or not module.has_trailing_newline or not text.endswith("\n"):
+        return None  # (LibCST drops a carriage return that ends a file: that text is generated whole)
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return None
+    firsts = statement_first_lines(module, tree)
+    if firsts is None:
+        return None
+    line_starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+    count = len(line_starts) - 1  # the text ends with a line end: its last entry is len(text)
+    header, footer = len(module.header), len(module.footer)
+    lines = [*range(1, header + 1), *firsts, *range(count - footer + 1, count + 1)]
+    if lines[0] != 1 or lines[-1] > count or any(b <= a for a, b in zip(lines, lines[1:])):
+        return None
+    starts = [line_starts[line - 1] for line in lines] + [len(text)]
+    return SourceLayout(module, text, _nodes(module), starts, frozenset(), lines)
+
+
+def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
+    """The layout of ``module``, a tree made from ``base.module`` (the nodes it did not change
+    are the same objects), with ``base``'s span of each unchanged node and LibCST's code of
+    each new one; None when the nodes are reordered, none is kept, or a proof fails.
+
+    The proof: every node of ``base`` that ``module`` dropped or replaced, and the nodes on
+    both sides of a place where nodes were only inserted, must be exactly their LibCST code in
+    ``base.code`` (as :func:`retrace_fix.engine.transform._fixed_code` requires of the whole
+    module).  Then every cut is where LibCST puts it, and the rest is ``base``'s own text.
+    """
+    if not module.has_trailing_newline or (module.default_indent, module.default_newline) != (
+            base.module.default_indent, base.module.default_newline):
+        return None
+    nodes = _nodes(module)
+    where = {id(node): index for index, node in enumerate(base.nodes)}
+    kept = [where.get(id(node)) for node in nodes]
+    indices = [index for index in kept if index is not None]
+    if not indices or any(b <= a for a, b in zip(indices, indices[1:])):
+        return None
+    kept_set = set(indices)
+    count = len(base.nodes)
+    to_prove = set(range(count)) - kept_set
+    previous = -1
+    following = [count] * (len(kept) + 1)  # the next kept base index at or after each position
+    for position in range(len(kept) - 1, -1, -1):
+        following[position] = kept[position] if kept[position] is not None else following[position + 1]
+    for position, index in enumerate(kept):
+        if index is not None:
+            previous = index
+        elif following[position] == previous + 1:  # inserted between two neighbours: prove the cut
+            to_prove.update(i for i in (previous, previous + 1) if 0 <= i < count)
+    base_module = base.module
+    for index in to_prove:
+        if index not in base.generated and base_module.code_for_node(base.nodes[index]) != base.span(index):
+            return None
+    pieces, generated = [], set()
+    for position, (node, index) in enumerate(zip(nodes, kept)):
+        if index is None:
+            pieces.append(module.code_for_node(node))
+            generated.add(position)
+        else:
+            pieces.append(base.span(index))
+            if index in base.generated:
+                generated.add(position)
+    starts, offset = [], 0
+    for piece in pieces:
+        starts.append(offset)
+        offset += len(piece)
+    starts.append(offset)
+    return SourceLayout(module, "".join(pieces), nodes, starts, frozenset(generated))
+
+
+#: the layouts of the file being transformed, newest last, and the parsed module not laid out
+#: yet: ``(module, text, CPython's tree or None)`` (:func:`track_source`)
+_LAYOUTS: list[SourceLayout] = []
+_SOURCE: list = [None]
+
+
+def track_source(module: cst.Module | None, text: str = "", tree: ast.Module | None = None) -> None:
+    """Start (or with None, end) a file: ``module`` was parsed from ``text``; ``tree`` is CPython's
+    tree of ``text`` where one was made.  Nothing is computed until a layout is asked for."""
+    _LAYOUTS.clear()
+    _SOURCE[0] = (module, text, tree) if module is not None else None
+
+
+def known_layout(module: cst.Module) -> SourceLayout | None:
+    """The layout of ``module`` when it is the tracked module or a tree already laid out."""
+    for layout in reversed(_LAYOUTS):
+        if layout.module is module:
+            return layout
+    source = _SOURCE[0]
+    if source is not None and source[0] is module:
+        _SOURCE[0] = None
+        layout = _parsed_layout(*source)
+        if layout is not None:
+            _LAYOUTS.append(layout)
+        return layout
+    return None
+
+
+def layout_of(module: cst.Module) -> SourceLayout | None:
+    """:func:`known_layout`, else ``module`` spliced from the newest layout (a tree a codemod
+    edited): its unchanged statements' text, its new statements' code; None when it cannot be
+    (no file tracked, the statements reordered, a proof failed)."""
+    layout = known_layout(module)
+    if layout is not None:
+        return layout
+    source = _SOURCE[0]
+    if source is not None:
+        known_layout(source[0])
+    if not _LAYOUTS:
+        return None
+    layout = _spliced(_LAYOUTS[-1], module)
+    if layout is not None:
+        _LAYOUTS.append(layout)
+    return layout

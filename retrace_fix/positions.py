@@ -8,8 +8,10 @@ a few nodes, nearly always inside one or two top-level statements.
 :class:`StatementPositions` generates only the top-level statements that hold a node it
 is asked about, each with LibCST's own position-tracking code generator started at the
 statement's first line.  That line comes from CPython's tree of the same text (its first
-token's line, less the blank and comment lines LibCST attaches to the statement), and it
-is checked: the statement's generated code must stand in the text at that line.  When
+token's line, less the blank and comment lines LibCST attaches to the statement; for the
+module being transformed, from the tree the prefilter made, and for a tree a codemod
+edited, from where its statements were spliced: :func:`retrace_fix.cst_tree.layout_of`),
+and it is checked: the statement's generated code must stand in the text at that line.  When
 anything does not fit -- the text does not compile for this Python, the statements do
 not pair up, the code is not where it should be, a node below a token field -- the
 answer comes from LibCST's full run, so the positions are always LibCST's.
@@ -25,6 +27,7 @@ import libcst as cst
 from libcst._position import CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
+from retrace_fix.cst_tree import known_layout, statement_first_lines
 from retrace_fix.fastvisit import push_children
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's line breaks (libcst.metadata.position_provider.NEWLINE_RE)
@@ -84,7 +87,11 @@ class StatementPositions:
             if self._first_lines_done:
                 return None
             self._first_lines_done = True
-            self._first_lines = _first_lines(self._module, self._text)
+            layout = known_layout(self._module)  # the module being transformed: its lines are known
+            if layout is not None and layout.code == self._text:
+                self._first_lines = layout.body_first_lines()
+            else:
+                self._first_lines = _first_lines(self._module, self._text)
             if self._first_lines is None:
                 return None
         return self.statement_of(node)
@@ -121,12 +128,4 @@ def _first_lines(module: cst.Module, text: str) -> list[int] | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
-    statements, taken, firsts = tree.body, 0, []
-    for statement in module.body:
-        if taken >= len(statements):
-            return None
-        node = statements[taken]
-        first = min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", ()))])
-        firsts.append(first - len(statement.leading_lines))
-        taken += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return firsts if taken == len(statements) else None
+    return statement_first_lines(module, tree)
