@@ -114,3 +114,40 @@ def test_nodes_below_token_fields_get_libcst_s_run():
     comma = module.body[0].body[0].value.elements[0].comma
     assert positions[module.body[1]] == expected[module.body[1]] and runs == []
     assert positions[comma] == expected[comma] and runs == [1]
+
+
+class _Rename(cst.CSTTransformer):
+    """``x`` -> ``a_longer_name``, as a codemod edits (untouched statements stay the same objects)."""
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        return updated_node.with_changes(value="a_longer_name") if original_node.value == "x" else updated_node
+
+
+@pytest.mark.parametrize("name", ["header comments and blank lines", "decorators with lines between", "semicolons",
+                                  "windows line ends", "continuations", "form feed and tabs", "async and match"])
+def test_the_tracked_module_and_its_edited_trees_need_no_cpython_parse(monkeypatch, name):
+    """The module being transformed takes its statements' lines from the prefilter's tree, an
+    edited tree from where its statements were spliced: CPython parses neither again.  (Each
+    case keeps a statement the edit does not change: a tree with none kept is generated whole.)"""
+    import ast
+
+    from retrace_fix import cst_tree, fastvisit
+
+    source = LAYOUTS[name]
+    module = cst.parse_module(source)
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        monkeypatch.setattr(positions_module, "_first_lines", lambda *a: pytest.fail("parsed again"))
+        positions = StatementPositions(module, source, never)
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        assert all(positions[node] == expected[node] for node in nodes_below_statements(module))
+        with fastvisit.installed():
+            edited = module.visit(_Rename())
+        assert edited is not module
+        code = cst_tree.module_code(edited)
+        assert code == edited.code
+        positions = StatementPositions(edited, code, never)
+        expected = MetadataWrapper(edited, unsafe_skip_copy=True).resolve(PositionProvider)
+        assert all(positions[node] == expected[node] for node in nodes_below_statements(edited))
+    finally:
+        cst_tree.track_source(None)
