@@ -41,8 +41,9 @@ newline stay as they were, and ``source`` keeps its form (a list of lines or one
 string).  A notebook nothing changes in is never re-serialised.
 
 :func:`cell_diff` shows the change per cell, headed ``path:cell N`` (ruff's form).
-Only the standard library is needed; ``nbformat``, where installed, validates a
-changed notebook before it is written.
+Only the standard library is needed: a changed notebook differs from its file only in
+the new ``source`` values, each read back before it is written (:func:`splice_sources`),
+so a notebook ``nbformat`` finds valid stays valid.
 """
 
 from __future__ import annotations
@@ -173,7 +174,13 @@ class Notebook:
         return owner.number, line - owner.start + 1
 
     def fixed_text(self, fixed_python: str, validate: bool = True) -> str:
-        """The notebook's JSON text with the cells of ``fixed_python`` spliced in (raises NotebookError)."""
+        """The notebook's JSON text with the cells of ``fixed_python`` spliced in (raises NotebookError).
+
+        ``validate``: each new ``source`` must read back as the cell's new source, a string or a
+        list of strings (:func:`splice_sources`); nothing else of the file changes, so a notebook
+        ``nbformat`` finds valid stays valid (its schema asks of a source just that), and
+        ``nbformat`` is not run.
+        """
         if fixed_python == self.python:
             return self.json_text
         sources = self._split(fixed_python)
@@ -184,12 +191,7 @@ class Notebook:
                 changed[cell.index] = new_source
         if not changed:
             return self.json_text
-        text = splice_sources(self.json_text, changed)
-        if validate:
-            problem = validation_problem(text)
-            if problem and not validation_problem(self.json_text):
-                raise NotebookError(f"the fixed notebook is not valid ({problem}); notebook left unchanged")
-        return text
+        return splice_sources(self.json_text, changed, check=validate)
 
     def _split(self, fixed_python: str) -> dict[int, str]:
         """``fixed_python`` cut into the code cells it came from, at the comment that ends each cell's
@@ -603,12 +605,14 @@ def split_source(text: str) -> list[str]:
     return lines
 
 
-def splice_sources(json_text: str, sources: dict[int, str]) -> str:
+def splice_sources(json_text: str, sources: dict[int, str], check: bool = False) -> str:
     """``json_text`` with the ``source`` of the cells ``sources`` names (0-based) replaced, nothing else.
 
     The new value takes the old one's form and layout: a list of lines indented as
     the old list was, an unchanged line written exactly as before; the file's way
-    of writing non-ASCII characters (raw or ``\\u`` escapes) is kept.
+    of writing non-ASCII characters (raw or ``\\u`` escapes) is kept.  ``check``: each
+    new value is read back (raises NotebookError unless it is the new source, as a
+    string or a list of strings); the rest of the text is the file's, byte for byte.
     """
     spans = _source_spans(json_text)
     ascii_only = "\\u" in json_text and not any(ord(ch) > 127 for ch in json_text)
@@ -618,10 +622,25 @@ def splice_sources(json_text: str, sources: dict[int, str]) -> str:
             raise NotebookError("cannot find the cell's source in the file", cell=index + 1)
         start, end = spans[index]
         pieces.append(json_text[last:start])
-        pieces.append(_render(json_text[start:end], sources[index], ascii_only))
+        rendered = _render(json_text[start:end], sources[index], ascii_only)
+        if check and not _reads_back(rendered, sources[index]):
+            raise NotebookError("the fixed cell's source does not read back as written; notebook left unchanged",
+                                cell=index + 1)
+        pieces.append(rendered)
         last = end
     pieces.append(json_text[last:])
     return "".join(pieces)
+
+
+def _reads_back(rendered: str, source: str) -> bool:
+    """Is ``rendered`` the JSON of ``source``, as a string or a list of strings (nbformat's multiline string)?"""
+    try:
+        value = json.loads(rendered)
+    except ValueError:
+        return False
+    if isinstance(value, list):
+        return all(isinstance(line, str) for line in value) and "".join(value) == source
+    return value == source
 
 
 def _render(old: str, source: str, ascii_only: bool) -> str:
