@@ -52,15 +52,21 @@ class StatementPositions:
         self._first_lines: list[int] | None = None
         self._first_lines_done = False
         self._line_offsets: list[int] | None = None
-        self._done: dict[int, Mapping[cst.CSTNode, CodeRange] | None] = {}
+        #: statement index -> (its nodes' positions, or None where its code is not where it should be;
+        #: whether all of it was generated)
+        self._done: dict[int, tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]] = {}
+        self._shared_nodes = False  # a node object at two places: every statement is generated whole
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         if self._full is None:
             index = self._statement_index(node)
             if index is not None:
-                if index not in self._done:
-                    self._done[index] = self._generate(index)
-                positions = self._done[index]
+                done = self._done.get(index)
+                if done is None:  # the statement's code up to the node's end
+                    done = self._done[index] = self._generate(index, None if self._shared_nodes else node)
+                elif done[0] is not None and node not in done[0] and not done[1]:  # the rest of it
+                    done = self._done[index] = self._generate(index, None)
+                positions = done[0]
                 if positions is not None and node in positions:
                     return positions[node]
             self._full = self._full_run()
@@ -78,6 +84,8 @@ class StatementPositions:
                 stack: list = [statement]
                 while stack:
                     current = stack.pop()
+                    if id(current) in self._statement_of:
+                        self._shared_nodes = True
                     self._statement_of[id(current)] = index
                     push_children(current, stack)
         return self._statement_of.get(id(node))
@@ -98,27 +106,62 @@ class StatementPositions:
 
     # ------------------------------------------------------------------ one statement
 
-    def _generate(self, index: int) -> Mapping[cst.CSTNode, CodeRange] | None:
+    def _generate(self, index: int, until: cst.CSTNode | None) -> tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]:
+        """The positions of statement ``index``'s nodes, generated up to the end of ``until``
+        (None: the whole statement), and whether all of it was; (None, True) where its code
+        is not where CPython's tree put it.  A node's position depends only on the code
+        before its end, so the code generated so far is what must stand in the text."""
         assert self._first_lines is not None
         first_line = self._first_lines[index]
         module, collector = self._module, _Collector()
-        state = PositionProvidingCodegenState(
+        state = _PartialState(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
             provider=collector,  # type: ignore[arg-type]
             line=first_line,
         )
-        module.body[index]._codegen(state)
-        code = "".join(state.tokens)
-        if index == len(module.body) - 1 and not module.has_trailing_newline and code.endswith(module.default_newline):
+        if index == len(module.body) - 1 and not module.has_trailing_newline:
+            until = None  # its code's last newline is not in the text: compared whole, as below
+        state.until = until
+        try:
+            module.body[index]._codegen(state)
+        except Exception:
+            if state.stopped is None:
+                raise
+            # (LibCST's positions of the nodes around ``until``, written as its code generation
+            # unwinds, are partial: only what was recorded when it stopped is kept)
+        complete = state.stopped is None
+        tokens = state.tokens if complete else state.tokens[:state.stopped[1]]
+        positions = collector._computed if complete else state.stopped[0]
+        code = "".join(tokens)
+        if complete and index == len(module.body) - 1 and not module.has_trailing_newline \
+                and code.endswith(module.default_newline):
             code = code[: -len(module.default_newline)]  # as the module's own code generation drops it
         if self._line_offsets is None:
             self._line_offsets = [0] + [match.end() for match in _NEWLINE.finditer(self._text)]
         offsets = self._line_offsets
         if not 1 <= first_line <= len(offsets) or not self._text.startswith(code, offsets[first_line - 1]):
-            return None  # not where CPython's tree put it: LibCST's full run decides
-        return collector._computed
+            return None, True  # not where CPython's tree put it: LibCST's full run decides
+        return positions, complete
 
+
+class _Stop(Exception):
+    """Raised when the node a position was asked for has been generated."""
+
+
+class _PartialState(PositionProvidingCodegenState):
+    """LibCST's position-tracking code generation, stopped after the node ``until`` (when set):
+    ``stopped`` is then the positions recorded so far (final: a node's entry is written when
+    its code generation ends) and the number of tokens generated."""
+
+    until: cst.CSTNode | None = None
+    stopped: tuple[dict, int] | None = None
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        super().after_codegen(node)
+        if node is self.until:
+            self.stopped = (dict(self.provider._computed), len(self.tokens))  # type: ignore[attr-defined]
+            raise _Stop
 
 
 def _first_lines(module: cst.Module, text: str) -> list[int] | None:

@@ -62,20 +62,76 @@ def assert_positions_match(source: str) -> None:
         assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
 
 
+def assert_each_position_alone_matches(source: str) -> None:
+    """Every node asked first (its statement generated only up to its end), and the others asked in
+    reverse order after it (the rest generated once, when a node after the first one is asked)."""
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = nodes_below_statements(module)
+    positions = StatementPositions(module, source, never)
+    for node in nodes[:: max(1, len(nodes) // 12)]:
+        positions._done.clear()  # asked first in its statement
+        assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
+    positions = StatementPositions(module, source, never)
+    for node in reversed(nodes):
+        assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=[p.relative_to(GOLDEN_ROOT).as_posix() for p in SOURCES])
 def test_golden_sources(path):
     assert_positions_match(path.read_text(encoding="utf-8"))
+    assert_each_position_alone_matches(path.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_layouts(name):
     assert_positions_match(LAYOUTS[name])
+    assert_each_position_alone_matches(LAYOUTS[name])
 
 
 @SETTINGS
 @given(tf_programs())
 def test_generated_programs(source):
     assert_positions_match(source)
+    assert_each_position_alone_matches(source)
+
+
+def test_a_statement_is_generated_only_up_to_the_node_asked(monkeypatch):
+    source = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n" + "    x = x + 1\n" * 200 + "    return x\n"
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    states: list = []
+    real = positions_module._PartialState.after_codegen
+
+    def counting(self, node):
+        if not states or states[-1][0] is not self:
+            states.append([self, 0])
+        states[-1][1] += 1
+        return real(self, node)
+
+    monkeypatch.setattr(positions_module._PartialState, "after_codegen", counting)
+    positions = StatementPositions(module, source, never)
+    keyword = module.body[0].decorators[0].decorator.args[0]
+    assert positions[keyword] == expected[keyword]
+    assert len(states) == 1 and states[0][1] < 20  # the decorator's nodes, not the body's
+    last = module.body[0].body.body[-1]
+    assert positions[last] == expected[last] and len(states) == 2  # then the whole statement, once
+    assert positions[module.body[0].body.body[100]] == expected[module.body[0].body.body[100]] and len(states) == 2
+
+
+def test_a_node_at_two_places_gets_libcst_s_position():
+    """A codemod may put one node object at two places: LibCST's run records the last; so does this."""
+    module = cst.parse_module("x = 1\ny = [a, b]\n")
+    name = cst.Name("a")
+    statement = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("y"))],
+                                                    cst.List([cst.Element(name, comma=cst.Comma()), cst.Element(name)]))])
+    shared = module.with_changes(body=[module.body[0], statement])
+    source = shared.code
+    assert source == "x = 1\ny = [a,a]\n"
+    expected = MetadataWrapper(shared, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert expected[name].start.column == 7  # the second place
+    positions = StatementPositions(shared, source, never)
+    assert positions[name] == expected[name]
 
 
 def counting_full_run(module: cst.Module):
