@@ -614,7 +614,7 @@ def splice_sources(json_text: str, sources: dict[int, str], check: bool = False)
     new value is read back (raises NotebookError unless it is the new source, as a
     string or a list of strings); the rest of the text is the file's, byte for byte.
     """
-    spans = _source_spans(json_text)
+    spans = _source_spans(json_text, sources)
     ascii_only = "\\u" in json_text and not any(ord(ch) > 127 for ch in json_text)
     pieces, last = [], 0
     for index in sorted(sources):
@@ -711,14 +711,17 @@ def _array_items(text: str, at: int = 0) -> list[tuple[int, int]]:
         at = _skip_ws(text, at + 1)
 
 
-def _source_spans(json_text: str) -> dict[int, tuple[int, int]]:
-    """(start, end) in ``json_text`` of each cell's ``source`` value, by 0-based cell index."""
+def _source_spans(json_text: str, cells: "set[int] | dict | None" = None) -> dict[int, tuple[int, int]]:
+    """(start, end) in ``json_text`` of each cell's ``source`` value, by 0-based cell index (of the
+    cells in ``cells`` only, when given: the others are skipped whole, their outputs unread)."""
     spans: dict[int, tuple[int, int]] = {}
     top = _skip_ws(json_text, 0)
     for key, start, _end in _object_members(json_text, top):
         if key != "cells":
             continue
         for index, (cell_start, _cell_end) in enumerate(_array_items(json_text, start)):
+            if cells is not None and index not in cells:
+                continue
             for cell_key, value_start, value_end in _object_members(json_text, cell_start):
                 if cell_key == "source":
                     spans[index] = (value_start, value_end)
@@ -730,7 +733,7 @@ def source_line_offsets(json_text: str, cell: int) -> list[int]:
 
     A ``source`` written as a list gives one entry per item; as one string, the line of the string.
     """
-    spans = _source_spans(json_text)
+    spans = _source_spans(json_text, {cell - 1})
     if cell - 1 not in spans:
         return []
     start, end = spans[cell - 1]
