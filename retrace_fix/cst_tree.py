@@ -23,6 +23,7 @@ import re
 from typing import Callable, Collection
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 
 def parent_map(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
@@ -237,6 +238,9 @@ def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
     both sides of a place where nodes were only inserted, must be exactly their LibCST code in
     ``base.code`` (as :func:`retrace_fix.engine.transform._fixed_code` requires of the whole
     module).  Then every cut is where LibCST puts it, and the rest is ``base``'s own text.
+    A ``def`` or ``class`` replaced by one that keeps its body (a decorator edited) is
+    proven up to the body, which LibCST generates last: its old head must start its span,
+    and its code is the new head and the rest of the span, the body's own text.
     """
     if not module.has_trailing_newline or (module.default_indent, module.default_newline) != (
             base.module.default_indent, base.module.default_newline):
@@ -260,12 +264,23 @@ def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
         elif following[position] == previous + 1:  # inserted between two neighbours: prove the cut
             to_prove.update(i for i in (previous, previous + 1) if 0 <= i < count)
     base_module = base.module
+    headed = _same_bodies(base, nodes, kept, following)
+    spliced: dict[int, str] = {}  # position in ``nodes`` -> its code: its head and the body's text
     for index in to_prove:
-        if index not in base.generated and base_module.code_for_node(base.nodes[index]) != base.span(index):
+        span = base.span(index)
+        if index in headed:
+            position = headed[index]
+            old_head, new_head = _head_code(base_module, base.nodes[index]), _head_code(module, nodes[position])
+            if old_head is not None and new_head is not None and span.startswith(old_head):
+                spliced[position] = new_head + span[len(old_head):]
+                continue
+        if index not in base.generated and base_module.code_for_node(base.nodes[index]) != span:
             return None
     pieces, generated = [], set()
     for position, (node, index) in enumerate(zip(nodes, kept)):
-        if index is None:
+        if position in spliced:
+            pieces.append(spliced[position])
+        elif index is None:
             pieces.append(module.code_for_node(node))
             generated.add(position)
         else:
@@ -278,6 +293,52 @@ def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
         offset += len(piece)
     starts.append(offset)
     return SourceLayout(module, "".join(pieces), nodes, starts, frozenset(generated))
+
+
+def _same_bodies(base: SourceLayout, nodes: tuple, kept: list, following: list[int]) -> dict[int, int]:
+    """``{index in base: position in nodes}`` of each ``def`` or ``class`` that a codemod replaced by
+    one of its kind keeping the very body (a decorator or the header edited), alone in its place."""
+    places: dict[tuple[int, int], list[int]] = {}
+    previous = -1
+    for position, index in enumerate(kept):
+        if index is not None:
+            previous = index
+        else:
+            places.setdefault((previous, following[position]), []).append(position)
+    pairs: dict[int, int] = {}
+    for (before, after), positions in places.items():
+        if after != before + 2 or len(positions) != 1:
+            continue
+        old, new = base.nodes[before + 1], nodes[positions[0]]
+        if type(old) is type(new) and isinstance(new, (cst.FunctionDef, cst.ClassDef)) and new.body is old.body:
+            pairs[before + 1] = positions[0]
+    return pairs
+
+
+class _BodyReached(Exception):
+    pass
+
+
+class _HeadState(CodegenState):
+    """LibCST's code generation, stopped where ``body`` starts."""
+
+    body: cst.CSTNode | None = None
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if node is self.body:
+            raise _BodyReached
+
+
+def _head_code(module: cst.Module, node: cst.FunctionDef | cst.ClassDef) -> str | None:
+    """LibCST's code of a top-level ``def`` or ``class`` up to its body, which it generates last
+    (from no indentation: the body's code is the same after any head); None if it never got there."""
+    state = _HeadState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.body = node.body
+    try:
+        node._codegen(state)
+    except _BodyReached:
+        return "".join(state.tokens)
+    return None
 
 
 #: the layouts of the file being transformed, newest last, and the parsed module not laid out

@@ -126,6 +126,51 @@ def test_a_tracked_file_generates_only_its_changed_statements(monkeypatch, track
     assert made == ["FunctionDef", "FunctionDef"]  # the original def (its proof) and the new one
 
 
+class _RenameKeyword(cst.CSTTransformer):
+    """RTF004's edit: the keyword of a decorator's argument, nothing of the body."""
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        keyword = original_node.keyword
+        if keyword is not None and keyword.value == "experimental_relax_shapes":
+            return updated_node.with_changes(keyword=cst.Name("reduce_retracing"))
+        return updated_node
+
+
+@pytest.mark.parametrize("kind", ["def f(x):", "class C(tf.Module):\n  def f(self, x):"])
+def test_a_def_whose_decorator_changed_generates_its_head_only(monkeypatch, tracked, kind):
+    from libcst._nodes.base import CSTNode
+
+    from retrace_fix import fastvisit
+
+    body = "".join(f"    x = x + {i}  # step {i}\n" for i in range(100)) + "    return x\n"
+    text = f"import tensorflow as tf\n\n# a step\n@tf.function(experimental_relax_shapes=True)\n{kind}\n{body}\nprint(1)\n"
+    parsed = cst.parse_module(text)
+    with fastvisit.installed():
+        tree = parsed.visit(_RenameKeyword())
+    assert tree.body[1].body is parsed.body[1].body
+    tracked(parsed, text)
+    generated: list[str] = []
+    real = CSTNode._codegen
+    monkeypatch.setattr(CSTNode, "_codegen", lambda self, state, **kw: generated.append(type(self).__name__)
+                        or real(self, state, **kw))
+    assert transform._fixed_code(parsed, tree, text) == text.replace("experimental_relax_shapes", "reduce_retracing")
+    assert "Return" not in generated  # the two heads, none of the body
+    assert 0 < len(generated) < 150  # (the body alone is 900 nodes)
+
+
+def test_a_head_that_is_not_its_text_is_proven_whole(tracked):
+    text = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
+    parsed = cst.parse_module(text)
+    from retrace_fix import fastvisit
+
+    with fastvisit.installed():
+        tree = parsed.visit(_RenameKeyword())
+    other = text.replace("@tf.function(", "@tf.function( ")  # not what LibCST writes of ``parsed``
+    tracked(parsed, other)
+    assert cst_tree.layout_of(tree) is None
+    assert transform._fixed_code(parsed, tree, other) is None
+
+
 def _with_body(module: cst.Module, body: list) -> cst.Module:
     return module.with_changes(body=body)
 
