@@ -166,10 +166,12 @@ class SourceLayout:
     here); every other span is text the module was parsed from.
     """
 
-    __slots__ = ("module", "code", "nodes", "starts", "generated", "_lines")
+    __slots__ = ("module", "code", "nodes", "starts", "generated", "_lines", "parsed")
 
     def __init__(self, module: cst.Module, code: str, nodes: tuple, starts: list[int],
-                 generated: frozenset[int], lines: list[int] | None = None) -> None:
+                 generated: frozenset[int], lines: list[int] | None = None, parsed: bool = False) -> None:
+        #: ``module`` is LibCST's parse of ``code`` (not a tree a codemod made)
+        self.parsed = parsed
         self.module = module
         self.code = code
         self.nodes = nodes
@@ -226,7 +228,7 @@ def _parsed_layout(module: cst.Module, text: str, tree: ast.Module | None) -> So
     if lines[0] != 1 or lines[-1] > count or any(b <= a for a, b in zip(lines, lines[1:])):
         return None
     starts = [line_starts[line - 1] for line in lines] + [len(text)]
-    return SourceLayout(module, text, _nodes(module), starts, frozenset(), lines)
+    return SourceLayout(module, text, _nodes(module), starts, frozenset(), lines, parsed=True)
 
 
 def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:

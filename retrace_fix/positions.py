@@ -55,6 +55,8 @@ class StatementPositions:
         #: statement index -> (its nodes' positions, or None where its code is not where it should be;
         #: whether all of it was generated)
         self._done: dict[int, tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]] = {}
+        self._walked = 0  # the statements walked for statement_of
+        self._lazy_walk = False
         self._shared_nodes = False  # a node object at two places: every statement is generated whole
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
@@ -77,18 +79,33 @@ class StatementPositions:
     def statement_of(self, node: cst.CSTNode) -> int | None:
         """The index in ``module.body`` of the top-level statement that holds ``node`` (by
         identity, no code generated); None for a node that is not in the module's statements
-        (or sits below a token field)."""
+        (or sits below a token field).
+
+        The statements are walked in order, as far as the node asked (findings are reported
+        in source order), where the module is the one parsed from the file being transformed
+        (:func:`retrace_fix.cst_tree.known_layout`: LibCST's parser makes every node anew);
+        any other tree is walked whole at once, which also tells whether one node object sits
+        at two places (then every statement is generated whole, as LibCST's run records the
+        last place)."""
+        statements = self._module.body
         if self._statement_of is None:
             self._statement_of = {}
-            for index, statement in enumerate(self._module.body):
-                stack: list = [statement]
-                while stack:
-                    current = stack.pop()
-                    if id(current) in self._statement_of:
-                        self._shared_nodes = True
-                    self._statement_of[id(current)] = index
-                    push_children(current, stack)
-        return self._statement_of.get(id(node))
+            layout = known_layout(self._module)
+            self._lazy_walk = layout is not None and layout.parsed
+        found = self._statement_of.get(id(node))
+        while found is None and self._walked < len(statements):
+            index = self._walked
+            self._walked += 1
+            stack: list = [statements[index]]
+            while stack:
+                current = stack.pop()
+                if id(current) in self._statement_of:
+                    self._shared_nodes = True
+                self._statement_of[id(current)] = index
+                push_children(current, stack)
+            if self._lazy_walk:
+                found = self._statement_of.get(id(node))
+        return found if found is not None else self._statement_of.get(id(node))
 
     def _statement_index(self, node: cst.CSTNode) -> int | None:
         if self._first_lines is None:

@@ -207,3 +207,26 @@ def test_the_tracked_module_and_its_edited_trees_need_no_cpython_parse(monkeypat
         assert all(positions[node] == expected[node] for node in nodes_below_statements(edited))
     finally:
         cst_tree.track_source(None)
+
+
+def test_the_tracked_module_is_walked_only_as_far_as_the_node_asked():
+    import ast
+
+    from retrace_fix import cst_tree
+
+    source = "import tensorflow as tf\n" + "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(50))
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        positions = StatementPositions(module, source, never)
+        target = module.body[2].name
+        assert positions[target] == expected[target]
+        assert positions._walked == 3
+        last = module.body[-1].body.body[0]
+        assert positions[last] == expected[last] and positions._walked == len(module.body)
+        assert positions.statement_of(module.body[1]) == 1
+    finally:
+        cst_tree.track_source(None)
+    untracked = StatementPositions(module, source, never)
+    assert untracked[target] == expected[target] and untracked._walked == len(module.body)  # any other tree: whole
