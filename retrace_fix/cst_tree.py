@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
 import re
-from typing import Callable, Collection
+from typing import Callable, Collection, Sequence
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -166,12 +167,14 @@ class SourceLayout:
     here); every other span is text the module was parsed from.
     """
 
-    __slots__ = ("module", "code", "nodes", "starts", "generated", "_lines", "parsed")
+    __slots__ = ("module", "code", "nodes", "starts", "generated", "_lines", "parsed", "python")
 
     def __init__(self, module: cst.Module, code: str, nodes: tuple, starts: list[int],
                  generated: frozenset[int], lines: list[int] | None = None, parsed: bool = False) -> None:
         #: ``module`` is LibCST's parse of ``code`` (not a tree a codemod made)
         self.parsed = parsed
+        #: for a parsed module: (node index -> CPython's statement, where each line of ``code`` starts)
+        self.python: tuple[dict[int, ast.stmt], list[int]] | None = None
         self.module = module
         self.code = code
         self.nodes = nodes
@@ -195,15 +198,23 @@ class SourceLayout:
 def statement_first_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
     """The first line of each top-level statement of ``module`` (its leading blank and comment
     lines included), from CPython's ``tree`` of the same text; None when they do not pair up."""
-    statements, taken, firsts = tree.body, 0, []
-    for statement in module.body:
-        if taken >= len(statements):
+    paired = _paired_statements(module.body, tree.body)
+    return None if paired is None else [first for first, _node in paired]
+
+
+def _paired_statements(statements: "Sequence[cst.BaseStatement]", nodes: list) -> list[tuple[int, ast.stmt]] | None:
+    """(first line, CPython's statement) of each of ``statements`` (a block's), paired with
+    ``nodes`` (the same block's in CPython's tree: a line of simple statements is several);
+    None when they do not pair up."""
+    taken, paired = 0, []
+    for statement in statements:
+        if taken >= len(nodes):
             return None
-        node = statements[taken]
+        node = nodes[taken]
         first = min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", ()))])
-        firsts.append(first - len(statement.leading_lines))
+        paired.append((first - len(statement.leading_lines), node))
         taken += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return firsts if taken == len(statements) else None
+    return paired if taken == len(nodes) else None
 
 
 def _parsed_layout(module: cst.Module, text: str, tree: ast.Module | None) -> SourceLayout | None:
@@ -218,9 +229,10 @@ def _parsed_layout(module: cst.Module, text: str, tree: ast.Module | None) -> So
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return None
-    firsts = statement_first_lines(module, tree)
-    if firsts is None:
+    paired = _paired_statements(module.body, tree.body)
+    if paired is None:
         return None
+    firsts = [first for first, _node in paired]
     line_starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
     count = len(line_starts) - 1  # the text ends with a line end: its last entry is len(text)
     header, footer = len(module.header), len(module.footer)
@@ -228,7 +240,9 @@ def _parsed_layout(module: cst.Module, text: str, tree: ast.Module | None) -> So
     if lines[0] != 1 or lines[-1] > count or any(b <= a for a, b in zip(lines, lines[1:])):
         return None
     starts = [line_starts[line - 1] for line in lines] + [len(text)]
-    return SourceLayout(module, text, _nodes(module), starts, frozenset(), lines, parsed=True)
+    layout = SourceLayout(module, text, _nodes(module), starts, frozenset(), lines, parsed=True)
+    layout.python = (dict(zip(range(header, header + len(paired)), (node for _first, node in paired))), line_starts)
+    return layout
 
 
 def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
@@ -272,9 +286,10 @@ def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
         span = base.span(index)
         if index in headed:
             position = headed[index]
-            old_head, new_head = _head_code(base_module, base.nodes[index]), _head_code(module, nodes[position])
-            if old_head is not None and new_head is not None and span.startswith(old_head):
-                spliced[position] = new_head + span[len(old_head):]
+            edits = _edits(base, index, nodes[position], module)
+            code = _applied(span, base.starts[index], edits) if edits is not None else None
+            if code is not None:
+                spliced[position] = code
                 continue
         if index not in base.generated and base_module.code_for_node(base.nodes[index]) != span:
             return None
@@ -299,7 +314,7 @@ def _spliced(base: SourceLayout, module: cst.Module) -> SourceLayout | None:
 
 def _same_bodies(base: SourceLayout, nodes: tuple, kept: list, following: list[int]) -> dict[int, int]:
     """``{index in base: position in nodes}`` of each ``def`` or ``class`` that a codemod replaced by
-    one of its kind keeping the very body (a decorator or the header edited), alone in its place."""
+    one of its kind, alone in its place (:func:`_edits` tells what changed in it)."""
     places: dict[tuple[int, int], list[int]] = {}
     previous = -1
     for position, index in enumerate(kept):
@@ -312,7 +327,7 @@ def _same_bodies(base: SourceLayout, nodes: tuple, kept: list, following: list[i
         if after != before + 2 or len(positions) != 1:
             continue
         old, new = base.nodes[before + 1], nodes[positions[0]]
-        if type(old) is type(new) and isinstance(new, (cst.FunctionDef, cst.ClassDef)) and new.body is old.body:
+        if type(old) is type(new) and isinstance(new, _HEADED):
             pairs[before + 1] = positions[0]
     return pairs
 
@@ -331,16 +346,100 @@ class _HeadState(CodegenState):
             raise _BodyReached
 
 
-def _head_code(module: cst.Module, node: cst.FunctionDef | cst.ClassDef) -> str | None:
-    """LibCST's code of a top-level ``def`` or ``class`` up to its body, which it generates last
-    (from no indentation: the body's code is the same after any head); None if it never got there."""
+_HEADED = (cst.FunctionDef, cst.ClassDef)
+
+
+def _head_code(module: cst.Module, node: cst.FunctionDef | cst.ClassDef, indent: list[str]) -> str | None:
+    """LibCST's code of a ``def`` or ``class`` up to its body, which it generates last (the body's
+    code is the same after any head), at indentation ``indent``; None if it never got there."""
     state = _HeadState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.indent_tokens = list(indent)
     state.body = node.body
     try:
         node._codegen(state)
     except _BodyReached:
         return "".join(state.tokens)
     return None
+
+
+def _code_at(module: cst.Module, node: cst.CSTNode, indent: list[str]) -> str:
+    """LibCST's code of a statement at indentation ``indent`` (as its block generates it)."""
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.indent_tokens = list(indent)
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
+def _edits(base: SourceLayout, index: int, new: cst.CSTNode, module: cst.Module) -> list[tuple[int, int, str]] | None:
+    """How ``base.nodes[index]``, a ``def`` or ``class``, became ``new`` (one of its kind), as
+    ``(offset in base.code, length, new code)`` edits of its text; None where that is not shown.
+
+    Each edit is proven: the old code it replaces is LibCST's and stands at that offset.  A
+    ``def`` or ``class`` that keeps its body is edited in its head alone; one whose body is the
+    same block with some statements replaced (a method's decorator edited) is edited in those
+    statements alone, each found by CPython's tree (the parsed module's) and edited the same
+    way, or generated whole, at the block's indentation."""
+    python = base.python
+    statement = python[0].get(index) if python is not None else None
+    return _node_edits(base, base.starts[index], base.nodes[index], new, statement, [], module)
+
+
+def _node_edits(base: SourceLayout, start: int, old: cst.CSTNode, new: cst.CSTNode, statement: "ast.stmt | None",
+                indent: list[str], module: cst.Module) -> list[tuple[int, int, str]] | None:
+    text, base_module = base.code, base.module
+    if isinstance(old, _HEADED) and type(new) is type(old) and new.body is old.body:
+        old_head, new_head = _head_code(base_module, old, indent), _head_code(module, new, indent)
+        if old_head is None or new_head is None or not text.startswith(old_head, start):
+            return None
+        return [(start, len(old_head), new_head)]
+    block, new_block = getattr(old, "body", None), getattr(new, "body", None)
+    if (statement is None or base.python is None or not isinstance(old, _HEADED) or type(new) is not type(old)
+            or not isinstance(block, cst.IndentedBlock) or not isinstance(new_block, cst.IndentedBlock)
+            or len(block.body) != len(new_block.body) or not _same_but_body(old, new)
+            or any(getattr(block, name) is not getattr(new_block, name) for name in ("header", "indent", "footer"))):
+        if not indent:
+            return None  # a top-level statement: proven whole by the caller
+        old_code = _code_at(base_module, old, indent)
+        if not text.startswith(old_code, start):
+            return None
+        return [(start, len(old_code), _code_at(module, new, indent))]
+    paired = _paired_statements(block.body, statement.body)
+    if paired is None:
+        return None
+    line_starts = base.python[1]
+    inner = [*indent, block.indent if block.indent is not None else base_module.default_indent]
+    edits: list[tuple[int, int, str]] = []
+    for old_statement, new_statement, (first, node) in zip(block.body, new_block.body, paired):
+        if old_statement is new_statement:
+            continue
+        if not 1 <= first < len(line_starts):
+            return None
+        found = _node_edits(base, line_starts[first - 1], old_statement, new_statement, node, inner, module)
+        if found is None:
+            return None
+        edits.extend(found)
+    return edits
+
+
+def _same_but_body(old: cst.CSTNode, new: cst.CSTNode) -> bool:
+    """Are all of ``new``'s fields but its body the very objects of ``old``'s?"""
+    return all(getattr(new, field.name) is getattr(old, field.name)
+               for field in dataclasses.fields(old) if field.name != "body")
+
+
+def _applied(span: str, offset: int, edits: list[tuple[int, int, str]]) -> str | None:
+    """``span`` (which starts at ``offset`` of its text) with ``edits`` made; None if they overlap
+    or fall outside it."""
+    pieces, at = [], 0
+    for start, length, code in sorted(edits):
+        start -= offset
+        if start < at or start + length > len(span):
+            return None
+        pieces.append(span[at:start])
+        pieces.append(code)
+        at = start + length
+    pieces.append(span[at:])
+    return "".join(pieces)
 
 
 #: the layouts of the file being transformed, newest last, and the parsed module not laid out

@@ -158,6 +158,58 @@ def test_a_def_whose_decorator_changed_generates_its_head_only(monkeypatch, trac
     assert 0 < len(generated) < 150  # (the body alone is 900 nodes)
 
 
+CLASS = (
+    "import tensorflow as tf\n\n\n"
+    "class Model(tf.keras.Model):\n"
+    '    """A model."""\n\n'
+    "    def __init__(self):\n" + "".join(f"        self.w{i} = {i}  # weight {i}\n" for i in range(60)) + "\n"
+    "    # the step\n"
+    "    @tf.function(\n        experimental_relax_shapes=True)\n"
+    "    def step(self, x):\n" + "".join(f"        x = x + self.w{i}\n" for i in range(60)) + "        return x\n\n"
+    "    step_fn = tf.function(lambda x: x, experimental_relax_shapes=True)\n\n"
+    "    def other(self):\n        if True:\n            return 1\n"
+    "# after the class\n"
+    "x = 1\n"
+)
+
+
+def test_a_class_whose_methods_changed_generates_only_what_changed_in_it(monkeypatch, tracked):
+    """A method's decorator edited (its head, at the class's indentation) and a statement of the class
+    body edited (generated whole, at that indentation): nothing else of the class is generated."""
+    from libcst._nodes.base import CSTNode
+
+    from retrace_fix import fastvisit
+
+    parsed = cst.parse_module(CLASS)
+    with fastvisit.installed():
+        tree = parsed.visit(_RenameKeyword())
+    assert tree.body[1] is not parsed.body[1] and tree.body[1].body is not parsed.body[1].body
+    tracked(parsed, CLASS)
+    generated: list[str] = []
+    real = CSTNode._codegen
+    monkeypatch.setattr(CSTNode, "_codegen", lambda self, state, **kw: generated.append(type(self).__name__)
+                        or real(self, state, **kw))
+    assert transform._fixed_code(parsed, tree, CLASS) == CLASS.replace("experimental_relax_shapes", "reduce_retracing")
+    assert "Return" not in generated and "AugAssign" not in generated  # no method's body
+    assert generated.count("FunctionDef") == 2 and generated.count("Lambda") == 2
+    assert len(generated) < 200  # (the class is 1,900 nodes)
+
+
+def test_a_method_head_that_is_not_its_text_is_proven_whole(monkeypatch, tracked):
+    from retrace_fix import fastvisit
+
+    parsed = cst.parse_module(CLASS)
+    with fastvisit.installed():
+        tree = parsed.visit(_RenameKeyword())
+    other = CLASS.replace("    @tf.function(\n", "    @tf.function( \n")  # not what LibCST writes of ``parsed``
+    tracked(parsed, other)
+    assert cst_tree.layout_of(tree) is None
+    assert transform._fixed_code(parsed, tree, other) is None
+    tracked(parsed, CLASS.replace("# weight 3\n", "# weight  3\n"))  # in a method no codemod changed:
+    assert cst_tree.layout_of(tree).code == CLASS.replace("# weight 3\n", "# weight  3\n").replace(  # the text
+        "experimental_relax_shapes", "reduce_retracing")
+
+
 def test_a_head_that_is_not_its_text_is_proven_whole(tracked):
     text = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
     parsed = cst.parse_module(text)
