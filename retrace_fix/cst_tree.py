@@ -198,11 +198,11 @@ class SourceLayout:
 def statement_first_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
     """The first line of each top-level statement of ``module`` (its leading blank and comment
     lines included), from CPython's ``tree`` of the same text; None when they do not pair up."""
-    paired = _paired_statements(module.body, tree.body)
+    paired = paired_statements(module.body, tree.body)
     return None if paired is None else [first for first, _node in paired]
 
 
-def _paired_statements(statements: "Sequence[cst.BaseStatement]", nodes: list) -> list[tuple[int, ast.stmt]] | None:
+def paired_statements(statements: "Sequence[cst.BaseStatement]", nodes: list) -> list[tuple[int, ast.stmt]] | None:
     """(first line, CPython's statement) of each of ``statements`` (a block's), paired with
     ``nodes`` (the same block's in CPython's tree: a line of simple statements is several);
     None when they do not pair up."""
@@ -229,7 +229,7 @@ def _parsed_layout(module: cst.Module, text: str, tree: ast.Module | None) -> So
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return None
-    paired = _paired_statements(module.body, tree.body)
+    paired = paired_statements(module.body, tree.body)
     if paired is None:
         return None
     firsts = [first for first, _node in paired]
@@ -403,7 +403,7 @@ def _node_edits(base: SourceLayout, start: int, old: cst.CSTNode, new: cst.CSTNo
         if not text.startswith(old_code, start):
             return None
         return [(start, len(old_code), _code_at(module, new, indent))]
-    paired = _paired_statements(block.body, statement.body)
+    paired = paired_statements(block.body, statement.body)
     if paired is None:
         return None
     line_starts = base.python[1]

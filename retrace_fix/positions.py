@@ -15,6 +15,11 @@ and it is checked: the statement's generated code must stand in the text at that
 anything does not fit -- the text does not compile for this Python, the statements do
 not pair up, the code is not where it should be, a node below a token field -- the
 answer comes from LibCST's full run, so the positions are always LibCST's.
+
+Where the module is the one parsed from the file being transformed, a node in a statement
+of a top-level class's block (a method) is found by generating that statement alone, from
+its own first line (CPython's tree again) at the class's indentation; and the generation
+stops after the node asked (a node's position depends only on the code before its end).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import libcst as cst
 from libcst._position import CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from retrace_fix.cst_tree import known_layout, statement_first_lines
+from retrace_fix.cst_tree import paired_statements, known_layout, statement_first_lines
 from retrace_fix.fastvisit import push_children
 
 _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's line breaks (libcst.metadata.position_provider.NEWLINE_RE)
@@ -57,17 +62,24 @@ class StatementPositions:
         self._done: dict[int, tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]] = {}
         self._walked = 0  # the statements walked for statement_of
         self._lazy_walk = False
+        #: where the module is the parsed one: id(node) -> index of the statement of a top-level
+        #: class's block that holds it, and the class's statements (first line, CPython's statement)
+        self._inner: dict[int, int] = {}
+        self._python: dict | None = None
+        self._class_lines: dict[int, list | None] = {}
         self._shared_nodes = False  # a node object at two places: every statement is generated whole
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         if self._full is None:
             index = self._statement_index(node)
             if index is not None:
-                done = self._done.get(index)
+                inner = self._inner.get(id(node))
+                key = index if inner is None else (index, inner)  # a statement of a class: generated alone
+                done = self._done.get(key)
                 if done is None:  # the statement's code up to the node's end
-                    done = self._done[index] = self._generate(index, None if self._shared_nodes else node)
+                    done = self._done[key] = self._generate(key, None if self._shared_nodes else node)
                 elif done[0] is not None and node not in done[0] and not done[1]:  # the rest of it
-                    done = self._done[index] = self._generate(index, None)
+                    done = self._done[key] = self._generate(key, None)
                 positions = done[0]
                 if positions is not None and node in positions:
                     return positions[node]
@@ -92,6 +104,8 @@ class StatementPositions:
             self._statement_of = {}
             layout = known_layout(self._module)
             self._lazy_walk = layout is not None and layout.parsed
+            if self._lazy_walk and layout.python is not None and self._module.has_trailing_newline:
+                self._python = layout.python[0]
         found = self._statement_of.get(id(node))
         while found is None and self._walked < len(statements):
             index = self._walked
@@ -103,6 +117,15 @@ class StatementPositions:
                     self._shared_nodes = True
                 self._statement_of[id(current)] = index
                 push_children(current, stack)
+            statement = statements[index]
+            if self._python is not None and isinstance(statement, cst.ClassDef) \
+                    and isinstance(statement.body, cst.IndentedBlock):
+                for inner, child in enumerate(statement.body.body):
+                    stack = [child]
+                    while stack:
+                        current = stack.pop()
+                        self._inner[id(current)] = inner
+                        push_children(current, stack)
             if self._lazy_walk:
                 found = self._statement_of.get(id(node))
         return found if found is not None else self._statement_of.get(id(node))
@@ -123,25 +146,50 @@ class StatementPositions:
 
     # ------------------------------------------------------------------ one statement
 
-    def _generate(self, index: int, until: cst.CSTNode | None) -> tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]:
-        """The positions of statement ``index``'s nodes, generated up to the end of ``until``
+    def _class_statement(self, index: int, inner: int) -> tuple[int, cst.BaseStatement, list[str]] | None:
+        """(first line, statement, indentation) of statement ``inner`` of the block of the class
+        that is statement ``index``, from CPython's tree of the text; None when they do not pair up."""
+        if index not in self._class_lines:
+            statement = self._module.body[index]
+            python = self._python.get(len(self._module.header) + index) if self._python is not None else None
+            paired = paired_statements(statement.body.body, python.body) \
+                if isinstance(python, ast.ClassDef) else None
+            self._class_lines[index] = None if paired is None else [first for first, _node in paired]
+        lines = self._class_lines[index]
+        if lines is None:
+            return None
+        block = self._module.body[index].body
+        return lines[inner], block.body[inner], [block.indent if block.indent is not None else self._module.default_indent]
+
+    def _generate(self, key: int | tuple[int, int], until: cst.CSTNode | None) -> tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]:
+        """The positions of statement ``key``'s nodes (a top-level statement's index, or the
+        indices of a class and of a statement of its block), generated up to the end of ``until``
         (None: the whole statement), and whether all of it was; (None, True) where its code
         is not where CPython's tree put it.  A node's position depends only on the code
         before its end, so the code generated so far is what must stand in the text."""
         assert self._first_lines is not None
-        first_line = self._first_lines[index]
         module, collector = self._module, _Collector()
+        if isinstance(key, tuple):
+            found = self._class_statement(*key)
+            if found is None:
+                return None, True
+            first_line, statement, indent = found
+            last = False
+        else:
+            first_line, statement, indent = self._first_lines[key], module.body[key], []
+            last = key == len(module.body) - 1 and not module.has_trailing_newline
         state = _PartialState(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
             provider=collector,  # type: ignore[arg-type]
             line=first_line,
         )
-        if index == len(module.body) - 1 and not module.has_trailing_newline:
+        state.indent_tokens = list(indent)
+        if last:
             until = None  # its code's last newline is not in the text: compared whole, as below
         state.until = until
         try:
-            module.body[index]._codegen(state)
+            statement._codegen(state)
         except Exception:
             if state.stopped is None:
                 raise
@@ -151,8 +199,7 @@ class StatementPositions:
         tokens = state.tokens if complete else state.tokens[:state.stopped[1]]
         positions = collector._computed if complete else state.stopped[0]
         code = "".join(tokens)
-        if complete and index == len(module.body) - 1 and not module.has_trailing_newline \
-                and code.endswith(module.default_newline):
+        if complete and last and code.endswith(module.default_newline):
             code = code[: -len(module.default_newline)]  # as the module's own code generation drops it
         if self._line_offsets is None:
             self._line_offsets = [0] + [match.end() for match in _NEWLINE.finditer(self._text)]

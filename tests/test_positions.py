@@ -230,3 +230,37 @@ def test_the_tracked_module_is_walked_only_as_far_as_the_node_asked():
         cst_tree.track_source(None)
     untracked = StatementPositions(module, source, never)
     assert untracked[target] == expected[target] and untracked._walked == len(module.body)  # any other tree: whole
+
+
+def test_a_statement_of_a_tracked_class_is_generated_alone(monkeypatch):
+    """A node in a method of a class of the module being transformed: the method is generated from
+    its first line (CPython's tree) at the class's indentation, not the class from its top."""
+    import ast
+
+    from retrace_fix import cst_tree
+
+    source = ("import tensorflow as tf\n\n\nclass Model(tf.keras.Model):\n    '''Doc.'''\n\n"
+              + "".join(f"    # method {i}\n    @tf.function(experimental_relax_shapes=True)\n    def m{i}(self, x):\n"
+                        f"        if x:\n            return x + {i}  # {i}\n        return x\n\n" for i in range(30))
+              + "    n = [1,\n         2]\n\n\nprint(Model)\n")
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    states: list = []
+    real = positions_module._PartialState.after_codegen
+
+    def counting(self, node):
+        states.append(node)
+        return real(self, node)
+
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        monkeypatch.setattr(positions_module._PartialState, "after_codegen", counting)
+        positions = StatementPositions(module, source, never)
+        method = module.body[1].body.body[-2]
+        target = method.body.body[0].body.body[0].body[0].value  # x + 29, in the last method
+        assert positions[target] == expected[target]
+        assert len(states) < 150  # the method up to it: not the 29 methods before it (2,000 nodes)
+        for node in reversed(nodes_below_statements(module)):
+            assert positions[node] == expected[node], type(node).__name__
+    finally:
+        cst_tree.track_source(None)
