@@ -17,8 +17,8 @@ not pair up, the code is not where it should be, a node below a token field -- t
 answer comes from LibCST's full run, so the positions are always LibCST's.
 
 Where the module is the one parsed from the file being transformed, a node in a statement
-of a top-level class's block (a method) is found by generating that statement alone, from
-its own first line (CPython's tree again) at the class's indentation; and the generation
+of a top-level class's or def's block (a method) is found by generating that statement
+alone, from its own first line (CPython's tree again) at the block's indentation; and the generation
 stops after the node asked (a node's position depends only on the code before its end).
 """
 
@@ -118,7 +118,7 @@ class StatementPositions:
                 self._statement_of[id(current)] = index
                 push_children(current, stack)
             statement = statements[index]
-            if self._python is not None and isinstance(statement, cst.ClassDef) \
+            if self._python is not None and isinstance(statement, (cst.ClassDef, cst.FunctionDef)) \
                     and isinstance(statement.body, cst.IndentedBlock):
                 for inner, child in enumerate(statement.body.body):
                     stack = [child]
@@ -148,12 +148,13 @@ class StatementPositions:
 
     def _class_statement(self, index: int, inner: int) -> tuple[int, cst.BaseStatement, list[str]] | None:
         """(first line, statement, indentation) of statement ``inner`` of the block of the class
-        that is statement ``index``, from CPython's tree of the text; None when they do not pair up."""
+        or def that is statement ``index``, from CPython's tree of the text; None when they do not
+        pair up."""
         if index not in self._class_lines:
             statement = self._module.body[index]
             python = self._python.get(len(self._module.header) + index) if self._python is not None else None
             paired = paired_statements(statement.body.body, python.body) \
-                if isinstance(python, ast.ClassDef) else None
+                if isinstance(python, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) else None
             self._class_lines[index] = None if paired is None else [first for first, _node in paired]
         lines = self._class_lines[index]
         if lines is None:

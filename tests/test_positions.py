@@ -264,3 +264,28 @@ def test_a_statement_of_a_tracked_class_is_generated_alone(monkeypatch):
             assert positions[node] == expected[node], type(node).__name__
     finally:
         cst_tree.track_source(None)
+
+
+def test_a_statement_of_a_tracked_def_is_generated_alone(monkeypatch):
+    import ast
+
+    from retrace_fix import cst_tree
+
+    source = ("import tensorflow as tf\n\n\nasync def train(data):\n    \"\"\"Doc.\"\"\"\n"
+              + "".join(f"    # step {i}\n    for x in data:\n        y = x * {i}\n" for i in range(40))
+              + "    return y\n\n\ntrain([])\n")
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    states: list = []
+    real = positions_module._PartialState.after_codegen
+    monkeypatch.setattr(positions_module._PartialState, "after_codegen",
+                        lambda self, node: states.append(node) or real(self, node))
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        positions = StatementPositions(module, source, never)
+        target = module.body[1].body.body[-1].body[0].value  # y, returned
+        assert positions[target] == expected[target] and len(states) < 20
+        for node in nodes_below_statements(module):
+            assert positions[node] == expected[node], type(node).__name__
+    finally:
+        cst_tree.track_source(None)
