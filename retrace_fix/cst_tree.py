@@ -21,6 +21,7 @@ import ast
 import bisect
 import dataclasses
 import re
+import threading
 from typing import Callable, Collection, Sequence
 
 import libcst as cst
@@ -444,28 +445,33 @@ def _applied(span: str, offset: int, edits: list[tuple[int, int, str]]) -> str |
 
 #: the layouts of the file being transformed, newest last, and the parsed module not laid out
 #: yet: ``(module, text, CPython's tree or None)`` (:func:`track_source`)
-_LAYOUTS: list[SourceLayout] = []
-_SOURCE: list = [None]
+class _Tracked(threading.local):
+    def __init__(self) -> None:
+        self.layouts: list[SourceLayout] = []
+        self.source: tuple | None = None
+
+
+_TRACKED = _Tracked()  # per thread: a thread transforms one file at a time
 
 
 def track_source(module: cst.Module | None, text: str = "", tree: ast.Module | None = None) -> None:
     """Start (or with None, end) a file: ``module`` was parsed from ``text``; ``tree`` is CPython's
     tree of ``text`` where one was made.  Nothing is computed until a layout is asked for."""
-    _LAYOUTS.clear()
-    _SOURCE[0] = (module, text, tree) if module is not None else None
+    _TRACKED.layouts.clear()
+    _TRACKED.source = (module, text, tree) if module is not None else None
 
 
 def known_layout(module: cst.Module) -> SourceLayout | None:
     """The layout of ``module`` when it is the tracked module or a tree already laid out."""
-    for layout in reversed(_LAYOUTS):
+    for layout in reversed(_TRACKED.layouts):
         if layout.module is module:
             return layout
-    source = _SOURCE[0]
+    source = _TRACKED.source
     if source is not None and source[0] is module:
-        _SOURCE[0] = None
+        _TRACKED.source = None
         layout = _parsed_layout(*source)
         if layout is not None:
-            _LAYOUTS.append(layout)
+            _TRACKED.layouts.append(layout)
         return layout
     return None
 
@@ -477,12 +483,12 @@ def layout_of(module: cst.Module) -> SourceLayout | None:
     layout = known_layout(module)
     if layout is not None:
         return layout
-    source = _SOURCE[0]
+    source = _TRACKED.source
     if source is not None:
         known_layout(source[0])
-    if not _LAYOUTS:
+    if not _TRACKED.layouts:
         return None
-    layout = _spliced(_LAYOUTS[-1], module)
+    layout = _spliced(_TRACKED.layouts[-1], module)
     if layout is not None:
-        _LAYOUTS.append(layout)
+        _TRACKED.layouts.append(layout)
     return layout
