@@ -443,9 +443,10 @@ def _applied(span: str, offset: int, edits: list[tuple[int, int, str]]) -> str |
     return "".join(pieces)
 
 
-#: the layouts of the file being transformed, newest last, and the parsed module not laid out
-#: yet: ``(module, text, CPython's tree or None)`` (:func:`track_source`)
 class _Tracked(threading.local):
+    """The layouts of the file being transformed, newest last, and the parsed module not laid
+    out yet: ``(module, text, CPython's tree or None)`` (:func:`track_source`)."""
+
     def __init__(self) -> None:
         self.layouts: list[SourceLayout] = []
         self.source: tuple | None = None
