@@ -106,26 +106,39 @@ class StatementPositions:
             self._lazy_walk = layout is not None and layout.parsed
             if self._lazy_walk and layout.python is not None and self._module.has_trailing_newline:
                 self._python = layout.python[0]
+                if layout.code == self._text:
+                    self._line_offsets = layout.python[1]  # where each line of the text starts
         found = self._statement_of.get(id(node))
+        table, inner_of = self._statement_of, self._inner
         while found is None and self._walked < len(statements):
             index = self._walked
             self._walked += 1
-            stack: list = [statements[index]]
-            while stack:
-                current = stack.pop()
-                if id(current) in self._statement_of:
-                    self._shared_nodes = True
-                self._statement_of[id(current)] = index
-                push_children(current, stack)
             statement = statements[index]
+            stack: list = [statement]
             if self._python is not None and isinstance(statement, (cst.ClassDef, cst.FunctionDef)) \
                     and isinstance(statement.body, cst.IndentedBlock):
-                for inner, child in enumerate(statement.body.body):
-                    stack = [child]
-                    while stack:
-                        current = stack.pop()
-                        self._inner[id(current)] = inner
-                        push_children(current, stack)
+                # the statements of its block, each with its own index in the block
+                block, stack = statement.body, []
+                for inner, child in enumerate(block.body):
+                    below = [child]
+                    while below:
+                        current = below.pop()
+                        table[id(current)] = index
+                        inner_of[id(current)] = inner
+                        push_children(current, below)
+                children: list = []
+                own = {id(block), *map(id, block.body)}  # walked above, or here
+                for current in (statement, block):
+                    table[id(current)] = index
+                    children.clear()
+                    push_children(current, children)
+                    stack.extend(child for child in children if id(child) not in own)
+            while stack:
+                current = stack.pop()
+                if id(current) in table:
+                    self._shared_nodes = True
+                table[id(current)] = index
+                push_children(current, stack)
             if self._lazy_walk:
                 found = self._statement_of.get(id(node))
         return found if found is not None else self._statement_of.get(id(node))
