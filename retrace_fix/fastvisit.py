@@ -506,3 +506,15 @@ def push_children(node: cst.CSTNode, stack: list) -> None:
             stack.extend(reversed(value))
         elif value is not None and value.__class__ is not cst.MaybeSentinel:
             stack.append(value)
+
+
+def plan_node_types() -> None:
+    """Decide now, for every node class LibCST exports, what the walks otherwise decide on meeting
+    its first node (:func:`field_plan` reads the source of its ``_visit_and_replace_children``:
+    about a millisecond a class).  The engine's worker pool calls it before it forks: its workers
+    inherit the plans instead of each making them again."""
+    for value in vars(cst).values():
+        if isinstance(value, type) and issubclass(value, CSTNode):
+            if value not in _PLANS:
+                _PLANS[value] = _decision_or_generic(value)
+            _child_layout(value)

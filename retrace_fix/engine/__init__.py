@@ -10,10 +10,13 @@ Modules (each imported by its own path; this file imports nothing):
   LibCST in this process (nesting, size, long boolean chains);
 * :mod:`~retrace_fix.engine.isolation`: running one call in a forked child with a big stack, a memory
   cap and a time limit;
-* :mod:`~retrace_fix.engine.process`: one file, start to end (:func:`process_file`);
+* :mod:`~retrace_fix.engine.process`: one file, start to end (:func:`process_file`), and what a run
+  hands on of its result (:func:`without_text`);
 * :mod:`~retrace_fix.engine.transform`: one LibCST parse, the codemods in turn, the output checked;
 * :mod:`~retrace_fix.engine.notebook_file`: a notebook's code cells as one module, located per cell;
 * :mod:`~retrace_fix.engine.call_sites`: RTF005's whole-project pre-pass;
 * :mod:`~retrace_fix.engine.pool`: the worker processes and how files are dealt to them;
+* :mod:`~retrace_fix.engine.warm_up`: what every worker would build on its first files, built once
+  before the pool forks;
 * :mod:`~retrace_fix.engine.run`: a run over many files (:func:`run`, :func:`make_jobs`).
 """

@@ -13,7 +13,8 @@ from typing import Callable
 
 from retrace_fix.engine.isolation import isolated
 from retrace_fix.engine.options import FileJob, RunOptions
-from retrace_fix.engine.process import process_file
+from retrace_fix.engine.process import process_file, without_text
+from retrace_fix.engine.warm_up import warm_up
 from retrace_fix.findings import FileResult
 
 
@@ -46,7 +47,7 @@ def _stop_workers(grace: float = 5.0, deadline: float = 30.0) -> None:
 
 def _work_chunk(jobs: list[FileJob]) -> list[FileResult]:
     assert _WORKER_OPTIONS is not None
-    return [process_file(job, _WORKER_OPTIONS) for job in jobs]
+    return [without_text(process_file(job, _WORKER_OPTIONS)) for job in jobs]
 
 
 CHUNK_FILES = 16  # at most this many files per task sent to a worker
@@ -92,7 +93,7 @@ def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
     """After a worker died: one file at a time in its own child process."""
     status, value = isolated(process_file, (job, options), _size(job))
     if status == "ok":
-        return value
+        return without_text(value)
     return FileResult(path=job.display, error=f"{job.display}:1: {value}; file left unchanged")
 
 
@@ -101,6 +102,22 @@ def run_in_workers(work: list[FileJob], options: RunOptions, workers: int, emit:
     comes back (in chunk order, not path order)."""
     context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
     chunks = chunk_jobs(work, workers)
+    if context is not None:
+        warm_up(work, options)  # what each worker would build on its first files, built once
+    # the objects made so far outlive the run: the parent's collections skip them while the
+    # workers run, and a worker's never touches them (their pages stay shared after the fork)
+    frozen = context is not None and gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
+    try:
+        _run_chunks(work, chunks, options, workers, context, emit)
+    finally:
+        if frozen:
+            gc.unfreeze()
+
+
+def _run_chunks(work: list[FileJob], chunks: list[list[FileJob]], options: RunOptions, workers: int,
+                context: multiprocessing.context.BaseContext | None, emit: Callable[[FileResult], None]) -> None:
     collected: set[int] = set()  # indexes of the chunks whose results came back
     futures: list[Future[list[FileResult]]] = []
     try:

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from retrace_fix.sources.discovery import display_path, find_project_root, posix_relative
+from retrace_fix.sources.discovery import ProjectRoots, display_path, posix_relative
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.options import FileJob, RunOptions, RunResult
 from retrace_fix.engine.pool import run_in_workers
-from retrace_fix.engine.process import process_file
+from retrace_fix.engine.process import process_file, without_text
 from retrace_fix.findings import FileResult
 
 
@@ -25,11 +25,12 @@ def make_jobs(files: list[Path], explicit_roots: tuple[str, ...] = ()) -> list[F
     cwd = Path.cwd()
     jobs = []
     roots: dict[Path, tuple[str, str]] = {}  # directory -> (its project root, its realpath)
+    project_roots = ProjectRoots()  # find_project_root, asked once per directory
     for path in files:
         directory = path.parent
         if directory not in roots:
-            found = find_project_root(directory)
             real = os.path.realpath(directory)
+            found = project_roots.of(real)
             inside = [r for r in explicit_roots if _within(real, r) and _within(r, found)]
             roots[directory] = (max(inside, key=len) if inside else found, real)
         root, real_directory = roots[directory]
@@ -76,7 +77,8 @@ def run(
     jobs: int | None = None,
     on_result: Callable[[FileResult], None] | None = None,
 ) -> RunResult:
-    """Process ``files``; results come back sorted by display path whatever ``jobs`` is."""
+    """Process ``files``; results come back sorted by display path whatever ``jobs`` is, those of
+    files with nothing to report without their text (:func:`~retrace_fix.engine.process.without_text`)."""
     work = make_jobs(files, explicit_roots(options))
     options = with_call_site_plans(work, options)
     workers = max(1, jobs or os.cpu_count() or 1)
@@ -89,7 +91,7 @@ def run(
 
     if workers == 1 or len(work) < 2:
         for job in work:
-            emit(process_file(job, options))
+            emit(without_text(process_file(job, options)))
     else:
         run_in_workers(work, options, workers, emit)
     results.sort(key=lambda r: r.path)

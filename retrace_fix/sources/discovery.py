@@ -76,6 +76,37 @@ def find_project_root(start: str | os.PathLike | None = None) -> str:
     return repository_root(start if start is not None else cwd) or cwd
 
 
+class ProjectRoots:
+    """:func:`find_project_root` for the directories of many files (a run's jobs): the current
+    directory is resolved once, and each directory is asked for a ``.git`` entry once (the
+    directories of a repository share their ancestors: 971 directories of the 34-root corpus
+    asked 13,000 ``lstat`` of the same few hundred paths)."""
+
+    def __init__(self) -> None:
+        self._override = os.environ.get(ENV_PROJECT_ROOT)
+        self._cwd: str | None = None
+        self._has_git: dict[str, bool] = {}
+
+    def of(self, real_directory: str) -> str:
+        """The project root of a directory, given by its realpath (a directory, not a file)."""
+        if self._override:
+            return os.path.realpath(self._override)
+        directory = real_directory
+        while True:
+            found = self._has_git.get(directory)
+            if found is None:
+                found = self._has_git[directory] = os.path.lexists(os.path.join(directory, ".git"))
+            if found:
+                return directory
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+        if self._cwd is None:
+            self._cwd = os.path.realpath(os.getcwd())
+        return self._cwd
+
+
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """Path relative to the current directory where possible (POSIX separators)."""
     cwd = cwd or Path.cwd()
@@ -216,14 +247,13 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
     """Expand command-line paths to the Python files to process."""
     rules = _IgnoreRules(excludes)
     result = Discovered()
-    seen: set[Path] = set()
+    seen: set[str] = set()  # realpaths (normalised strings: no Path needed to compare them)
 
     def add(path: Path, real: str | None = None) -> None:
         """``real``: the file's realpath, where known (a walked file: its directory's, and its name)."""
         real = real if real is not None else os.path.realpath(path)
-        key = Path(real)
-        if key not in seen:
-            seen.add(key)
+        if real not in seen:
+            seen.add(real)
             result.files.append(path)
             result.real[path] = real
 
@@ -247,20 +277,29 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
             result.problems.append(f"{raw}: not a regular file or directory (skipped)")
             continue
         repo_root = _repo_root(absolute)
-        real_directories: dict[str, str] = {}  # a directory to walk -> its realpath (no link below the top)
+        # a directory to walk -> its path, its realpath (no link below the top) and the directories
+        # whose .gitignore applies in it (its parent's and itself), made when its parent was walked
+        below: dict[str, tuple[Path, str, list[Path]]] = {}
         for dirpath, dirnames, filenames in os.walk(absolute, onerror=_walk_error(result)):
-            directory = Path(dirpath)
-            real_directory = real_directories.pop(dirpath, None) or os.path.realpath(dirpath)
-            chain = _gitignore_chain(directory, repo_root)
+            known = below.pop(dirpath, None)
+            if known is not None:
+                directory, real_directory, chain = known
+            else:  # the top
+                directory = Path(dirpath)
+                real_directory = os.path.realpath(dirpath)
+                chain = _gitignore_chain(directory, repo_root)
             kept = []
             for name in sorted(dirnames):
-                sub = directory / name
-                if name in DEFAULT_EXCLUDED_DIRS or sub.is_symlink():
+                if name in DEFAULT_EXCLUDED_DIRS:
                     continue
+                child = os.path.join(dirpath, name)
+                if os.path.islink(child):
+                    continue
+                sub = directory / name
                 if rules.ignored(sub, True, chain):
                     continue
                 kept.append(name)
-                real_directories[os.path.join(dirpath, name)] = os.path.join(real_directory, name)
+                below[child] = (sub, os.path.join(real_directory, name), [*chain, sub] if repo_root is not None else [sub])
             dirnames[:] = kept
             for name in sorted(filenames):
                 if not name.endswith(SOURCE_SUFFIXES):
