@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import ast
 
-from retrace_fix.ast_walk import walk
-
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -39,7 +37,7 @@ def _forwarders(tree: ast.Module, facts) -> set[str]:
         if type(node) not in _DEFS:
             continue
         params = _parameters(node)  # type: ignore[arg-type]
-        for inner in walk(node):
+        for inner in facts.index.subtree(node):
             if type(inner) is ast.Call and facts.may_call_a_tf_function(inner.func) and any(  # type: ignore[attr-defined]
                     type(v) is ast.Name and v.id in params  # type: ignore[attr-defined]
                     for v in [*inner.args, *(k.value for k in inner.keywords)]):  # type: ignore[attr-defined]
@@ -57,12 +55,10 @@ def _new_callable(value: ast.AST) -> bool:
 def loops_pass_new_callables(tree: ast.Module, facts) -> bool:
     """Is there a call RTF009's decider can act on (see the module docstring)?"""
     callees: set[str] = set()
-    for node in walk(tree):
-        kind = type(node)
-        if kind in _DEFS:
-            callees.add(node.name)  # type: ignore[attr-defined]
-        elif kind is ast.Assign:
-            callees.update(target.id for target in node.targets if type(target) is ast.Name)  # type: ignore[attr-defined]
+    index = facts.index
+    callees.update(node.name for node in index.of_type(*_DEFS))  # type: ignore[attr-defined]
+    for node in index.of_type(ast.Assign):
+        callees.update(target.id for target in node.targets if type(target) is ast.Name)  # type: ignore[attr-defined]
     forwarders: set[str] | None = None
     surely = facts.surely
     # (node, the innermost loop around it in its def is a statement (None: no loop), under a surely tf.function)

@@ -204,7 +204,7 @@ class _Bindings:
 
     def _node(self, binding: int) -> ast.AST | None:
         if self.nodes is None:
-            self.nodes = {id(n): n for n in ast.walk(self.facts.tree)}
+            self.nodes = {id(n): n for n in self.facts.index.nodes}
         return self.nodes.get(binding)
 
     def varies(self, binding: int, loop_valued: set[str]) -> bool:

@@ -13,24 +13,22 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.ast_walk import TreeIndex, walk
 from retrace_fix.codemods._keras import KerasEvidence
 
 PREDICT_METHODS = ("predict", "predict_on_batch")
 #: Keras calls that pay a per-call setup when made once per step of a Python loop
 PER_STEP_METHODS = (*PREDICT_METHODS, "train_on_batch")
-#: the fields of a loop whose code runs once per iteration (as ``_in_loop_body`` reads them;
-#: a ``while`` loop's test too); None: every field
-_LOOP_BODIES: dict[type, tuple[str, ...] | None] = {
-    ast.For: ("body",), ast.AsyncFor: ("body",), ast.While: None,
-    ast.ListComp: ("elt",), ast.SetComp: ("elt",), ast.GeneratorExp: ("elt",), ast.DictComp: ("key", "value"),
-}
 
 
-def has_predict_call(root: ast.AST) -> bool:
-    """Is there a ``.predict(...)``/``.predict_on_batch(...)`` call in ``root``?"""
-    return any(type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in PREDICT_METHODS
-               for node in walk(root))
+def _per_step_call(node: ast.AST, methods: tuple[str, ...] = PREDICT_METHODS) -> bool:
+    """Is ``node`` a call ``<x>.<method>(...)`` of one of ``methods``?"""
+    return type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in methods
+
+
+def has_predict_call(index: TreeIndex) -> bool:
+    """Is there a ``.predict(...)``/``.predict_on_batch(...)`` call in the indexed tree?"""
+    return any(_per_step_call(node) for node in index.of_type(ast.Call))
 
 
 #: keywords ``Model.predict`` takes that a direct call also takes (``predict_to_call.DROPPABLE_KEYWORDS``, ``x``)
@@ -61,31 +59,22 @@ def keras_keyword(call: ast.Call) -> bool:
     return any(k.arg in KERAS_ONLY_KEYWORDS for k in call.keywords)
 
 
-def model_evidence(tree: ast.AST) -> bool:
-    """Can :class:`~retrace_fix.codemods._keras.KerasEvidence` find a Keras model in ``tree``?  Its
-    every piece of evidence (a constructor, a loader, an application, a base class, an annotation)
-    names ``Model``, ``Sequential``, a loader or ``applications`` somewhere."""
-    for node in walk(tree):
-        kind = type(node)
-        if kind is ast.Name:
-            if node.id in _MODEL_WORDS:
-                return True
-        elif kind is ast.Attribute:
-            if node.attr in _MODEL_WORDS:
-                return True
-        elif kind is ast.alias:
-            if not _MODEL_WORDS.isdisjoint(node.name.split(".")) or node.asname in _MODEL_WORDS:
-                return True
-        elif kind is ast.ImportFrom:
-            if node.module and "applications" in node.module.split("."):
-                return True
-        elif kind is ast.Constant and type(node.value) is str:
-            if node.value.rsplit(".", 1)[-1] in _MODEL_BUILDERS:
-                return True
-    return False
+def model_evidence(index: TreeIndex) -> bool:
+    """Can :class:`~retrace_fix.codemods._keras.KerasEvidence` find a Keras model in the indexed
+    tree?  Its every piece of evidence (a constructor, a loader, an application, a base class, an
+    annotation) names ``Model``, ``Sequential``, a loader or ``applications`` somewhere."""
+    words = _MODEL_WORDS
+    return (
+        any(node.id in words for node in index.of_type(ast.Name))
+        or any(node.attr in words for node in index.of_type(ast.Attribute))
+        or any(not words.isdisjoint(node.name.split(".")) or node.asname in words for node in index.of_type(ast.alias))
+        or any(node.module and "applications" in node.module.split(".") for node in index.of_type(ast.ImportFrom))
+        or any(type(node.value) is str and node.value.rsplit(".", 1)[-1] in _MODEL_BUILDERS
+               for node in index.of_type(ast.Constant))
+    )
 
 
-def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
+def model_builds(index: TreeIndex) -> tuple[set[str], set[str]]:
     """(names, ``self`` attributes) some assignment gives a call of ``...Sequential`` or a ``...Model``
     that may have one output (``PredictToCallCommand._single_output_builds``: only those builds make
     the direct call safe outside a tf.function)."""
@@ -93,14 +82,9 @@ def model_builds(tree: ast.AST) -> tuple[set[str], set[str]]:
     attrs: set[str] = set()
     builds: list[tuple[list, ast.Call]] = []
     assigned: dict[str, list] = {}  # name -> the values Assign/AnnAssign give it (``KerasEvidence._pending``)
-    for node in walk(tree):
+    for node in index.of_type(ast.Assign, ast.AnnAssign, ast.NamedExpr):
         kind = type(node)
-        if kind is ast.Assign:
-            targets = node.targets
-        elif kind is ast.AnnAssign or kind is ast.NamedExpr:
-            targets = [node.target]
-        else:
-            continue
+        targets = node.targets if kind is ast.Assign else [node.target]
         value = node.value
         if kind is not ast.NamedExpr and value is not None:
             for target in targets:
@@ -143,82 +127,101 @@ def may_have_one_output(call: ast.Call, assigned: dict[str, list]) -> bool:
     return type(outputs) in _ONE_OUTPUT
 
 
-def per_step_candidates(tree: ast.AST) -> bool:
+def per_step_candidates(index: TreeIndex) -> bool:
     """Can a Keras call outside any tf.function be reported (the unsafe rewrite or a note)?  Only
     a call made once per step: in the body of a loop, or in a method of a class that a loop calls
     every step (:func:`ast_per_step_methods`); and only ``name.predict(x)``/``self.<attr>.predict(x)``
     (a call :func:`blocked` does not refuse) on a name or attribute assigned a
     ``...Model(...)``/``...Sequential(...)`` call, or ``name.train_on_batch(...)``/
     ``self.<attr>.train_on_batch(...)`` in a module with Keras-model evidence (:func:`model_evidence`:
-    the decider asks for a Keras receiver)."""
-    names = attrs = evidence = step_methods = None
-    # (node, in a loop body, in a class, the names of the defs around it)
-    stack: list[tuple[ast.AST, bool, bool, tuple[str, ...]]] = [(tree, False, False, ())]
-    while stack:
-        node, in_loop, in_class, defs = stack.pop()
-        kind = type(node)
-        if kind is ast.Call:
-            func = node.func
-            if type(func) is ast.Attribute and func.attr in PER_STEP_METHODS:
-                # the decider reports only a call made once per step (its _per_step_place)
-                per_step = in_loop
-                if not per_step and in_class and defs:
-                    if step_methods is None:
-                        step_methods = ast_per_step_methods(tree)
-                    per_step = not step_methods.isdisjoint(defs)
-                receiver = func.value
-                on_self = (type(receiver) is ast.Attribute and type(receiver.value) is ast.Name
-                           and receiver.value.id == "self")
-                if not per_step:
-                    pass  # asked once: nothing to say
-                elif func.attr == "train_on_batch":
-                    if type(receiver) is ast.Name or on_self:
-                        if evidence is None:
-                            evidence = model_evidence(tree)
-                        if evidence:
-                            return True
-                elif not blocked(node):
-                    if names is None:
-                        names, attrs = model_builds(tree)
-                    if (type(receiver) is ast.Name and receiver.id in names) or (on_self and receiver.attr in attrs):
-                        return True
-        bodies = _LOOP_BODIES.get(kind, ())
-        inside_class = in_class or kind is ast.ClassDef
-        inside_defs = (*defs, node.name) if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef else defs
-        for name in child_fields(kind):
-            value = getattr(node, name, None)
-            flag = in_loop or bodies is None or name in bodies
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, flag, inside_class, inside_defs))
+    the decider asks for a Keras receiver).  ``index``: the module's tree; where each such call runs is
+    read from the statements around it (:func:`_place`), not from a walk of the module."""
+    calls = [node for node in index.of_type(ast.Call) if _per_step_call(node, PER_STEP_METHODS)]
+    names = attrs = evidence = step_methods = looped = None
+    for node, at, around in index.statements_around_each(calls):
+        # the decider reports only a call made once per step (its _per_step_place)
+        per_step, in_class, defs = _place(index, at, around)
+        if not per_step:
+            if looped is None:
+                looped = _comprehension_steps(index)
+            per_step = id(node) in looped
+        if not per_step and in_class and defs:
+            if step_methods is None:
+                step_methods = ast_per_step_methods(index)
+            per_step = not step_methods.isdisjoint(defs)
+        if not per_step:
+            continue  # asked once: nothing to say
+        func = node.func
+        receiver = func.value
+        on_self = type(receiver) is ast.Attribute and type(receiver.value) is ast.Name and receiver.value.id == "self"
+        if func.attr == "train_on_batch":
+            if type(receiver) is ast.Name or on_self:
+                if evidence is None:
+                    evidence = model_evidence(index)
+                if evidence:
+                    return True
+        elif not blocked(node):
+            if names is None:
+                names, attrs = model_builds(index)
+            if (type(receiver) is ast.Name and receiver.id in names) or (on_self and receiver.attr in attrs):
+                return True
     return False
 
 
-def ast_per_step_methods(tree: ast.AST) -> frozenset[str]:
-    """:func:`per_step_methods` read on CPython's tree, as a superset: the names called as
-    ``obj.<name>(...)`` in the body (or a ``while`` loop's test) of a ``for``/``while`` loop, and
-    the ``self.<name>()`` calls of the defs so named, transitively."""
+def _place(index: TreeIndex, at: int, around: list) -> tuple[bool, bool, list[str]]:
+    """(in a loop's per-step part: a ``for``'s body, anywhere in a ``while``; in a class; the names
+    of the defs around it) of the node at ``at`` in the indexed tree, the statements ``around`` it."""
+    in_loop = in_class = False
+    defs: list[str] = []
+    for statement in around:
+        kind = type(statement)
+        if kind is ast.While:
+            in_loop = True
+        elif kind is ast.For or kind is ast.AsyncFor:
+            in_loop = in_loop or _holds(index, statement.body, at)
+        elif kind is ast.ClassDef:
+            in_class = True
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            defs.append(statement.name)
+    return in_loop, in_class, defs
+
+
+def _holds(index: TreeIndex, statements: list[ast.stmt], at: int) -> bool:
+    """Is the node at ``at`` in one of ``statements`` (a block)?"""
+    return any(start <= at < end for start, end in map(index.span, statements))
+
+
+def _comprehension_steps(index: TreeIndex) -> set[int]:
+    """The ids of the nodes a comprehension of the indexed tree runs per item (its ``elt``, a dict
+    comprehension's key and value)."""
+    parts = [comp.elt for comp in index.of_type(ast.ListComp, ast.SetComp, ast.GeneratorExp)]
+    parts += [part for comp in index.of_type(ast.DictComp) for part in (comp.key, comp.value)]
+    return {id(node) for part in parts for node in walk(part)}
+
+
+def ast_per_step_methods(index: TreeIndex) -> frozenset[str]:
+    """:func:`per_step_methods` read on CPython's tree (``index``'s), as a superset: the names called
+    as ``obj.<name>(...)`` in the body (or a ``while`` loop's test) of a ``for``/``while`` loop of
+    the innermost def around the call, and the ``self.<name>()`` calls of the defs so named,
+    transitively."""
     in_loops: set[str] = set()
     self_calls: dict[str, set[str]] = {}
-    stack: list[tuple[ast.AST, bool, str | None]] = [(tree, False, None)]
-    while stack:
-        node, in_loop, function = stack.pop()
-        kind = type(node)
-        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-            function, in_loop = node.name, False
-        elif kind is ast.Call and type(node.func) is ast.Attribute:
-            if in_loop:
-                in_loops.add(node.func.attr)
-            receiver = node.func.value
-            if function is not None and type(receiver) is ast.Name and receiver.id == "self":
-                self_calls.setdefault(function, set()).add(node.func.attr)
-        looped = ("body",) if kind in (ast.For, ast.AsyncFor) else ("test", "body") if kind is ast.While else ()
-        for name in child_fields(kind):
-            value = getattr(node, name, None)
-            flag = in_loop or name in looped
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, flag, function))
+    calls = [node for node in index.of_type(ast.Call) if type(node.func) is ast.Attribute]
+    for node, at, around in index.statements_around_each(calls):
+        function, in_loop = None, False
+        for statement in around:
+            kind = type(statement)
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+                function, in_loop = statement.name, False
+            elif kind is ast.For or kind is ast.AsyncFor:
+                in_loop = in_loop or _holds(index, statement.body, at)
+            elif kind is ast.While:
+                in_loop = in_loop or not _holds(index, statement.orelse, at)  # its test or body
+        if in_loop:
+            in_loops.add(node.func.attr)
+        receiver = node.func.value
+        if function is not None and type(receiver) is ast.Name and receiver.id == "self":
+            self_calls.setdefault(function, set()).add(node.func.attr)
     found = set(in_loops)
     todo = list(found)
     while todo:
@@ -229,15 +232,15 @@ def ast_per_step_methods(tree: ast.AST) -> frozenset[str]:
     return frozenset(found)
 
 
-def graph_predict_candidates(roots: list[ast.AST], tree: ast.AST) -> bool:
-    """Can a predict call in code a tf.function may run be reported: one :func:`blocked` does not
-    refuse (reported on Keras evidence, or as a ``--verify`` candidate), or one with a
-    Keras-only keyword, or any in a module with Keras-model evidence (:func:`model_evidence`)?"""
-    calls = [n for root in roots for n in walk(root)
-             if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in PREDICT_METHODS]
+def graph_predict_candidates(roots: list[ast.AST], index: TreeIndex) -> bool:
+    """Can a predict call in code a tf.function may run (``roots``, statements of the indexed
+    tree) be reported: one :func:`blocked` does not refuse (reported on Keras evidence, or as a
+    ``--verify`` candidate), or one with a Keras-only keyword, or any in a module with Keras-model
+    evidence (:func:`model_evidence`)?"""
+    calls = [n for root in roots for n in index.subtree(root) if _per_step_call(n)]
     if any(not blocked(c) or keras_keyword(c) for c in calls):
         return True
-    return bool(calls) and model_evidence(tree)
+    return bool(calls) and model_evidence(index)
 
 
 def is_self_attribute(node: cst.CSTNode) -> bool:

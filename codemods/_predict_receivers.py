@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from retrace_fix.ast_walk import walk
+from retrace_fix.ast_walk import TreeIndex, walk
 from retrace_fix.codemods._predict_facts import PREDICT_METHODS, blocked, keras_keyword
 
 #: the last parts of the model classes and loaders of :mod:`~retrace_fix.codemods._keras`
@@ -27,14 +27,14 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 class _ModelNames:
     """The names, ``self`` attributes and classes of one module that may be Keras models."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, index: TreeIndex) -> None:
         self.classes: dict[str, list[ast.ClassDef]] = {}
         self.imported: dict[str, set[str]] = {}  # name -> the dotted names imports bind it to
         self.assigned: set[str] = set()  # names bound by an assignment (an alias of a model class?)
         bindings: list[tuple[list[ast.expr], ast.expr | None, ast.expr | None]] = []  # (targets, value, annotation)
         params: list[ast.arg] = []
         named: list[ast.expr] = []  # walrus targets: no evidence, but a name they bind is no alias to trust
-        for node in walk(tree):
+        for node in index.nodes:
             kind = type(node)
             if kind is ast.ClassDef:
                 self.classes.setdefault(node.name, []).append(node)  # type: ignore[attr-defined]
@@ -150,14 +150,14 @@ def _innermost_classes(tree: ast.Module) -> dict[int, ast.ClassDef | None]:
     return found
 
 
-def receivers_may_be_models(calls: list[ast.Call], tree: ast.Module) -> bool:
+def receivers_may_be_models(calls: list[ast.Call], index: TreeIndex) -> bool:
     """Can the receiver of one of the predict ``calls`` (``<receiver>.predict(...)``) be a Keras
     model by ``KerasEvidence.receiver_is_model``: ``self`` in a class that may derive from a
     model, a name assigned a possible model call or annotated as a model anywhere in the
     module, ``self.<attr>`` so assigned or annotated?  Any other receiver is never one."""
     if not calls:
         return False
-    names = _ModelNames(tree)
+    names = _ModelNames(index)
     classes: dict[int, ast.ClassDef | None] | None = None
     for call in calls:
         receiver = call.func.value  # type: ignore[attr-defined]
@@ -167,7 +167,7 @@ def receivers_may_be_models(calls: list[ast.Call], tree: ast.Module) -> bool:
                     return True
                 continue
             if classes is None:
-                classes = _innermost_classes(tree)
+                classes = _innermost_classes(index.root)
             owner = classes.get(id(call))
             if owner is not None and names.model_class(owner):
                 return True
@@ -177,14 +177,14 @@ def receivers_may_be_models(calls: list[ast.Call], tree: ast.Module) -> bool:
     return False
 
 
-def graph_calls_may_report(roots: list[ast.AST], tree: ast.Module) -> bool:
+def graph_calls_may_report(roots: list[ast.AST], index: TreeIndex) -> bool:
     """Can a predict call in ``roots`` (the code a tf.function can run) be reported: one with a
     Keras-only keyword; one :func:`~retrace_fix.codemods._predict_facts.blocked` does not refuse
     on ``self``, on ``self.<attr>`` or on a name that may be a Keras model or is not provably none
     (``_unknown_receiver``'s ``--verify`` candidates: a name every assignment gives an object of a
     class of the module that derives from no model is none); or a blocked one on a receiver that
     may be a Keras model (:func:`receivers_may_be_models`)?"""
-    calls = [n for root in roots for n in walk(root)
+    calls = [n for root in roots for n in index.subtree(root)
              if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in PREDICT_METHODS]  # type: ignore[attr-defined]
     if any(keras_keyword(c) for c in calls):
         return True
@@ -200,7 +200,7 @@ def graph_calls_may_report(roots: list[ast.AST], tree: ast.Module) -> bool:
         if receiver.id == "self":
             return True
         if names is None:
-            names = _ModelNames(tree)
+            names = _ModelNames(index)
         if receiver.id in names.names or not names.provably_not_model(receiver.id):
             return True  # a Keras model, or a --verify candidate
-    return receivers_may_be_models([c for c in calls if blocked(c)], tree)
+    return receivers_may_be_models([c for c in calls if blocked(c)], index)

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import ast
 
-from retrace_fix.ast_walk import walk
-
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: tf.function's keywords that make ``_relaxed_dims`` relax shapes when passed ``True``
 _RELAX_KEYWORDS = frozenset({"reduce_retracing", "experimental_relax_shapes"})
@@ -125,8 +123,8 @@ def relaxed_shape_reads(tree: ast.Module, facts) -> bool:
     relaxed = facts._relaxed
     if not relaxed:
         return False
-    for node in walk(tree):
-        if type(node) in _DEFS and id(node) in relaxed and _decorator_relaxes(node, facts) \
+    for node in facts.index.of_type(*_DEFS):
+        if id(node) in relaxed and _decorator_relaxes(node, facts) \
                 and _reads_a_parameter_shape(node, facts):  # type: ignore[arg-type]
             return True
     return False

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.ast_walk import TreeIndex, child_fields, walk
 from retrace_fix.codemods._creations import FACTORY_NAMES
 from retrace_fix.codemods._forward_facts import may_forward
 from retrace_fix.codemods._trace_time_draws import draws_at_trace_time
@@ -44,6 +44,7 @@ SHAPE_KEYWORDS = frozenset({"input_signature", "reduce_retracing", "experimental
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_REPEATING = frozenset((*_LOOPS, *_COMPREHENSIONS))
 _AST = ast.AST
 #: the walk's graph levels: code a tf.function may run (a candidate's), and code one surely runs
 _GRAPH, _SURELY_GRAPH = 1, 2
@@ -136,7 +137,7 @@ def tree_facts(tree: ast.Module, outline) -> "TreeFacts":
     """The facts of ``tree``, read once per file (kept on ``outline``, which is per file)."""
     facts = getattr(outline, "tree_facts", None)
     if facts is None or facts.tree is not tree:
-        facts = TreeFacts(tree)
+        facts = TreeFacts(tree, outline.index if outline.tree is tree else None)
         outline.tree_facts = facts
     return facts
 
@@ -154,67 +155,49 @@ def _called_name(func: ast.expr) -> str | None:
 class TreeFacts:
     """The facts of one module (see the module docstring); built by :func:`tree_facts`."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, index: TreeIndex | None = None) -> None:
         self.tree = tree
+        self.index = index = index if index is not None else TreeIndex(tree)
         #: name -> the dotted names imports anywhere bind it to
         self.imports: dict[str, set[str]] = {}
         self.tf_names: set[str] = {"function"}
         self.range_names: set[str] = {"range"}
-        self.shape_keywords = False
-        calls: list[ast.Call] = []
-        assigns: list[ast.Assign] = []
-        defs: list[ast.AST] = []
+        calls: list[ast.Call] = index.of_type(ast.Call)
+        assigns: list[ast.Assign] = index.of_type(ast.Assign)
+        defs: list[ast.AST] = index.of_type(*_DEFS)
+        self.shape_keywords = any(k.arg in SHAPE_KEYWORDS for k in index.of_type(ast.keyword)) and any(
+            k.arg in SHAPE_KEYWORDS for call in calls for k in call.keywords)  # a class's keywords do not count
         #: name -> the bindings that may give it a value the call-site analysis reads
         #: (:func:`_valued_names`): only such names can carry evidence as arguments
         self.valued: dict[str, list[int]] = {}  # ...each binding by its id
         #: name -> the names in the calls assigned to it (``x = tf.zeros([n])``: ``n`` may vary)
         self.call_values: dict[str, set[str]] = {}
-        bindings: list[ast.AST] = []
-        self.classes: set[str] = set()  # the names of the module's classes (RTF104's objects)
+        bindings = index.of_type(*_BINDINGS)
+        #: the names of the module's classes (RTF104's objects)
+        self.classes: set[str] = {node.name for node in index.of_type(ast.ClassDef)}  # type: ignore[attr-defined]
         #: names bound other than by an absolute import, anywhere (``tf = ...``, a parameter, a def)
-        self.rebound: set[str] = set()
+        self.rebound: set[str] = {
+            node.id for node in index.of_type(ast.Name) if type(node.ctx) is not ast.Load}  # type: ignore[attr-defined]
         rebound = self.rebound
-        for node in walk(tree):
-            kind = type(node)
-            if kind is ast.Name:
-                if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    rebound.add(node.id)  # type: ignore[attr-defined]
+        rebound.update(node.arg for node in index.of_type(ast.arg))  # type: ignore[attr-defined]
+        rebound |= self.classes
+        rebound.update(node.name for node in index.of_type(*_NAMED_BINDINGS) if node.name)  # type: ignore[attr-defined]
+        rebound.update(node.rest for node in index.of_type(ast.MatchMapping) if node.rest)  # type: ignore[attr-defined]
+        rebound.update(node.name for node in defs)  # type: ignore[attr-defined]
+        for node in index.of_type(ast.Import):
+            for alias in node.names:  # type: ignore[attr-defined]
+                if alias.asname:
+                    self._bind(alias.asname, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    self._bind(head, head)
+        for node in index.of_type(ast.ImportFrom):
+            if node.level or not node.module:  # type: ignore[attr-defined]
+                rebound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
                 continue
-            if kind in _BINDINGS:
-                bindings.append(node)
-            elif kind is ast.arg:
-                rebound.add(node.arg)  # type: ignore[attr-defined]
-            elif kind is ast.ClassDef:
-                self.classes.add(node.name)  # type: ignore[attr-defined]
-                rebound.add(node.name)  # type: ignore[attr-defined]
-            elif kind in _NAMED_BINDINGS:
-                if node.name:  # type: ignore[attr-defined]
-                    rebound.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
-                rebound.add(node.rest)  # type: ignore[attr-defined]
-            if kind is ast.Call:
-                calls.append(node)  # type: ignore[arg-type]
-                if not self.shape_keywords and any(k.arg in SHAPE_KEYWORDS for k in node.keywords):  # type: ignore[attr-defined]
-                    self.shape_keywords = True
-            if kind is ast.Assign:
-                assigns.append(node)  # type: ignore[arg-type]
-            elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                defs.append(node)
-                rebound.add(node.name)  # type: ignore[attr-defined]
-            elif kind is ast.Import:
-                for alias in node.names:  # type: ignore[attr-defined]
-                    if alias.asname:
-                        self._bind(alias.asname, alias.name)
-                    else:
-                        head = alias.name.split(".")[0]
-                        self._bind(head, head)
-            elif kind is ast.ImportFrom:
-                if node.level or not node.module:  # type: ignore[attr-defined]
-                    rebound.update(a.asname or a.name for a in node.names)  # type: ignore[attr-defined]
-                    continue
-                for alias in node.names:  # type: ignore[attr-defined]
-                    if alias.name != "*":
-                        self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+            for alias in node.names:  # type: ignore[attr-defined]
+                if alias.name != "*":
+                    self._bind(alias.asname or alias.name, f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
         for node in bindings:
             for name in _valued_names(node, self.call_tells):
                 self.valued.setdefault(name, []).append(id(node))
@@ -384,7 +367,7 @@ class TreeFacts:
         if self._instances is None:
             self._instances = {
                 target.id  # type: ignore[attr-defined]
-                for node in walk(self.tree) if type(node) is ast.Assign and type(node.value) is ast.Call  # type: ignore[attr-defined]
+                for node in self.index.of_type(ast.Assign) if type(node.value) is ast.Call  # type: ignore[attr-defined]
                 and type(node.value.func) is ast.Name and node.value.func.id in self.classes  # type: ignore[attr-defined]
                 for target in node.targets if type(target) is ast.Name  # type: ignore[attr-defined]
             }
@@ -509,7 +492,7 @@ class TreeFacts:
                 continue
             elif kind is ast.Assign and ctx[1] is None and self._creates(node.value):  # type: ignore[attr-defined]
                 self.plain_callables.update(t.id for t in node.targets if type(t) is ast.Name)  # type: ignore[attr-defined]
-            elif kind in _LOOPS or kind in _COMPREHENSIONS:
+            elif kind in _REPEATING:
                 if graph and (kind is ast.For or kind is ast.AsyncFor):
                     iterable = node.iter  # type: ignore[attr-defined]
                     if type(iterable) is ast.Call and _called_name(iterable.func) in self.range_names:
@@ -517,12 +500,20 @@ class TreeFacts:
                 loop = any_loop = True  # for its children: every part of a loop may repeat
             for name in child_fields(kind):
                 value = getattr(node, name, None)
-                if type(value) is list:
-                    for item in value:
-                        if isinstance(item, _AST):
-                            push((item, owner, loop, any_loop, graph, ctx))
-                elif isinstance(value, _AST):
-                    push((value, owner, loop, any_loop, graph, ctx))
+                for item in value if type(value) is list else (value,):
+                    # attribute chains, names and constants (more than half the nodes) are read
+                    # here, not pushed: an attribute's one child is its value, the others are leaves
+                    while type(item) is ast.Attribute:
+                        if graph and ctx[2] and item.attr in _SHAPE_READS:  # type: ignore[attr-defined]
+                            self.graph_shape_reads = True
+                        item = item.value  # type: ignore[attr-defined]
+                    if type(item) is ast.Name:
+                        if type(item.ctx) is ast.Store:  # type: ignore[attr-defined]
+                            self._stores.setdefault(ctx[0][-1] if ctx[0] else None, set()).add(item.id)  # type: ignore[attr-defined]
+                        if graph and ctx[2] and item.id == "len":  # type: ignore[attr-defined]
+                            self.graph_shape_reads = True
+                    elif type(item) is not ast.Constant and isinstance(item, _AST):
+                        push((item, owner, loop, any_loop, graph, ctx))
 
     # ------------------------------------------------------------------ what the checks ask
 
@@ -565,7 +556,7 @@ class TreeFacts:
         if self._first_params is None:
             self._first_params = {}
             self._parents = {}
-            for each in walk(self.tree):
+            for each in self.index.nodes:
                 kind = type(each)
                 if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                     arguments = [*each.args.posonlyargs, *each.args.args]  # type: ignore[attr-defined]
@@ -695,7 +686,7 @@ class TreeFacts:
             if not self.may_be_builtin_range(loop.iter):  # type: ignore[attr-defined]
                 continue
             for statement in loop.body:  # type: ignore[attr-defined]
-                for node in walk(statement):
+                for node in self.index.subtree(statement):
                     if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "append":  # type: ignore[attr-defined]
                         return True
         return False

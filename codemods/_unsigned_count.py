@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from retrace_fix.ast_walk import child_fields, walk
+from retrace_fix.ast_walk import child_fields
 
 _AST = ast.AST
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -29,19 +29,18 @@ def _signed(call: ast.Call) -> bool:
 def unsigned_tf_functions(tree: ast.Module, facts) -> int:
     """How many defs of ``tree`` become a tf.function without an ``input_signature`` (``facts``: the
     file's :class:`~retrace_fix.codemods._tree_facts.TreeFacts`, for what can be ``tf.function`` and
-    its creations).  One plain walk for the decorated defs; the scopes are read only in a module
+    its creations, and its index of the tree).  The index's defs for the decorated ones; the scopes are read only in a module
     that wraps a def by a call (``tf.function(f)``), where the names must be resolved."""
     is_tf_function = facts.is_tf_function
     sites: dict[int, bool] = {}  # id(def) -> has an input_signature
-    for node in walk(tree):
-        if type(node) is ast.FunctionDef or type(node) is ast.AsyncFunctionDef:
-            for decorator in node.decorator_list:  # type: ignore[attr-defined]
-                if is_tf_function(decorator):
-                    sites[id(node)] = False
-                    break
-                if type(decorator) is ast.Call and is_tf_function(decorator.func):  # type: ignore[attr-defined]
-                    sites[id(node)] = _signed(decorator)  # type: ignore[arg-type]
-                    break
+    for node in facts.index.of_type(*_DEFS):
+        for decorator in node.decorator_list:  # type: ignore[attr-defined]
+            if is_tf_function(decorator):
+                sites[id(node)] = False
+                break
+            if type(decorator) is ast.Call and is_tf_function(decorator.func):  # type: ignore[attr-defined]
+                sites[id(node)] = _signed(decorator)  # type: ignore[arg-type]
+                break
     wrapping = [node for node, _owner, _loop, first in facts.creations
                 if type(node) is ast.Call and type(first) in (ast.Name, ast.Attribute)]
     if wrapping:

@@ -93,7 +93,6 @@ import ast
 
 import libcst as cst
 
-from retrace_fix.ast_walk import outermost_loops, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._bind_decider import ArgDecider
 from retrace_fix.codemods._bind_facts import loops_pass_new_callables
@@ -128,13 +127,13 @@ class BindCallableOnceCommand(RetraceCodemod):
         """
         if not outline.references_tf_function:
             return False
-        callees: set[str] = set()
-        for node in walk(tree):
-            kind = type(node)
-            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                callees.add(node.name)
-            elif kind is ast.Assign:
-                callees.update(target.id for target in node.targets if type(target) is ast.Name)
+        index = outline.index
+        loops = index.outermost_loops()
+        if not loops:
+            return False
+        callees = {node.name for node in index.of_type(ast.FunctionDef, ast.AsyncFunctionDef)}
+        callees.update(target.id for node in index.of_type(ast.Assign) for target in node.targets
+                       if type(target) is ast.Name)
         facts = tree_facts(tree, outline)
         # ModuleCalls' sites (a tf.function of this module called by a bare name or as a method
         # of an instance), and the calls of a def of the module's body (a forwarder, by a bare name)
@@ -143,8 +142,8 @@ class BindCallableOnceCommand(RetraceCodemod):
         def resolvable(func: ast.expr) -> bool:
             return facts.may_call_a_tf_function(func) or (type(func) is ast.Name and func.id in forwarders)
 
-        for loop in outermost_loops(tree):  # an outer loop holds the calls of the loops inside it
-            for node in walk(loop):
+        for loop in loops:  # an outer loop holds the calls of the loops inside it
+            for node in index.subtree(loop):
                 if type(node) is not ast.Call:
                     continue
                 func = node.func

@@ -57,7 +57,7 @@ import re
 
 import libcst as cst
 
-from retrace_fix.ast_walk import outermost_loops, walk
+from retrace_fix.ast_walk import TreeIndex, walk
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.codemods._callsites import ModuleCalls, literal_value
 from retrace_fix.cst_tree import find_nodes, method_call_on
@@ -97,9 +97,11 @@ class CompileInLoopCommand(RetraceCodemod):
 
         An outer loop holds every call of the loops inside it: the outermost loops are the
         ones to look at, each read once."""
-        for loop in outermost_loops(tree):
-            called = {n.func.attr for n in walk(loop) if type(n) is ast.Call and type(n.func) is ast.Attribute}
-            if "compile" in called and not called.isdisjoint(_TRAIN_METHODS) and _may_report(loop):
+        index = outline.index
+        for loop in index.outermost_loops():
+            called = {n.func.attr for n in index.subtree(loop)
+                      if type(n) is ast.Call and type(n.func) is ast.Attribute}
+            if "compile" in called and not called.isdisjoint(_TRAIN_METHODS) and _may_report(loop, index):
                 return True
         return False
 
@@ -236,16 +238,16 @@ class CompileInLoopCommand(RetraceCodemod):
         return name
 
 
-def _may_report(outer: ast.AST) -> bool:
+def _may_report(outer: ast.AST, index: TreeIndex) -> bool:
     """Is there, in ``outer`` or a loop inside it, a loop ``L`` holding a ``name.compile(...)``
     statement and a training call on the same ``name`` that no assignment in ``L`` rebinds (what
     :meth:`CompileInLoopCommand.leave_SimpleStatementLine` asks of the innermost loop around
     the compile, with ``_trains`` and ``_bound_in``)?"""
-    for loop in walk(outer):
+    for loop in index.subtree(outer):
         if type(loop) not in (ast.For, ast.AsyncFor, ast.While):
             continue
         compiled, trained, bound = set(), set(), set()
-        for node in walk(loop):
+        for node in index.subtree(loop):
             kind = type(node)
             if kind is ast.Expr:
                 call = node.value  # type: ignore[attr-defined]

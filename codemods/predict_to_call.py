@@ -194,13 +194,14 @@ class PredictToCallCommand(RetraceCodemod):
         a model the module builds or shows (:func:`per_step_candidates`), and a predict call
         inside a tf.function (:func:`graph_predict_candidates`, in the code a tf.function can be
         in: :meth:`Outline.tf_function_code`): a module needs parsing when it has such a call."""
-        if per_step_candidates(tree):
+        index = outline.index
+        if per_step_candidates(index):
             return True
-        if not outline.references_tf_function or not has_predict_call(tree):
+        if not outline.references_tf_function or not has_predict_call(index):
             return False
         roots = outline.tf_function_code()
         # a blocked call reports only on a receiver that may be a Keras model
-        return graph_predict_candidates(roots, tree) and graph_calls_may_report(roots, tree)
+        return graph_predict_candidates(roots, index) and graph_calls_may_report(roots, index)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         self.keras = KerasEvidence.collect(tree, self.scope)

@@ -14,6 +14,7 @@ arguments, bad trace file).
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import signal
 import sys
@@ -321,6 +322,18 @@ def split_verify_command(args: list[str]) -> tuple[list[str], list[str] | None]:
     return args[:cut], args[cut + 1 :]
 
 
+@functools.lru_cache(maxsize=None)
+def _click_command(typer_app: typer.Typer):
+    """The click command typer builds from ``typer_app``, built once per process.
+
+    Typer builds the whole group again at every ``get_command`` (every command's parameters
+    read from its signature) and each parameter's converter again with it: about 5 ms of a
+    run, paid once by a ``retrace-fix`` process but at every call of :func:`main` by a process
+    that calls it many times (the tests, ``tests/support/cli_runner.py``).  Nothing in it
+    depends on the run: each call parses its arguments into a new click context."""
+    return typer.main.get_command(typer_app)
+
+
 def main(argv: list[str] | None = None) -> None:
     # File names that are not valid UTF-8 (surrogate escapes) must print, not crash:
     # stdout gets their original bytes back (so diffs still apply), stderr escapes.
@@ -337,7 +350,7 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"retrace-fix {__version__}")
         sys.exit(EXIT_OK)
     args, verify_command = split_verify_command(args)
-    command = typer.main.get_command(app)
+    command = _click_command(app)
     interrupted = False
     try:
         with _noting_interrupts() as noted:

@@ -58,7 +58,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from retrace_fix.ast_walk import walk
+from retrace_fix.ast_walk import TreeIndex, walk
 from retrace_fix.tf_functions import ast_references_tf_function
 from retrace_fix.tfnames import BUILTIN_NAMES
 
@@ -85,7 +85,7 @@ class _Names:
 
     __slots__ = ("mentions", "names", "functions", "declared", "function_aliases", "imported", "wrapped", "root")
 
-    def __init__(self, nodes) -> None:
+    def __init__(self, nodes, index: TreeIndex) -> None:
         self.root = nodes[0] if len(nodes) == 1 else None
         mentions: set[str] = set()
         names: set[str] = set()
@@ -96,7 +96,7 @@ class _Names:
         self.wrapped: list[tuple[ast.expr, ast.expr]] = []  # (the called function, its first argument)
         mention = mentions.add
         for root in nodes:
-            for node in walk(root):
+            for node in index.subtree(root):
                 kind = type(node)
                 if kind is ast.Name:
                     mention(node.id)
@@ -182,6 +182,7 @@ class Outline:
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
         self.tree = tree
+        self._index: TreeIndex | None = None
         self._references: bool | None = None
         self._lines: list[str] | None = None
         self._units: list[_Unit] = []
@@ -191,11 +192,18 @@ class Outline:
         self.tree_facts: object = None
 
     @property
+    def index(self) -> TreeIndex:
+        """The one walk of ``tree`` that every reader of it asks (made on first use)."""
+        if self._index is None:
+            self._index = TreeIndex(self.tree)
+        return self._index
+
+    @property
     def references_tf_function(self) -> bool:
         """Could any name of the module be ``tf.function``
         (:func:`~retrace_fix.tf_functions.ast_references_tf_function`)?"""
         if self._references is None:
-            self._references = ast_references_tf_function(self.tree)
+            self._references = ast_references_tf_function(self.tree, self.index)
         return self._references
 
     def tf_function_code(self) -> list[ast.AST]:
@@ -213,13 +221,13 @@ class Outline:
             return None
         everything = [*self._fixed, *(unit.own for unit in units)]
         # 2. the code that calls the tf.functions, or the functions that create them
-        functions = _wrap_names(self._fixed, self._tf_function_names).union(
+        functions = _wrap_names(self._fixed, self._tf_function_names, self.index).union(
             *(names.functions for names in everything if id(names) in active))
         active = active | {id(names) for names in everything if not functions.isdisjoint(names.mentions)}
         # 3. the definitions that code asks about by name; the analyses read the values of
         # assignments (module level, class bodies), so their names count too
         names = set(ALWAYS_RELEVANT).union(*(names.names for names in everything if id(names) in active))
-        valued = [(code, _bindings([code.root]) | code.declared) for code in self._fixed]
+        valued = [(code, _bindings([code.root], self.index) | code.declared) for code in self._fixed]
         valued += [(unit.own, unit.binds) for unit in units if isinstance(unit.node, ast.ClassDef)]
         changed = True
         while changed:
@@ -263,11 +271,11 @@ class Outline:
         if self._lines is not None:
             return
         lines = self._lines = _LINE.findall(self.text)
-        units = self._units
+        units, index = self._units, self.index
         fixed: list[_Names] = []  # module-level code that is not a unit: always kept
         for statement in self.tree.body:
-            if not (isinstance(statement, _UNIT_TYPES) and _unit(statement, None, lines, units)):
-                fixed.append(_Names([statement]))
+            if not (isinstance(statement, _UNIT_TYPES) and _unit(statement, None, lines, units, index)):
+                fixed.append(_Names([statement], index))
         self._fixed = fixed
         everything = [*fixed, *(unit.own for unit in units)]
         self._tf_function_names = tf_function_names = {"function"}.union(
@@ -293,29 +301,29 @@ def _first_line(node: ast.stmt) -> int:
     return min([node.lineno, *(d.lineno for d in decorators)]) if decorators else node.lineno
 
 
-def _unit(node: ast.stmt, parent: _Unit | None, lines: list[str], units: list[_Unit]) -> _Unit | None:
+def _unit(node: ast.stmt, parent: _Unit | None, lines: list[str], units: list[_Unit], index: TreeIndex) -> _Unit | None:
     """The unit of a def or class that has its lines to itself (else None: it stays as code)."""
     first, last = _first_line(node), node.end_lineno
     if last is None or last > len(lines) or not _alone_on_lines(node, first, last, lines):
         return None
     if not isinstance(node, ast.ClassDef):
-        own = _Names([node])
+        own = _Names([node], index)
         unit = _Unit(node, first, last, parent, own, {node.name, *own.declared})  # type: ignore[attr-defined]
         units.append(unit)
         return unit
     header: list[ast.AST] = [*node.bases, *node.keywords, *node.decorator_list]
-    unit = _Unit(node, first, last, parent, _Names(()), set())
+    unit = _Unit(node, first, last, parent, _Names((), index), set())
     units.append(unit)
     rest: list[ast.stmt] = []
     for statement in node.body:
-        member = _unit(statement, unit, lines, units) if isinstance(statement, _UNIT_TYPES) else None
+        member = _unit(statement, unit, lines, units, index) if isinstance(statement, _UNIT_TYPES) else None
         if member is None:
             rest.append(statement)
         else:
             unit.members.append(member)
-    unit.own = _Names([*header, *rest])
+    unit.own = _Names([*header, *rest], index)
     unit.own.mentions.add(node.name)
-    unit.binds = {node.name, *unit.own.declared, *_bindings(rest)}
+    unit.binds = {node.name, *unit.own.declared, *_bindings(rest, index)}
     return unit
 
 
@@ -327,11 +335,11 @@ def _alone_on_lines(node: ast.stmt, first: int, last: int, lines: list[str]) -> 
     return not tail or tail.startswith(b"#")
 
 
-def _bindings(statements: list[ast.stmt]) -> set[str]:
+def _bindings(statements: list[ast.stmt], index: TreeIndex) -> set[str]:
     """Every name the statements bind, nested scopes included (a superset of what a class body binds)."""
     names: set[str] = set()
     for statement in statements:
-        for node in walk(statement):
+        for node in index.subtree(statement):
             kind = type(node)
             if kind is ast.Name:
                 if type(node.ctx) is not ast.Load:
@@ -349,14 +357,14 @@ def _bindings(statements: list[ast.stmt]) -> set[str]:
     return names
 
 
-def _wrap_names(fixed: list[_Names], tf_function_names: set[str]) -> set[str]:
+def _wrap_names(fixed: list[_Names], tf_function_names: set[str], index: TreeIndex) -> set[str]:
     """Names module-level code binds to a value that names tf.function (``g = tf.function(f)``):
     the call-site analyses call them like functions."""
     names: set[str] = set()
     for code in fixed:
         if tf_function_names.isdisjoint(code.mentions):
             continue
-        for node in walk(code.root):
+        for node in index.subtree(code.root):
             if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) or node.value is None:
                 continue
             if any(

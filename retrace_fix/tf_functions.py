@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from retrace_fix.ast_walk import walk
+from retrace_fix.ast_walk import TreeIndex
 from retrace_fix.tfnames import TF_FUNCTION, Scope, canonical, dotted_name, push_children
 
 _EXIT = object()  # marks the end of a scope on the finder's walk stack
@@ -84,40 +84,39 @@ _LAST_REFERENCE: list = [None, False]
 # --------------------------------------------------------------------------- 2. CPython's ast
 
 
-def ast_references_tf_function(tree: ast.Module) -> bool:
+def ast_references_tf_function(tree: ast.Module, index: TreeIndex | None = None) -> bool:
     """Could any ``function`` name or attribute in the module be ``tf.function``?
 
     A superset of what :func:`find_tf_functions` resolves:
     imports anywhere in the module count, shadowing is ignored.  Deciding this on
-    CPython's tree costs a tenth of what parsing with LibCST would.
+    CPython's tree costs a tenth of what parsing with LibCST would.  ``index``: the
+    tree's :class:`~retrace_fix.ast_walk.TreeIndex`, if made already.
     """
+    if index is None:
+        index = TreeIndex(tree)
     bound: dict[str, list[str]] = {}
-    candidates: list[ast.expr] = []  # `<chain>.function`
-    names: set[str] = set()  # every bare name used (`tfn` from `import function as tfn`)
-    for node in walk(tree):
-        kind = type(node)
-        if kind is ast.Attribute:
-            if node.attr == "function":
-                candidates.append(node)
-        elif kind is ast.Name:
-            names.add(node.id)
-        elif kind is ast.Import:
-            for alias in node.names:
-                if alias.asname:
-                    bound.setdefault(alias.asname, []).append(alias.name)
-                else:
-                    head = alias.name.split(".")[0]
-                    bound.setdefault(head, []).append(head)
-        elif kind is ast.ImportFrom:
-            if node.level or not node.module:
-                continue
-            for alias in node.names:
-                if alias.name != "*":
-                    bound.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")
-    for name in names & bound.keys():
-        if any(canonical(target) == TF_FUNCTION for target in bound[name]):
-            return True
-    for node in candidates:
+    for node in index.of_type(ast.Import):
+        for alias in node.names:  # type: ignore[attr-defined]
+            if alias.asname:
+                bound.setdefault(alias.asname, []).append(alias.name)
+            else:
+                head = alias.name.split(".")[0]
+                bound.setdefault(head, []).append(head)
+    for node in index.of_type(ast.ImportFrom):
+        if node.level or not node.module:  # type: ignore[attr-defined]
+            continue
+        for alias in node.names:  # type: ignore[attr-defined]
+            if alias.name != "*":
+                bound.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")  # type: ignore[attr-defined]
+    if not bound:
+        return False
+    # a bare name an import binds to tf.function (`tfn` from `import function as tfn`), used
+    aliases = {name for name, targets in bound.items() if any(canonical(target) == TF_FUNCTION for target in targets)}
+    if aliases and any(node.id in aliases for node in index.of_type(ast.Name)):  # type: ignore[attr-defined]
+        return True
+    for node in index.of_type(ast.Attribute):  # `<chain>.function`
+        if node.attr != "function":  # type: ignore[attr-defined]
+            continue
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)

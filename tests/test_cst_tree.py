@@ -72,3 +72,30 @@ def test_module_code_is_libcsts_code_and_remembers_the_last_module():
     codes = statement_codes(module)
     assert [codes[id(node)] for node in module.body] == ["import a\n", "x = 1\n"]
     assert statement_codes(cst.parse_module("import a\nx = 1\n")) is None  # another module, equal or not
+
+
+def test_a_tracked_modules_layout_cuts_its_text_where_libcst_generates_each_statement():
+    """The cuts CPython's tree gives (:func:`retrace_fix.cst_tree.known_layout`) are LibCST's, statement by statement."""
+    import ast
+    from pathlib import Path
+
+    from retrace_fix.cst_tree import known_layout, track_source
+
+    texts = ["\n\n# header\nimport a\n\nclass C:\n    def f(self):\n        pass\n# footer\n\n",
+             "if x:\r\n    y = 1\r\nelse:\r\n    y = 2\r\n", "x = 1 \\\n  + 2\n\f\n", "@d\n\n# c\n@e\ndef f(): pass\n"]
+    texts += [p.read_text() for p in sorted(Path(__file__).resolve().parent.parent.glob("golden/*/*/input.py"))[:60]]
+    laid_out = 0
+    try:
+        for text in texts:
+            module = cst.parse_module(text)
+            track_source(module, text, ast.parse(text))
+            layout = known_layout(module)
+            if layout is None:
+                assert not text.endswith("\n")
+                continue
+            laid_out += 1
+            nodes = (*module.header, *module.body, *module.footer)
+            assert [layout.span(i) for i in range(len(nodes))] == [module.code_for_node(n) for n in nodes]
+    finally:
+        track_source(None)
+    assert laid_out >= len(texts) - 5

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import itertools
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +29,7 @@ from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.engine import transform
+from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
 from tests.support.golden import EngineRun, GoldenCase, discover_cases
@@ -209,10 +211,30 @@ def f(x):
 # ----------------------------------------------------------------------------- the same findings either way
 
 
-def run(source: str, options: RunOptions, tmp_path: Path) -> object:
-    path = tmp_path / "input.py"
+#: numbers of the files :func:`run` writes
+_RUNS = itertools.count()
+
+
+def job_of(source: str, tmp_path: Path) -> FileJob:
+    """``source`` as the file ``input.py`` (what the traces and the findings name it); written to a
+    new file each time: rewriting one file in place made ext4 wait for the disk at every close."""
+    path = tmp_path / f"input-{next(_RUNS)}.py"
     path.write_text(source, encoding="utf-8", newline="")
-    return process_file(FileJob(path=path, display="input.py", relpath="input.py"), options)
+    return FileJob(path=path, display="input.py", relpath="input.py")
+
+
+def run(source: str, options: RunOptions, tmp_path: Path) -> object:
+    return process_file(job_of(source, tmp_path), options)
+
+
+def with_plans(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
+    """``options`` with RTF005's call-site plan of ``source``, made as :func:`process_file` makes it
+    when not given one (:func:`with_call_site_plans`, this file alone).  The plan reads the whole
+    file whether or not the run then parses part of it: the runs with partial parsing on and off
+    that are compared share one."""
+    if options.call_site_plans is not None or not options.wants_call_site_plans:
+        return options
+    return with_call_site_plans([job_of(source, tmp_path)], options)
 
 
 def outcome(result) -> tuple:
@@ -245,8 +267,10 @@ def partial_outcome(source: str, options: RunOptions, tmp_path: Path) -> object 
 
 def assert_same_either_way(source: str, options: RunOptions, tmp_path: Path, partial: object = None) -> None:
     """Partial parsing reports exactly what the whole module gives: every result that came from a
-    partial text is compared with a run that never prunes (``partial``: that result, if already run)."""
+    partial text is compared with a run that never prunes (``partial``: that result, if already run
+    with these ``options``)."""
     if partial is None:
+        options = with_plans(source, options, tmp_path)
         partial = partial_outcome(source, options, tmp_path)
     if partial is None:
         return

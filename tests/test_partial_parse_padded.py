@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.golden import GoldenCase, discover_cases
-from tests.test_partial_parse import assert_same_either_way, option_sets, partial_outcome, pruned
+from retrace_fix.engine.options import RunOptions
+from tests.test_partial_parse import assert_same_either_way, option_sets, partial_outcome, pruned, with_plans
 
 CASES = discover_cases()
 
@@ -62,28 +63,34 @@ def padded_variants(source: str) -> tuple[str, str, str]:
     return head + early + "\n\n" + tail, source.rstrip("\n") + "\n\n\n" + late, head + shadowing + tail
 
 
-#: padded_partial_outcome's results: {(case id, variant, options): partial_outcome}
-_PADDED: dict[tuple[str, int, int], object] = {}
+#: padded_run's results: {(case id, variant, options): (the options with RTF005's plan, partial_outcome)}
+_PADDED: dict[tuple[str, int, int], tuple[RunOptions, object]] = {}
 
 
-def padded_partial_outcome(case: GoldenCase, variant: int, options: int, tmp_path: Path) -> object | None:
-    """:func:`partial_outcome` of ``padded_variants(input.py)[variant]`` with ``option_sets(case)[options]``,
-    run once per process (the padded cases and the check that they compare partial results share it)."""
+def padded_run(case: GoldenCase, variant: int, options: int, tmp_path: Path) -> tuple[RunOptions, object | None]:
+    """:func:`partial_outcome` of ``padded_variants(input.py)[variant]`` with ``option_sets(case)[options]``
+    (and RTF005's plan of that text, made once: :func:`with_plans`), run once per process (the padded
+    cases and the check that they compare partial results share it)."""
     key = (case.id, variant, options)
     if key not in _PADDED:
         source = padded_variants((case.directory / "input.py").read_text(encoding="utf-8"))[variant]
-        _PADDED[key] = partial_outcome(source, option_sets(case)[options], tmp_path)
+        planned = with_plans(source, option_sets(case)[options], tmp_path)
+        _PADDED[key] = planned, partial_outcome(source, planned, tmp_path)
     return _PADDED[key]
+
+
+def padded_partial_outcome(case: GoldenCase, variant: int, options: int, tmp_path: Path) -> object | None:
+    return padded_run(case, variant, options, tmp_path)[1]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_padded_golden_cases_same_either_way(case: GoldenCase, tmp_path):
     source = (case.directory / "input.py").read_text(encoding="utf-8")
     for index, variant in enumerate(padded_variants(source)):
-        for number, options in enumerate(option_sets(case)):
-            partial = padded_partial_outcome(case, index, number, tmp_path)
+        for number in range(len(option_sets(case))):
+            planned, partial = padded_run(case, index, number, tmp_path)
             if partial is not None:
-                assert_same_either_way(variant, options, tmp_path, partial)
+                assert_same_either_way(variant, planned, tmp_path, partial)
 
 
 def test_reports_from_a_partial_parse_are_compared(tmp_path):

@@ -62,20 +62,76 @@ def assert_positions_match(source: str) -> None:
         assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
 
 
+def assert_each_position_alone_matches(source: str) -> None:
+    """Every node asked first (its statement generated only up to its end), and the others asked in
+    reverse order after it (the rest generated once, when a node after the first one is asked)."""
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = nodes_below_statements(module)
+    positions = StatementPositions(module, source, never)
+    for node in nodes[:: max(1, len(nodes) // 12)]:
+        positions._done.clear()  # asked first in its statement
+        assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
+    positions = StatementPositions(module, source, never)
+    for node in reversed(nodes):
+        assert positions[node] == expected[node], (type(node).__name__, cst.Module(body=[]).code_for_node(node))
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=[p.relative_to(GOLDEN_ROOT).as_posix() for p in SOURCES])
 def test_golden_sources(path):
     assert_positions_match(path.read_text(encoding="utf-8"))
+    assert_each_position_alone_matches(path.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_layouts(name):
     assert_positions_match(LAYOUTS[name])
+    assert_each_position_alone_matches(LAYOUTS[name])
 
 
 @SETTINGS
 @given(tf_programs())
 def test_generated_programs(source):
     assert_positions_match(source)
+    assert_each_position_alone_matches(source)
+
+
+def test_a_statement_is_generated_only_up_to_the_node_asked(monkeypatch):
+    source = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n" + "    x = x + 1\n" * 200 + "    return x\n"
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    states: list = []
+    real = positions_module._PartialState.after_codegen
+
+    def counting(self, node):
+        if not states or states[-1][0] is not self:
+            states.append([self, 0])
+        states[-1][1] += 1
+        return real(self, node)
+
+    monkeypatch.setattr(positions_module._PartialState, "after_codegen", counting)
+    positions = StatementPositions(module, source, never)
+    keyword = module.body[0].decorators[0].decorator.args[0]
+    assert positions[keyword] == expected[keyword]
+    assert len(states) == 1 and states[0][1] < 20  # the decorator's nodes, not the body's
+    last = module.body[0].body.body[-1]
+    assert positions[last] == expected[last] and len(states) == 2  # then the whole statement, once
+    assert positions[module.body[0].body.body[100]] == expected[module.body[0].body.body[100]] and len(states) == 2
+
+
+def test_a_node_at_two_places_gets_libcst_s_position():
+    """A codemod may put one node object at two places: LibCST's run records the last; so does this."""
+    module = cst.parse_module("x = 1\ny = [a, b]\n")
+    name = cst.Name("a")
+    statement = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("y"))],
+                                                    cst.List([cst.Element(name, comma=cst.Comma()), cst.Element(name)]))])
+    shared = module.with_changes(body=[module.body[0], statement])
+    source = shared.code
+    assert source == "x = 1\ny = [a,a]\n"
+    expected = MetadataWrapper(shared, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert expected[name].start.column == 7  # the second place
+    positions = StatementPositions(shared, source, never)
+    assert positions[name] == expected[name]
 
 
 def counting_full_run(module: cst.Module):
@@ -114,3 +170,122 @@ def test_nodes_below_token_fields_get_libcst_s_run():
     comma = module.body[0].body[0].value.elements[0].comma
     assert positions[module.body[1]] == expected[module.body[1]] and runs == []
     assert positions[comma] == expected[comma] and runs == [1]
+
+
+class _Rename(cst.CSTTransformer):
+    """``x`` -> ``a_longer_name``, as a codemod edits (untouched statements stay the same objects)."""
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        return updated_node.with_changes(value="a_longer_name") if original_node.value == "x" else updated_node
+
+
+@pytest.mark.parametrize("name", ["header comments and blank lines", "decorators with lines between", "semicolons",
+                                  "windows line ends", "continuations", "form feed and tabs", "async and match"])
+def test_the_tracked_module_and_its_edited_trees_need_no_cpython_parse(monkeypatch, name):
+    """The module being transformed takes its statements' lines from the prefilter's tree, an
+    edited tree from where its statements were spliced: CPython parses neither again.  (Each
+    case keeps a statement the edit does not change: a tree with none kept is generated whole.)"""
+    import ast
+
+    from retrace_fix import cst_tree, fastvisit
+
+    source = LAYOUTS[name]
+    module = cst.parse_module(source)
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        monkeypatch.setattr(positions_module, "_first_lines", lambda *a: pytest.fail("parsed again"))
+        positions = StatementPositions(module, source, never)
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        assert all(positions[node] == expected[node] for node in nodes_below_statements(module))
+        with fastvisit.installed():
+            edited = module.visit(_Rename())
+        assert edited is not module
+        code = cst_tree.module_code(edited)
+        assert code == edited.code
+        positions = StatementPositions(edited, code, never)
+        expected = MetadataWrapper(edited, unsafe_skip_copy=True).resolve(PositionProvider)
+        assert all(positions[node] == expected[node] for node in nodes_below_statements(edited))
+    finally:
+        cst_tree.track_source(None)
+
+
+def test_the_tracked_module_is_walked_only_as_far_as_the_node_asked():
+    import ast
+
+    from retrace_fix import cst_tree
+
+    source = "import tensorflow as tf\n" + "".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(50))
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        positions = StatementPositions(module, source, never)
+        target = module.body[2].name
+        assert positions[target] == expected[target]
+        assert positions._walked == 3
+        last = module.body[-1].body.body[0]
+        assert positions[last] == expected[last] and positions._walked == len(module.body)
+        assert positions.statement_of(module.body[1]) == 1
+    finally:
+        cst_tree.track_source(None)
+    untracked = StatementPositions(module, source, never)
+    assert untracked[target] == expected[target] and untracked._walked == len(module.body)  # any other tree: whole
+
+
+def test_a_statement_of_a_tracked_class_is_generated_alone(monkeypatch):
+    """A node in a method of a class of the module being transformed: the method is generated from
+    its first line (CPython's tree) at the class's indentation, not the class from its top."""
+    import ast
+
+    from retrace_fix import cst_tree
+
+    source = ("import tensorflow as tf\n\n\nclass Model(tf.keras.Model):\n    '''Doc.'''\n\n"
+              + "".join(f"    # method {i}\n    @tf.function(experimental_relax_shapes=True)\n    def m{i}(self, x):\n"
+                        f"        if x:\n            return x + {i}  # {i}\n        return x\n\n" for i in range(30))
+              + "    n = [1,\n         2]\n\n\nprint(Model)\n")
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    states: list = []
+    real = positions_module._PartialState.after_codegen
+
+    def counting(self, node):
+        states.append(node)
+        return real(self, node)
+
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        monkeypatch.setattr(positions_module._PartialState, "after_codegen", counting)
+        positions = StatementPositions(module, source, never)
+        method = module.body[1].body.body[-2]
+        target = method.body.body[0].body.body[0].body[0].value  # x + 29, in the last method
+        assert positions[target] == expected[target]
+        assert len(states) < 150  # the method up to it: not the 29 methods before it (2,000 nodes)
+        for node in reversed(nodes_below_statements(module)):
+            assert positions[node] == expected[node], type(node).__name__
+    finally:
+        cst_tree.track_source(None)
+
+
+def test_a_statement_of_a_tracked_def_is_generated_alone(monkeypatch):
+    import ast
+
+    from retrace_fix import cst_tree
+
+    source = ("import tensorflow as tf\n\n\nasync def train(data):\n    \"\"\"Doc.\"\"\"\n"
+              + "".join(f"    # step {i}\n    for x in data:\n        y = x * {i}\n" for i in range(40))
+              + "    return y\n\n\ntrain([])\n")
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    states: list = []
+    real = positions_module._PartialState.after_codegen
+    monkeypatch.setattr(positions_module._PartialState, "after_codegen",
+                        lambda self, node: states.append(node) or real(self, node))
+    cst_tree.track_source(module, source, ast.parse(source))
+    try:
+        positions = StatementPositions(module, source, never)
+        target = module.body[1].body.body[-1].body[0].value  # y, returned
+        assert positions[target] == expected[target] and len(states) < 20
+        for node in nodes_below_statements(module):
+            assert positions[node] == expected[node], type(node).__name__
+    finally:
+        cst_tree.track_source(None)

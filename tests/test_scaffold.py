@@ -24,10 +24,13 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("checkout")
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(ROOT / "codemods", root / "codemods", ignore=ignore)
-    shutil.copytree(ROOT / "docs", root / "docs", ignore=ignore)
-    shutil.copytree(ROOT / "retrace_fix", root / "retrace_fix", ignore=ignore)
+    # the package's bytecode comes along (tests/conftest.py compiles it before the run; copies keep
+    # each source's modification time, which the bytecode names): each of the processes below would
+    # otherwise compile the modules it imports again where PYTHONDONTWRITEBYTECODE is set; a module
+    # the scaffold writes or changes has no valid bytecode and is compiled from its new source
+    shutil.copytree(ROOT / "codemods", root / "codemods")
+    shutil.copytree(ROOT / "docs", root / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "retrace_fix", root / "retrace_fix")
     (root / "retrace_fix" / "codemods").symlink_to(root / "codemods", target_is_directory=True)
     shutil.copyfile(ROOT / "mkdocs.yml", root / "mkdocs.yml")
     (root / "golden").mkdir()

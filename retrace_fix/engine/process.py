@@ -113,7 +113,8 @@ def _process_file(job: FileJob, options: RunOptions) -> FileResult:
     if outline is not None and options.partial_parse and not any(cls.NEEDS_WHOLE_MODULE for cls in to_run) \
             and not any(cls.likely_to_edit(outline) for cls in to_run):  # an edited file is run whole anyway
         parse_text = outline.pruned_text()
-    work = TransformInput(job, options, text, encoding, to_run, has_traces, problem is None, parse_text)
+    work = TransformInput(job, options, text, encoding, to_run, has_traces, problem is None, parse_text,
+                          outline.tree if outline is not None else None)
     if problem is None and not risky_for_libcst(data):
         with fastvisit.installed():
             transformed = transform(work)

@@ -7,6 +7,7 @@ what is written always comes from the whole module.
 
 from __future__ import annotations
 
+import ast
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from libcst.codemod import CodemodContext
 from retrace_fix import fastvisit
 from retrace_fix.codemods import DEFERS_TO
 from retrace_fix.codemods._base import CodemodSettings, RetraceCodemod, shared_analysis
-from retrace_fix.cst_tree import module_code, statement_codes
+from retrace_fix.cst_tree import layout_of, module_code, statement_codes, track_source
 from retrace_fix.engine.hostile_input import PARSE_ERROR_PREFIX, cpython_syntax_problem
 from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.findings import FileResult, Finding, drop_duplicates
@@ -39,6 +40,9 @@ class TransformInput:
     compiles: bool
     #: the text LibCST parses when not the whole module (:mod:`retrace_fix.partial_parse`)
     parse_text: str | None = None
+    #: CPython's tree of ``text`` where the prefilter made one (where each statement stands:
+    #: :func:`retrace_fix.cst_tree.track_source`)
+    python_tree: ast.Module | None = None
 
 
 def transform(work: TransformInput, in_child: bool = False) -> FileResult | None:
@@ -67,6 +71,13 @@ _WHOLE_MODULE: Any = object()
 def _transform_text(work: TransformInput, in_child: bool = False, source: str | None = None) -> FileResult | None:
     """:func:`transform` of ``source`` (default: ``text``, the file's text); a partial
     ``source`` gives :data:`_WHOLE_MODULE` where the whole module must be run."""
+    try:
+        return _transform_tracked(work, in_child, source)
+    finally:
+        track_source(None)  # the file's trees are not kept
+
+
+def _transform_tracked(work: TransformInput, in_child: bool, source: str | None) -> FileResult | None:
     job, options, text, codemods, has_traces = work.job, work.options, work.text, work.codemods, work.has_traces
     partial = source is not None
     result = FileResult(path=job.display, original=text, fixed=text, encoding=work.encoding, libcst_parses=1)
@@ -85,6 +96,8 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
     except BaseException as exc:  # MemoryError, a Rust panic (PanicException is a BaseException)
         result.error = f"{job.display}:1: {PARSE_ERROR_PREFIX}: LibCST failed ({type(exc).__name__}: {exc})"
         return result
+    # where the statements stand in the text: the code of an edited tree is spliced from it
+    track_source(parsed, text if source is None else source, work.python_tree if source is None else None)
     call_sites = options.call_sites_for(job.root)
     settings = CodemodSettings(
         unsafe_fixes=options.unsafe_fixes,
@@ -189,18 +202,23 @@ def _transform_text(work: TransformInput, in_child: bool = False, source: str | 
 
 def _fixed_code(parsed: cst.Module, tree: cst.Module, text: str) -> str | None:
     """The code of ``tree`` (``parsed`` after the codemods), and the proof that LibCST
-    reproduces ``text`` from ``parsed``; None when it does not.
+    reproduces ``text`` from ``parsed`` where it was changed; None when it does not.
 
-    LibCST writes a module statement by statement, each top-level statement on its own
-    (no indentation around it), and the codemods leave the statements they do not
-    change as the very objects parsed (:func:`retrace_fix.fastvisit._transform`).  So
-    the proof needs the code of the changed statements only: ``text`` must be, piece by
-    piece, the code of ``parsed``'s statements, taken from the edited tree's code where
-    a statement is unchanged (:func:`_code_by_pieces`).  Where that does not hold (a
-    file without a final newline, statements rebuilt, a LibCST whose module code is
-    more than its statements' code), the whole of both modules is generated and
-    compared (:func:`_lost_tail`).
+    The codemods leave the top-level statements they do not change as the very objects
+    parsed (:func:`retrace_fix.fastvisit._transform`).  Where CPython's tree of ``text``
+    places every statement (:func:`retrace_fix.cst_tree.layout_of`), an unchanged statement
+    is its own text and only a changed one is generated: each statement a codemod replaced
+    or dropped, and the neighbours of a place where one was only inserted, must be exactly
+    LibCST's code of it at its place in ``text``, so every cut is where LibCST puts it and
+    the rest is the file's text.  Otherwise ``text`` must be, piece by piece, the code of
+    all of ``parsed``'s statements (:func:`_code_by_pieces`) or, where that does not hold
+    (a file without a final newline, a LibCST whose module code is more than its
+    statements' code), the whole of both modules is generated and compared
+    (:func:`_lost_tail`).
     """
+    layout = layout_of(tree)
+    if layout is not None:
+        return layout.code
     pieces = _code_by_pieces(parsed, tree, text)
     if pieces is not None:
         return pieces

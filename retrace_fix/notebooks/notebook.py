@@ -41,8 +41,9 @@ newline stay as they were, and ``source`` keeps its form (a list of lines or one
 string).  A notebook nothing changes in is never re-serialised.
 
 :func:`cell_diff` shows the change per cell, headed ``path:cell N`` (ruff's form).
-Only the standard library is needed; ``nbformat``, where installed, validates a
-changed notebook before it is written.
+Only the standard library is needed: a changed notebook differs from its file only in
+the new ``source`` values, each read back before it is written (:func:`splice_sources`),
+so a notebook ``nbformat`` finds valid stays valid.
 """
 
 from __future__ import annotations
@@ -173,7 +174,13 @@ class Notebook:
         return owner.number, line - owner.start + 1
 
     def fixed_text(self, fixed_python: str, validate: bool = True) -> str:
-        """The notebook's JSON text with the cells of ``fixed_python`` spliced in (raises NotebookError)."""
+        """The notebook's JSON text with the cells of ``fixed_python`` spliced in (raises NotebookError).
+
+        ``validate``: each new ``source`` must read back as the cell's new source, a string or a
+        list of strings (:func:`splice_sources`); nothing else of the file changes, so a notebook
+        ``nbformat`` finds valid stays valid (its schema asks of a source just that), and
+        ``nbformat`` is not run.
+        """
         if fixed_python == self.python:
             return self.json_text
         sources = self._split(fixed_python)
@@ -184,12 +191,7 @@ class Notebook:
                 changed[cell.index] = new_source
         if not changed:
             return self.json_text
-        text = splice_sources(self.json_text, changed)
-        if validate:
-            problem = validation_problem(text)
-            if problem and not validation_problem(self.json_text):
-                raise NotebookError(f"the fixed notebook is not valid ({problem}); notebook left unchanged")
-        return text
+        return splice_sources(self.json_text, changed, check=validate)
 
     def _split(self, fixed_python: str) -> dict[int, str]:
         """``fixed_python`` cut into the code cells it came from, at the comment that ends each cell's
@@ -603,14 +605,16 @@ def split_source(text: str) -> list[str]:
     return lines
 
 
-def splice_sources(json_text: str, sources: dict[int, str]) -> str:
+def splice_sources(json_text: str, sources: dict[int, str], check: bool = False) -> str:
     """``json_text`` with the ``source`` of the cells ``sources`` names (0-based) replaced, nothing else.
 
     The new value takes the old one's form and layout: a list of lines indented as
     the old list was, an unchanged line written exactly as before; the file's way
-    of writing non-ASCII characters (raw or ``\\u`` escapes) is kept.
+    of writing non-ASCII characters (raw or ``\\u`` escapes) is kept.  ``check``: each
+    new value is read back (raises NotebookError unless it is the new source, as a
+    string or a list of strings); the rest of the text is the file's, byte for byte.
     """
-    spans = _source_spans(json_text)
+    spans = _source_spans(json_text, sources)
     ascii_only = "\\u" in json_text and not any(ord(ch) > 127 for ch in json_text)
     pieces, last = [], 0
     for index in sorted(sources):
@@ -618,10 +622,25 @@ def splice_sources(json_text: str, sources: dict[int, str]) -> str:
             raise NotebookError("cannot find the cell's source in the file", cell=index + 1)
         start, end = spans[index]
         pieces.append(json_text[last:start])
-        pieces.append(_render(json_text[start:end], sources[index], ascii_only))
+        rendered = _render(json_text[start:end], sources[index], ascii_only)
+        if check and not _reads_back(rendered, sources[index]):
+            raise NotebookError("the fixed cell's source does not read back as written; notebook left unchanged",
+                                cell=index + 1)
+        pieces.append(rendered)
         last = end
     pieces.append(json_text[last:])
     return "".join(pieces)
+
+
+def _reads_back(rendered: str, source: str) -> bool:
+    """Is ``rendered`` the JSON of ``source``, as a string or a list of strings (nbformat's multiline string)?"""
+    try:
+        value = json.loads(rendered)
+    except ValueError:
+        return False
+    if isinstance(value, list):
+        return all(isinstance(line, str) for line in value) and "".join(value) == source
+    return value == source
 
 
 def _render(old: str, source: str, ascii_only: bool) -> str:
@@ -692,14 +711,17 @@ def _array_items(text: str, at: int = 0) -> list[tuple[int, int]]:
         at = _skip_ws(text, at + 1)
 
 
-def _source_spans(json_text: str) -> dict[int, tuple[int, int]]:
-    """(start, end) in ``json_text`` of each cell's ``source`` value, by 0-based cell index."""
+def _source_spans(json_text: str, cells: "set[int] | dict | None" = None) -> dict[int, tuple[int, int]]:
+    """(start, end) in ``json_text`` of each cell's ``source`` value, by 0-based cell index (of the
+    cells in ``cells`` only, when given: the others are skipped whole, their outputs unread)."""
     spans: dict[int, tuple[int, int]] = {}
     top = _skip_ws(json_text, 0)
     for key, start, _end in _object_members(json_text, top):
         if key != "cells":
             continue
         for index, (cell_start, _cell_end) in enumerate(_array_items(json_text, start)):
+            if cells is not None and index not in cells:
+                continue
             for cell_key, value_start, value_end in _object_members(json_text, cell_start):
                 if cell_key == "source":
                     spans[index] = (value_start, value_end)
@@ -711,7 +733,7 @@ def source_line_offsets(json_text: str, cell: int) -> list[int]:
 
     A ``source`` written as a list gives one entry per item; as one string, the line of the string.
     """
-    spans = _source_spans(json_text)
+    spans = _source_spans(json_text, {cell - 1})
     if cell - 1 not in spans:
         return []
     start, end = spans[cell - 1]

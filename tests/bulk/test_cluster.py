@@ -25,6 +25,7 @@ from retrace_fix.bulk.git_sources import GitSource, parse_git_root
 from retrace_fix.bulk.shard import Shard
 from tests.support.gitrepos import commit_all, git, new_repo, state
 from tests.support.cli_runner import run_cli
+from tests.support.dask_workers import forked_workers
 from tests.bulk.test_run import CLEAN, LATIN1, PREDICT, RELAX, tree, write
 
 if importlib.util.find_spec("distributed") is None:  # pragma: no cover - the [dask] extra is not installed
@@ -101,6 +102,14 @@ def scheduler():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=False, dashboard_address=":0",
                                   silence_logs=logging.CRITICAL) as cluster:
         yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def worker_processes():
+    """Dask's worker processes forked from one server that imported Dask and the engine once
+    (``tests/support/dask_workers.py``), not a fresh interpreter each: five in this module."""
+    with forked_workers():
+        yield
 
 
 @pytest.fixture
@@ -343,7 +352,7 @@ def _die_on_golf(task, settings):  # runs in a worker process
     return process_root(task, settings)
 
 
-def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus):
+def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus, worker_processes):
     import cloudpickle
 
     from retrace_fix.bulk.cluster import dask_client, run_on_dask
@@ -365,7 +374,7 @@ def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus):
     assert [f.path for f in by_name["gamma"][1].files] == ["work/gamma/ok.py"]
 
 
-def test_scheduler_local_end_to_end(in_corpus):
+def test_scheduler_local_end_to_end(in_corpus, worker_processes):
     code, _, err = run_cli("--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma", f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1").outcome
     assert code == 0, err
     code, _, _ = run_cli("--patch-dir", "proc1", "--jobs", "1", "work/alpha", "work/gamma", "mirror/echo").outcome

@@ -459,3 +459,52 @@ def test_each_reason_to_drop_a_file_has_a_near_miss_and_a_twin_that_reports(near
     check_plan(near_miss, code, False)  # dropped, and it reports nothing without the prefilter
     assert code in planned(twin)
     assert reports(twin, code)
+
+
+PER_STEP_SOURCE = """
+class Agent:
+    def act(self, s):
+        return self.policy(s)
+
+    def policy(self, s):
+        return self.net.predict(s)
+
+    def train(self):
+        while other.ready():
+            self.step()
+        else:
+            other.done()
+
+    def step(self):
+        for batch in other.batches():
+            other.learn(batch)
+            def helper():
+                other.hidden()
+        else:
+            other.after()
+        return [other.item(x) for x in y]
+
+
+for episode in range(3):
+    agent.act(s)
+    agent.train()
+    def nested():
+        agent.not_per_step()
+"""
+
+
+def test_per_step_methods_on_cpython_tree_hold_the_deciders_and_follow_self_calls():
+    """RTF002's tree check reads the methods a loop calls every step from the statements around
+    each call (a ``for`` body, a ``while`` test or body, not in a def inside them) and the
+    ``self.<name>()`` calls of those methods: the decider's (LibCST) answer is always within it."""
+    import ast
+
+    from retrace_fix.ast_walk import TreeIndex
+    from retrace_fix.codemods._predict_facts import ast_per_step_methods, per_step_methods
+
+    found = ast_per_step_methods(TreeIndex(ast.parse(PER_STEP_SOURCE)))
+    assert found == {"act", "train", "policy", "ready", "step", "learn"}
+    assert per_step_methods(cst.parse_module(PER_STEP_SOURCE)) <= found
+    for path in SOURCES:
+        text = path.read_text(encoding="utf-8")
+        assert per_step_methods(cst.parse_module(text)) <= ast_per_step_methods(TreeIndex(ast.parse(text))), path

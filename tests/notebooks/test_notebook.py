@@ -113,6 +113,21 @@ def test_repeated_lines_stay_in_their_cells():
     assert [c["source"] for c in json.loads(text)["cells"]] == [["x = 10"], ["x = 1"]]
 
 
+def test_a_fixed_notebook_is_checked_by_reading_its_new_sources_back(monkeypatch):
+    """Only the changed sources differ from the file, each read back: nbformat is not run."""
+    from retrace_fix.notebooks import notebook as module
+
+    monkeypatch.setattr(module, "validation_problem", lambda text: pytest.fail("nbformat was run"))
+    notebook = read_notebook(_notebook("x = 1\ny = 2", "z = 3"))
+    text = notebook.fixed_text(notebook.python.replace("y = 2", "y = 20"))
+    assert [c["source"] for c in json.loads(text)["cells"]] == [["x = 1\n", "y = 20"], ["z = 3"]]
+    monkeypatch.setattr(module, "_render", lambda old, source, ascii_only: old[:-1] + ', "w = 4"]')
+    with pytest.raises(NotebookError, match="does not read back as written") as raised:
+        notebook.fixed_text(notebook.python.replace("y = 2", "y = 20"))
+    assert raised.value.cell == 1
+    assert notebook.fixed_text(notebook.python.replace("y = 2", "y = 20"), validate=False).count("w = 4") == 1
+
+
 def test_a_fix_that_loses_a_cells_end_is_refused():
     notebook = read_notebook(_notebook("x = 1", "y = 2"))
     with pytest.raises(NotebookError, match="changed the end of the cell"):
