@@ -155,16 +155,21 @@ def run_git(
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
     check: bool = True,
+    own_repository: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
     """``git ARGS`` in ``cwd``, protected; raises :class:`GitError` (one line) when it fails and ``check``.
 
     ``cwd`` None: a command that needs no repository (it runs in an empty temporary directory,
     so the current directory's repository is never read); path arguments must then be absolute.
+    ``own_repository``: ``cwd`` is a repository this process made (``git init --template=``, as
+    :func:`~retrace_fix.bulk.git_sources.clone` does) and whose configuration only it wrote: no
+    setting of it names a command, so its settings are not listed first (one git process less).
     """
     if cwd is None:
         with tempfile.TemporaryDirectory(prefix="retrace-fix-git-") as nowhere:
             return _run(args, nowhere, [], input, env, timeout, check)
-    return _run(args, cwd, _repository_overrides(cwd, timeout), input, env, timeout, check)
+    overrides = [] if own_repository else _repository_overrides(cwd, timeout)
+    return _run(args, cwd, overrides, input, env, timeout, check)
 
 
 def _run(

@@ -108,17 +108,21 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         info = dest / ".git" / "info"
         info.mkdir(parents=True, exist_ok=True)
         (info / "sparse-checkout").write_text("".join(line + "\n" for line in CHECKOUT), encoding="utf-8")
-        run_git(["config", "core.sparseCheckout", "true"], cwd=dest)
+        # the repository is this function's own (no template, nothing but what is written here):
+        # its settings are not listed before each command (git.run_git's own_repository)
+        run_git(["config", "core.sparseCheckout", "true"], cwd=dest, own_repository=True)
         borrowed = _local_objects(source.url)
         if borrowed is not None:  # every object is already here: fetch transfers nothing
             (dest / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
             (dest / ".git" / "objects" / "info" / "alternates").write_text(borrowed + "\n", encoding="utf-8")
         depth = [] if borrowed is not None else ["--depth", "1"]
-        run_git(["fetch", "-q", *depth, "--no-tags", "--", source.url, source.rev or "HEAD"],
-                cwd=dest, timeout=timeout)
+        # no housekeeping after the fetch (git maintenance --auto): the clone lives for one run
+        run_git(["-c", "maintenance.auto=false", "-c", "gc.auto=0",
+                 "fetch", "-q", *depth, "--no-tags", "--", source.url, source.rev or "HEAD"],
+                cwd=dest, timeout=timeout, own_repository=True)
         run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", "FETCH_HEAD"],
-                cwd=dest, timeout=timeout)
-        return output(run_git(["rev-parse", "HEAD"], cwd=dest))
+                cwd=dest, timeout=timeout, own_repository=True)
+        return output(run_git(["rev-parse", "HEAD"], cwd=dest, own_repository=True))
     except GitError as exc:
         raise CloneError(f"cannot clone: {exc}") from None
     except OSError as exc:

@@ -181,6 +181,36 @@ def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_obj
     assert _local_objects("https://example.com/org/repo.git") is None
 
 
+
+def test_a_clone_runs_five_git_commands_and_no_housekeeping(tmp_path, monkeypatch):
+    """A clone is five git processes: init, config, fetch, checkout, rev-parse.  Its repository is its
+    own (made with no template), so its settings are not listed before each command, and the fetch
+    starts no ``git maintenance`` (the clone lives for one run).  A repository the clone did not make
+    still has its settings listed first."""
+    import subprocess
+
+    import retrace_fix.bulk.git as git_module
+    from retrace_fix.bulk.git_sources import GitSource, clone
+
+    source = new_repo(tmp_path / "source", {"pkg/model.py": RELAX})
+    commands: list[list[str]] = []
+    real = subprocess.run
+
+    def recording(command, *args, **kwargs):
+        commands.append(list(command))
+        return real(command, *args, **kwargs)
+
+    monkeypatch.setattr(git_module.subprocess, "run", recording)
+    clone(GitSource(source.as_uri()), tmp_path / "scratch" / "source")
+    names = [git_module._subcommand(command[1:]) for command in commands]
+    assert names == ["init", "config", "fetch", "checkout", "rev-parse"]
+    fetch = commands[2]
+    assert "maintenance.auto=false" in fetch and "gc.auto=0" in fetch
+    commands.clear()
+    git_module.run_git(["rev-parse", "HEAD"], cwd=source)
+    assert [git_module._subcommand(command[1:]) for command in commands] == ["config", "rev-parse"]
+
+
 NOTEBOOK = json.dumps({
     "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                "source": ["x = max(1, 2)\n", "print 'x'\n"]}],  # a `(`, and a cell CPython rejects
