@@ -61,8 +61,11 @@ def _execute(project: Path, traces: str) -> tuple[int, list[str]]:
     finally:
         os.chdir(cwd)
     executed = json.loads((project / "executed.ipynb").read_text())
-    printed = [line for cell in executed["cells"] for out in cell.get("outputs", []) if out.get("name") == "stdout"
-               for line in "".join(out["text"]).splitlines()]
+    # a cell's standard output joined before it is split into lines: the kernel may send one
+    # print's pieces as separate stream outputs ('traces', ' 4\n'), depending on when it flushed
+    printed = [line for cell in executed["cells"]
+               for line in "".join("".join(out["text"]) for out in cell.get("outputs", [])
+                                   if out.get("name") == "stdout").splitlines()]
     return code, printed
 
 
