@@ -146,7 +146,9 @@ def _process(files: list[Path], display: Callable[[Path], str], options: RunOpti
         options = with_call_site_plans(jobs, options)  # RTF005 decides over the whole root
         results = [process_file(job, options) for job in jobs]
     for result in results:
-        if not result.changed:  # only changed files' text is needed (patches, writes, branches)
+        # only the text of changed files (patches, writes, branches) and of files with findings
+        # (SARIF places a notebook's findings in its cells by the original text) is needed
+        if not result.changed and not result.findings:
             result.original = result.fixed = None
     results.sort(key=lambda r: r.path)
     return results

@@ -232,3 +232,29 @@ def test_interrupted_run_writes_no_patch(workspace, monkeypatch):
 def test_patch_dir_with_interactive_is_refused(workspace):
     code, _, err = run_cli("-i", "--patch-dir", "out", "repos/alpha").outcome
     assert code == 2 and "cannot be combined" in err
+
+
+def test_a_notebook_with_findings_has_the_same_sarif_location_from_a_git_url(tmp_path):
+    """A root given as a git URL is processed in a clone: a notebook there that has findings but no
+    fix keeps its text (SARIF places its findings in its cells by it), as in a run over the path."""
+    from tests.support.gitrepos import new_repo
+
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": "import tensorflow as tf\nx = 1\n"},
+             {"cell_type": "markdown", "metadata": {}, "source": "text"},
+             {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": "@tf.function\ndef f(x):\n    return x\n\nfor i in range(3):\n    f(i)\n"}]
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    repo = new_repo(tmp_path / "repo", {"nb.ipynb": notebook})
+    (tmp_path / "urls.txt").write_text(repo.as_uri() + "\n")
+
+    def locations(*args: str) -> list:
+        result = run_cli("--check", "--format", "sarif", *args, cwd=tmp_path)
+        results = json.loads(result.stdout)["runs"][0]["results"]
+        return [(r["ruleId"], r["locations"]) for r in results]
+
+    plain = locations("repo")
+    assert [rule for rule, _ in plain] == ["RTF103"]
+    assert plain[0][1][0]["logicalLocations"][0]["name"] == "cell 3"
+    assert plain[0][1][0]["physicalLocation"]["region"]["startLine"] == 1  # the cell's own line
+    assert locations("--repos", "urls.txt") == plain
