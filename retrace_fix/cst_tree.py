@@ -158,6 +158,7 @@ def _nodes(module: cst.Module) -> tuple:
     return (*module.header, *module.body, *module.footer)
 
 
+@dataclasses.dataclass(eq=False, slots=True)
 class SourceLayout:
     """Where each top-level node (header line, statement, footer line) of ``module`` stands in
     ``code``: the text it was parsed from, or for a tree a codemod edited, that text with the
@@ -168,20 +169,16 @@ class SourceLayout:
     here); every other span is text the module was parsed from.
     """
 
-    __slots__ = ("module", "code", "nodes", "starts", "generated", "_lines", "parsed", "python")
-
-    def __init__(self, module: cst.Module, code: str, nodes: tuple, starts: list[int],
-                 generated: frozenset[int], lines: list[int] | None = None, parsed: bool = False) -> None:
-        #: ``module`` is LibCST's parse of ``code`` (not a tree a codemod made)
-        self.parsed = parsed
-        #: for a parsed module: (node index -> CPython's statement, where each line of ``code`` starts)
-        self.python: tuple[dict[int, ast.stmt], list[int]] | None = None
-        self.module = module
-        self.code = code
-        self.nodes = nodes
-        self.starts = starts
-        self.generated = generated
-        self._lines = lines
+    module: cst.Module
+    code: str
+    nodes: tuple
+    starts: list[int]
+    generated: frozenset[int]
+    _lines: list[int] | None = None
+    #: ``module`` is LibCST's parse of ``code`` (not a tree a codemod made)
+    parsed: bool = False
+    #: for a parsed module: (node index -> CPython's statement, where each line of ``code`` starts)
+    python: tuple[dict[int, ast.stmt], list[int]] | None = dataclasses.field(default=None, init=False)
 
     def span(self, index: int) -> str:
         return self.code[self.starts[index]:self.starts[index + 1]]
