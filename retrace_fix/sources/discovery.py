@@ -181,23 +181,34 @@ class _IgnoreRules:
         for base, spec in self._extra:
             if _matches(spec, path, base, is_dir):
                 return True
-        for directory in gitignore_dirs:
+        # as git: the deepest .gitignore with a pattern matching the path decides (a `!pattern`
+        # there re-includes what a .gitignore higher up ignores)
+        for directory in reversed(gitignore_dirs):
             spec = self._spec_for(directory)
-            if spec is not None and _matches(spec, path, directory, is_dir):
-                return True
+            decision = _decision(spec, path, directory, is_dir) if spec is not None else None
+            if decision is not None:
+                return decision
         return False
 
 
-def _matches(spec: IgnorePatterns, path: Path, base: Path, is_dir: bool) -> bool:
+def _relative_name(path: Path, base: Path, is_dir: bool) -> str | None:
     rel = posix_relative(str(path), str(base))
     if rel is None:
         try:
             rel = path.relative_to(base).as_posix()
         except ValueError:
-            return False
-    if is_dir:
-        rel += "/"
-    return spec.match_file(rel)
+            return None
+    return rel + "/" if is_dir else rel
+
+
+def _matches(spec: IgnorePatterns, path: Path, base: Path, is_dir: bool) -> bool:
+    rel = _relative_name(path, base, is_dir)
+    return rel is not None and spec.match_file(rel)
+
+
+def _decision(spec: IgnorePatterns, path: Path, base: Path, is_dir: bool) -> bool | None:
+    rel = _relative_name(path, base, is_dir)
+    return spec.decision(rel) if rel is not None else None
 
 
 def _gitignore_chain(directory: Path, repo_root: Path | None) -> list[Path]:

@@ -55,7 +55,12 @@ class IgnorePatterns:
     _alone: list[int] = field(default_factory=list, repr=False)
 
     def match_file(self, name: str) -> bool:
-        """Is ``name`` (``a/b.py``, or ``a/b/`` for a directory) ignored?
+        """Is ``name`` (``a/b.py``, or ``a/b/`` for a directory) ignored?"""
+        return bool(self.decision(name))
+
+    def decision(self, name: str) -> bool | None:
+        """What these patterns say of ``name``: True ignored, False re-included by a ``!pattern``,
+        None when no pattern matches it (a ``.gitignore`` higher up then decides).
 
         The rule of pathspec's ``GitIgnoreSpec``: the last matching pattern wins,
         except that a file pattern beats a directory pattern, and an including
@@ -73,7 +78,7 @@ class IgnorePatterns:
             this_priority = 1 if dir_mark else 2
             if (pattern_include and dir_mark) or this_priority >= priority:
                 include, priority = pattern_include, this_priority
-        return bool(include)
+        return include
 
     def _candidates(self, name: str) -> Sequence[int]:
         """Indices of the patterns that may match ``name``, in file order."""

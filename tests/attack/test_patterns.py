@@ -255,3 +255,28 @@ def test_a_symbolic_gitignore_is_not_followed_as_git_does_not(tmp_path):
     write(root / "x.py", RELAX)
     found = discover([str(root)], [])
     assert [p.name for p in found.files] == ["x.py"] and found.problems == []
+
+
+def test_a_deeper_gitignore_re_includes_what_a_higher_one_ignores_as_git_does(tmp_path, monkeypatch):
+    """The deepest ``.gitignore`` with a pattern matching a path decides: its ``!pattern`` brings back a
+    file a higher one ignores; a file under an ignored directory stays out (git never looks inside).
+    The files found are exactly those git itself does not ignore (``git ls-files --others --exclude-standard``)."""
+    import subprocess
+
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q", "."], check=True)
+    (tmp_path / ".gitignore").write_text("*_gen.py\nbuild/\nskip.py\n")
+    files = ["a.py", "a_gen.py", "pkg/keep_gen.py", "pkg/drop_gen.py", "pkg/skip.py", "pkg/deep/skip.py",
+             "pkg/deep/other_gen.py", "build/kept_gen.py", "pkg/build/x.py"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / "pkg" / ".gitignore").write_text("!keep_gen.py\n!skip.py\n!build/\n")
+    (tmp_path / "pkg" / "deep" / ".gitignore").write_text("skip.py\n")
+    (tmp_path / "build" / ".gitignore").write_text("!kept_gen.py\n")  # inside an ignored directory
+    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    by_git = sorted(name for name in listed if name.endswith(".py"))
+    assert by_git == ["a.py", "pkg/build/x.py", "pkg/keep_gen.py", "pkg/skip.py"]
+    found = discover(["."], [])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in found.files) == by_git
