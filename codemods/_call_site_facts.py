@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from retrace_fix.codemods._tree_facts import _literal
+from retrace_fix.codemods._tree_facts import _literal, call_arguments
 
 #: the last parts of the constructors whose dtype and shape ``_stated_types`` reads from the value's
 #: literal kinds and nesting (``tensorflow.constant``, ``numpy.array``...), unless ``shape=`` is passed
@@ -238,15 +238,9 @@ def may_compare_arguments(facts) -> bool:
     for name, call, in_loop, chain in facts._call_sites:
         if not facts.may_call_a_tf_function(call.func) or not module.may_be_callable(call.func):
             continue
-        position = 0
-        arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
-        for value, keyword in arguments:
+        for value, position, keyword in call_arguments(call):
             kind = type(value)
-            if kind is ast.Starred:
-                continue
-            if keyword is None:
-                key = (name, position)
-                position += 1
+            key = (name, position)
             if kind is ast.Name:
                 sources = {b for b in facts._sources(value.id, chain) if bindings.evidence(b)}
                 varies = in_loop and any(bindings.varies(b, loop_valued) for b in sources)

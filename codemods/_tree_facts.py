@@ -95,6 +95,21 @@ def _telling(qualified: str) -> bool:
     return qualified.startswith(("tensorflow.", "numpy.")) and qualified.rsplit(".", 1)[-1] in _STATING_CALLS
 
 
+def call_arguments(call: ast.Call):
+    """(value, position, keyword) of each argument of ``call`` a call site is compared by: the
+    positional ones numbered (``*args`` binds nothing known and takes no position: left out),
+    then the keyword ones with their name (``**kwargs`` left out)."""
+    position = 0
+    for value in call.args:
+        if type(value) is ast.Starred:
+            continue
+        yield value, position, None
+        position += 1
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            yield keyword.value, None, keyword.arg
+
+
 def _literal(value: ast.AST | None) -> bool:
     """A literal the call-site analysis reads as a Python value (``10``, ``-0.5``, ``"adam"``)."""
     if type(value) is ast.UnaryOp:
@@ -599,15 +614,9 @@ class TreeFacts:
         for name, call, in_loop, chain in self._call_sites:
             if not self.may_call_a_tf_function(call.func):
                 continue
-            position = 0
-            arguments = [(a, None) for a in call.args] + [(k.value, k.arg) for k in call.keywords if k.arg is not None]
-            for value, keyword in arguments:
+            for value, position, keyword in call_arguments(call):
                 kind = type(value)
-                if kind is ast.Starred:
-                    continue  # *args binds nothing the analysis knows, and takes no position
-                if keyword is None:
-                    key = (name, position)
-                    position += 1
+                key = (name, position)
                 # the distinct values an argument can bring: a binding, a call, a literal
                 if kind is ast.Name:
                     sources = self._sources(value.id, chain)  # type: ignore[attr-defined]
