@@ -195,16 +195,23 @@ def test_a_class_whose_methods_changed_generates_only_what_changed_in_it(monkeyp
     assert len(generated) < 200  # (the class is 1,900 nodes)
 
 
-def test_a_method_head_that_is_not_its_text_is_proven_whole(monkeypatch, tracked):
+def _renamed_and_proven_whole(tracked, text: str, other: str) -> tuple[cst.Module, cst.Module]:
+    """RTF004's rename of ``text``'s tree, tracked against ``other`` (not what LibCST writes of the
+    parsed tree): no layout, and no fixed code from the splice (the whole module is proven);
+    the parsed tree and the renamed one."""
     from retrace_fix import fastvisit
 
-    parsed = cst.parse_module(CLASS)
+    parsed = cst.parse_module(text)
     with fastvisit.installed():
         tree = parsed.visit(_RenameKeyword())
-    other = CLASS.replace("    @tf.function(\n", "    @tf.function( \n")  # not what LibCST writes of ``parsed``
     tracked(parsed, other)
     assert cst_tree.layout_of(tree) is None
     assert transform._fixed_code(parsed, tree, other) is None
+    return parsed, tree
+
+
+def test_a_method_head_that_is_not_its_text_is_proven_whole(monkeypatch, tracked):
+    parsed, tree = _renamed_and_proven_whole(tracked, CLASS, CLASS.replace("    @tf.function(\n", "    @tf.function( \n"))
     tracked(parsed, CLASS.replace("# weight 3\n", "# weight  3\n"))  # in a method no codemod changed:
     assert cst_tree.layout_of(tree).code == CLASS.replace("# weight 3\n", "# weight  3\n").replace(  # the text
         "experimental_relax_shapes", "reduce_retracing")
@@ -212,15 +219,7 @@ def test_a_method_head_that_is_not_its_text_is_proven_whole(monkeypatch, tracked
 
 def test_a_head_that_is_not_its_text_is_proven_whole(tracked):
     text = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"
-    parsed = cst.parse_module(text)
-    from retrace_fix import fastvisit
-
-    with fastvisit.installed():
-        tree = parsed.visit(_RenameKeyword())
-    other = text.replace("@tf.function(", "@tf.function( ")  # not what LibCST writes of ``parsed``
-    tracked(parsed, other)
-    assert cst_tree.layout_of(tree) is None
-    assert transform._fixed_code(parsed, tree, other) is None
+    _renamed_and_proven_whole(tracked, text, text.replace("@tf.function(", "@tf.function( "))
 
 
 def _with_body(module: cst.Module, body: list) -> cst.Module:
