@@ -9,6 +9,13 @@
   the second try fails too, the root is reported as an error and every other
   root still counts.  (The ``LocalCluster`` is told not to retry a task whose
   worker died on its own, so that "once more" means once.)
+* ``--scheduler local``'s workers are forked from one server process that imported
+  ``distributed`` and the engine once (the ``forkserver`` start method, where the platform
+  has it), not started as fresh interpreters that each import both (Dask's default,
+  ``spawn``: about a second of CPU per worker, most of the cluster's start).  The server is
+  started first thing (:func:`start_worker_server`), so that its imports overlap what the
+  coordinator does before the cluster is up.  The workers are still processes of their own,
+  forked from a process that runs no thread: a worker that dies takes only itself down.
 * Only this module imports ``distributed``, and only when a run asks for it.
 """
 
@@ -17,9 +24,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import multiprocessing
 import os
+import signal
 import uuid
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
@@ -27,6 +36,8 @@ from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, fail
 EXTRA_HINT = "pip install distributed, or retrace-fix's [dask] extra"
 CONNECT_TIMEOUT = "20s"
 _RUNS = itertools.count()
+#: what the server process that ``--scheduler local``'s workers are forked from imports once
+WORKER_PRELOAD = ("distributed", "retrace_fix.engine.run")
 
 
 class SchedulerError(Exception):
@@ -36,21 +47,27 @@ class SchedulerError(Exception):
 @contextmanager
 def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
     """A ``distributed.Client`` for ``address`` (``local``: a LocalCluster for this run); raises SchedulerError."""
+    stack = ExitStack()  # the workers' server, where they are forked from one (closed last)
+    # started first: it imports the engine and Dask while this process imports Dask
+    forked = stack.enter_context(worker_server()) if address == "local" else False
     try:
         from distributed import Client, LocalCluster
     except ImportError:
+        stack.close()
         raise SchedulerError(f"--scheduler needs Dask's distributed package ({EXTRA_HINT})") from None
     cluster = None
     try:
         if address == "local":
             import dask
 
+            method = "forkserver" if forked else dask.config.get("distributed.worker.multiprocessing-method")
             # a worker holds only the task it runs, so a worker that dies takes no queued root with it;
             # no statistical profiler sampling the workers' stacks (nobody reads it: no dashboard), and
             # each worker's memory looked at once a second rather than ten times (its nanny runs here)
             with dask.config.set({"distributed.scheduler.worker-saturation": 1.0,
                                   "distributed.worker.profile.enabled": False,
-                                  "distributed.worker.memory.monitor-interval": "1s"}):
+                                  "distributed.worker.memory.monitor-interval": "1s",
+                                  "distributed.worker.multiprocessing-method": method}), _own_preload():
                 cluster = LocalCluster(
                     n_workers=workers or os.cpu_count() or 1,
                     threads_per_worker=1,
@@ -66,15 +83,86 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
     except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
         if cluster is not None:
             cluster.close()
+        stack.close()
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         what = "cannot start a LocalCluster" if address == "local" else "cannot connect"
         raise SchedulerError(f"--scheduler {address}: {what}: {message}") from None
+    except BaseException:
+        stack.close()
+        raise
+    with stack:
+        try:
+            yield client
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+@contextmanager
+def worker_server() -> Iterator[bool]:
+    """The server process ``--scheduler local``'s workers are forked from (:data:`WORKER_PRELOAD`
+    imported there once), started without waiting for it, for the block; yields False where the
+    platform has no ``forkserver`` (the workers then start as Dask starts them).
+
+    Entered as soon as a run knows it will start a LocalCluster, so that the server's imports
+    (about a second of CPU) overlap the coordinator's own work (importing Dask, starting the
+    scheduler).  At the end a server this block started is stopped and waited for (its CPU and
+    its workers' is then this process's children's, and no process outlives the run); one that
+    ran before is left alone.  Nesting is allowed: the outermost block that started it stops it.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        yield False
+        return
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    ran_before = getattr(server, "_forkserver_pid", None) is not None
     try:
-        yield client
+        context = multiprocessing.get_context("forkserver")
+        if not ran_before:
+            context.set_forkserver_preload(list(WORKER_PRELOAD))  # imported there; one that fails fails no run
+        forkserver.ensure_running()
+    except (OSError, ValueError, RuntimeError):  # pragma: no cover - no server: Dask's own start method
+        yield False
+        return
+    try:
+        yield True
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        stop = getattr(server, "_stop", None)
+        if not ran_before and stop is not None:
+            _end_server(getattr(server, "_forkserver_pid", None))
+            stop()  # reaps it, and the module forgets it (a later run starts another)
+
+
+def _end_server(pid: int | None) -> None:
+    """End the workers' server at once (its workers have ended with the cluster): it holds no
+    state, and ending politely would cost its interpreter's shutdown (0.3 s of wall time)."""
+    if pid is None:
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:  # pragma: no cover - gone already
+        pass
+
+
+@contextmanager
+def _own_preload() -> Iterator[None]:
+    """While the cluster starts: Dask's own preparation of a forkserver left out (it would import
+    every optional package it knows, numpy and pandas among them, into this process, and name
+    them as the server's preload).  Dask without that switch (another version) does it: slower,
+    the same workers."""
+    import distributed.utils
+
+    was = getattr(distributed.utils, "_forkserver_preload_set", None)
+    if was is None:  # pragma: no cover - another Dask
+        yield
+        return
+    distributed.utils._forkserver_preload_set = True
+    try:
+        yield
+    finally:
+        distributed.utils._forkserver_preload_set = was
 
 
 def warm_worker() -> None:
@@ -148,4 +236,5 @@ def describe_failure(exc: BaseException, attempts: int) -> str:
     return f"{what} ({'tried twice' if attempts > 1 else 'not retried'})"
 
 
-__all__ = ["EXTRA_HINT", "SchedulerError", "dask_client", "describe_failure", "run_on_dask", "warm_worker"]
+__all__ = ["EXTRA_HINT", "SchedulerError", "dask_client", "describe_failure", "run_on_dask", "warm_worker",
+           "worker_server"]

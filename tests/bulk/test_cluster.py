@@ -374,6 +374,27 @@ def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus, worker_proce
     assert [f.path for f in by_name["gamma"][1].files] == ["work/gamma/ok.py"]
 
 
+def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
+    """``--scheduler local``'s workers are forked from one server that imported the engine (not
+    fresh interpreters importing it each); the server is ended and reaped with the cluster."""
+    from multiprocessing import forkserver
+
+    from retrace_fix.bulk.cluster import dask_client
+
+    with dask_client("local", workers=1) as client:
+        server = forkserver._forkserver._forkserver_pid
+        ((parent, imported),) = client.run(_parent_and_engine).values()
+    assert server is not None and parent == server != os.getpid()
+    assert imported  # before any task: the server imported it
+    assert forkserver._forkserver._forkserver_pid is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(server, os.WNOHANG)  # reaped already: no process left behind
+
+
+def _parent_and_engine():  # runs in a worker process
+    return os.getppid(), "retrace_fix.engine.run" in sys.modules
+
+
 def test_scheduler_local_end_to_end(in_corpus, worker_processes):
     code, _, err = run_cli("--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma", f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1").outcome
     assert code == 0, err
