@@ -91,8 +91,20 @@ _CANDIDATE = re.compile(
     r"|^[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*[!%]"
     rf"|^[ \t]*(?:{_AUTOMAGIC})\b"
 )
+#: a candidate line CPython is likely to reject (the forms of :data:`_CANDIDATE` less an automagic
+#: name followed by what Python allows after a name: ``time.sleep(1)``, ``run(x)``, ``env = {}``).
+#: Only a guess of how many times a cell is compiled (:func:`_mask_cell`'s ``defer``), never of what is masked
+_LIKELY = re.compile(
+    r"^[ \t]*(?:[%!?]|.*\?[ \t]*$)"
+    r"|^[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*[!%]"
+    rf"|^[ \t]*(?:{_AUTOMAGIC})(?:[ \t]*$|[ \t]+(?=[^ \t=(\[,:)#.\r\n]|\.[^A-Za-z_]))"
+)
+#: the two, searched over a whole cell at once (:func:`_any_line`)
+_MULTILINE = {pattern: re.compile(pattern.pattern, re.MULTILINE) for pattern in (_CANDIDATE, _LIKELY)}
 _ASSIGNED = re.compile(r"^([ \t]*)([A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*[!%]")
 _CELL_MAGIC = re.compile(r"^%%([A-Za-z_][\w-]*|!)")
+#: line breaks ``str.splitlines`` knows and :func:`~retrace_fix.linemap.source_lines` does not
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 #: most masking rounds for one cell (each masks at least one line)
 _MAX_ROUNDS = 10_000
 
@@ -371,13 +383,26 @@ def read_notebook(data: bytes | str, document: Document | None = None) -> Notebo
     """The notebook in ``data`` (its file's bytes or text) as one Python text; raises NotebookError.
 
     ``document``: the same bytes already read (:func:`load_document`), not read again.
+
+    A cell with IPython syntax is compiled until it parses, one line masked per round
+    (:func:`_mask_cell`); the round that would only confirm it (no line left that CPython is
+    likely to reject) is left to the check of all cells at once (:func:`_joined_tree`), which
+    shows every cell parses alone.  Where that check fails, the notebook is read again with
+    every such cell compiled to the end: the result is the same either way, most notebooks
+    are compiled once less per cell with a magic.
     """
     if document is None:
         document = load_document(data)
+    return _read(document, defer=True) or _read(document, defer=False)
+
+
+def _read(document: Document, defer: bool) -> Notebook | None:
+    """:func:`read_notebook`; None when ``defer`` left a cell unconfirmed that the joined check does not confirm."""
     text, cells = document.json_text, document.cells
     masked_cells: list[tuple[int, str, str, dict, str]] = []  # (index, source, masked text, masks, indent)
     broken: list[NotebookError] = []
-    unchecked: set[int] = set()  # cells no IPython syntax was masked in: checked all at once (_joined_tree)
+    unchecked: set[int] = set()  # cells not compiled to the end: checked all at once (_joined_tree)
+    deferred = False  # a cell with IPython syntax among them
     masks = _Counter()
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
@@ -387,19 +412,23 @@ def read_notebook(data: bytes | str, document: Document | None = None) -> Notebo
             if _RESERVED in source:
                 raise NotebookError(f"the cell holds the name {_RESERVED}..., which retrace-fix reserves",
                                     cell=index + 1)
-            masked = _mask_cell(source, index + 1, masks, check=False)
+            masked = _mask_cell(source, index + 1, masks, check=False, defer=defer)
         except NotebookError as exc:  # this cell cannot be read as Python: the others still are
             broken.append(exc)
             continue
         if masked is None:  # a cell magic whose body is not Python
             continue
         masked_text, cell_masks, indent, checked = masked
+        if checked is None:
+            deferred = True
         if not checked:
             unchecked.add(index)
         masked_cells.append((index, source, masked_text, cell_masks, indent))
     code = _code_cells(masked_cells)
     python = "".join(cell.text for cell in code)
     tree = _joined_tree(python, code) if unchecked else None
+    if deferred and tree is None:  # a cell compiled short of the end may need more masking: to the end
+        return None
     if unchecked and tree is None:  # some cell may not be Python alone: each is checked on its own
         kept = []
         for entry in masked_cells:
@@ -426,13 +455,15 @@ def _code_cells(masked_cells: list[tuple[int, str, str, dict, str]]) -> list[_Co
         added = bool(masked_text) and not masked_text.endswith(("\n", "\r"))
         if added:
             masked_text += "\n"
+        count = 0
         if masked_text:  # the cell's end, marked on its last line (a comment ends any complete cell)
-            lines = source_lines(masked_text)
+            lines = _lines(masked_text)
+            count = len(lines)
             body = lines[-1].rstrip("\r\n")
             lines[-1] = body + _CELL_END.format(index) + lines[-1][len(body):]
             masked_text = "".join(lines)
         entry = _CodeCell(index, source, masked_text, line, added, cell_masks, indent)
-        line += entry.line_count
+        line += count  # entry.line_count: the marking comment adds no line
         code.append(entry)
     return code
 
@@ -484,10 +515,25 @@ class _Counter:
         return self.next - 1
 
 
+def _lines(text: str) -> list[str]:
+    """:func:`~retrace_fix.linemap.source_lines` (CRLF, LF and CR only), by ``str.splitlines``
+    where the text holds no other break it knows (nearly always: a tenth of the time)."""
+    return source_lines(text) if _OTHER_BREAKS.search(text) else text.splitlines(True)
+
+
+def _any_line(pattern: re.Pattern, lines: list[str], text: str) -> bool:
+    """Does ``pattern`` match at the start of a line of ``lines`` (``text``'s lines)?  One search
+    of the text (the pattern compiled with MULTILINE too) where its only line end is LF: a line's
+    ``^``/``$`` are then those of the text's lines."""
+    if "\r" in text:
+        return any(pattern.match(line) for line in lines)
+    return _MULTILINE[pattern].search(text) is not None
+
+
 def _dedent(source: str) -> tuple[list[str], str]:
     """The cell's lines as IPython runs them, and the indentation taken off: a cell whose first
     non-blank line is indented loses that indentation on every line that starts with it."""
-    lines = source_lines(source)
+    lines = _lines(source)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return lines, ""
@@ -498,11 +544,13 @@ def _dedent(source: str) -> tuple[list[str], str]:
 
 
 def _mask_cell(
-    source: str, number: int, counter: _Counter, check: bool = True,
-) -> tuple[str, dict[int, tuple[str, str]], str, bool] | None:
+    source: str, number: int, counter: _Counter, check: bool = True, defer: bool = False,
+) -> tuple[str, dict[int, tuple[str, str]], str, bool | None] | None:
     """(the cell's text with IPython lines masked, the masks, the indentation taken off, whether it
     was compiled); None for a cell that is not Python.  ``check=False``: a cell with no line that
-    may be IPython syntax is not compiled here (the caller checks it)."""
+    may be IPython syntax is not compiled here (the caller checks it).  ``defer``: nor is a cell
+    once no line is left that CPython is likely to reject (:data:`_LIKELY`): its last round, which
+    would confirm it, is the caller's to do (whether compiled is then None)."""
     lines, indent = _dedent(source)
     masks: dict[int, tuple[str, str]] = {}
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
@@ -518,12 +566,15 @@ def _mask_cell(
                     cell=number,
                 )
             _mask_lines(lines, first, first + 1, counter, masks)
-    if not any(_CANDIDATE.match(line) for line in lines):
+    text = "".join(lines)
+    if not _any_line(_CANDIDATE, lines, text):
         if check:
-            _check_syntax("".join(lines), number)
-        return "".join(lines), masks, indent, check
+            _check_syntax(text, number)
+        return text, masks, indent, check
     for _ in range(_MAX_ROUNDS):
         text = "".join(lines)
+        if defer and not _any_line(_LIKELY, lines, text):
+            return text, masks, indent, None
         error = _syntax_error(text)
         if error is None:
             return text, masks, indent, True

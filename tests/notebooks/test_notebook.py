@@ -706,3 +706,43 @@ def test_the_engine_parses_a_notebooks_text_once(tmp_path, monkeypatch):
     split = _process(tmp_path, _notebook("import tensorflow as tf", "x = [1,", "2]", source))
     assert split.error.startswith("nb.ipynb:cell 2:") and [f.code for f in split.findings] == ["RTF004"]
     assert len(parsed) == 1  # cells 2 and 3 were not shown to be Python alone: the engine parsed the text
+
+
+# ----------------------------------------------------------------------------- cells with IPython syntax
+
+
+@pytest.mark.parametrize("sources", [
+    ("!pip install -q tensorflow\nimport tensorflow as tf", "x = 1"),
+    ("%matplotlib inline\n!ls\nfiles = !ls", "time.sleep(1)\nrun(x)"),
+    ("x = 1", "cat[1"),  # a name IPython runs without % (automagic), where Python fails: masked
+    ("cd ..\nimport os",),
+    ("%time f(\n", "y = 2"),  # still broken once masked: left out and named
+    ("!pip install x", "if x:\n    y = 1", "else:\n    y = 2"),  # the joined check fails: read to the end
+])
+def test_a_cell_with_ipython_syntax_reads_as_when_compiled_to_the_end(sources):
+    """The round that would only confirm a masked cell is left to the check of all cells at once;
+    where that fails, the notebook is read again compiling every cell to the end: the result is
+    always that of compiling each cell until it parses."""
+    from retrace_fix.notebooks import notebook as module
+
+    text = _notebook(*sources)
+    fast = read_notebook(text)
+    exact = module._read(module.load_document(text), defer=False)
+    assert fast.python == exact.python
+    assert [(c.index, c.text, c.masks, c.start) for c in fast.code] == [(c.index, c.text, c.masks, c.start) for c in exact.code]
+    assert [(e.cell, e.line, e.column, e.message) for e in fast.broken] == [(e.cell, e.line, e.column, e.message) for e in exact.broken]
+    if fast.tree is not None:
+        assert ast.dump(fast.tree) == ast.dump(ast.parse(fast.python))
+
+
+def test_a_masked_cell_is_compiled_once_per_line_cpython_rejects(monkeypatch):
+    """``!pip install`` then Python: one compile finds the line to mask, the check of all cells at
+    once confirms the rest (it was two compiles of the cell, then that check)."""
+    from retrace_fix.notebooks import notebook as module
+
+    compiled: list[str] = []
+    real = module._syntax_error
+    monkeypatch.setattr(module, "_syntax_error", lambda text: compiled.append(text) or real(text))
+    notebook = read_notebook(_notebook("!pip install -q tensorflow\nimport tensorflow as tf", "time.sleep(1)", "x = 1"))
+    assert not notebook.broken and notebook.tree is not None
+    assert compiled == ["!pip install -q tensorflow\nimport tensorflow as tf"]  # time.sleep(1): Python, not compiled alone
