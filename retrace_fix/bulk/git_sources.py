@@ -9,7 +9,7 @@ remote's default branch (its ``HEAD``) is used.
 
 :func:`clone` fetches exactly that one commit (``--depth 1``, no tags, no
 hooks, no LFS downloads) into an empty directory, and checks out only what a
-run reads (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
+run reads (three git processes: init, fetch, checkout) (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
 ``.retrace/`` traces).  A ``file://`` URL of a repository on this machine
 borrows its objects (git's alternates, as ``git clone --shared`` does) instead
 of packing and copying them: nothing is transferred, and the source is only
@@ -110,7 +110,6 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         (info / "sparse-checkout").write_text("".join(line + "\n" for line in CHECKOUT), encoding="utf-8")
         # the repository is this function's own (no template, nothing but what is written here):
         # its settings are not listed before each command (git.run_git's own_repository)
-        run_git(["config", "core.sparseCheckout", "true"], cwd=dest, own_repository=True)
         borrowed = _local_objects(source.url)
         if borrowed is not None:  # every object is already here: fetch transfers nothing
             (dest / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
@@ -120,13 +119,27 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         run_git(["-c", "maintenance.auto=false", "-c", "gc.auto=0",
                  "fetch", "-q", *depth, "--no-tags", "--", source.url, source.rev or "HEAD"],
                 cwd=dest, timeout=timeout, own_repository=True)
-        run_git(["-c", "advice.detachedHead=false", "checkout", "-q", "--detach", "FETCH_HEAD"],
-                cwd=dest, timeout=timeout, own_repository=True)
-        return output(run_git(["rev-parse", "HEAD"], cwd=dest, own_repository=True))
+        # the sparse checkout's setting given to the one command that reads it (no `git config` process)
+        run_git(["-c", "core.sparseCheckout=true", "-c", "advice.detachedHead=false",
+                 "checkout", "-q", "--detach", "FETCH_HEAD"], cwd=dest, timeout=timeout, own_repository=True)
+        return _detached_head(dest) or output(run_git(["rev-parse", "HEAD"], cwd=dest, own_repository=True))
     except GitError as exc:
         raise CloneError(f"cannot clone: {exc}") from None
     except OSError as exc:
         raise CloneError(f"cannot clone into {dest}: {exc.strerror or exc}") from None
+
+
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _detached_head(checkout: Path) -> str | None:
+    """The commit a detached ``HEAD`` of this function's own repository names (``.git/HEAD`` holds
+    its id: no ``git rev-parse`` process), None where the file says anything else."""
+    try:
+        head = (checkout / ".git" / "HEAD").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return head if _COMMIT_ID.fullmatch(head) else None
 
 
 def _local_objects(url: str) -> str | None:

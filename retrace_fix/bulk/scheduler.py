@@ -27,7 +27,9 @@ from retrace_fix.bulk.run import BulkReport
 from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult
 from retrace_fix.bulk.roots import Root, RootError, contains, has_git_urls, group_roots, root_key
-from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
+from retrace_fix.bulk.root_task import (
+    RootOutcome, RootTask, TaskSettings, failed_outcome, process_root, wait_for_scratch,
+)
 
 from retrace_fix.fix_request import FixRequest, UsageProblem, resolve_options
 
@@ -136,19 +138,22 @@ def run_here(
 
     outcomes: dict[int, RootOutcome] = {}
     workers = max(1, min(len(tasks), jobs or os.cpu_count() or 1))
-    if workers == 1:
-        for task in tasks:
-            outcomes[task.index] = attempt(task)
-            if on_done is not None:
-                on_done(outcomes[task.index])
-    else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="retrace-fix-root") as pool:
-            futures = [pool.submit(attempt, task) for task in tasks]
-            for future in as_completed(futures):
-                outcome = future.result()
-                outcomes[outcome.index] = outcome
+    try:
+        if workers == 1:
+            for task in tasks:
+                outcomes[task.index] = attempt(task)
                 if on_done is not None:
-                    on_done(outcome)
+                    on_done(outcomes[task.index])
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="retrace-fix-root") as pool:
+                futures = [pool.submit(attempt, task) for task in tasks]
+                for future in as_completed(futures):
+                    outcome = future.result()
+                    outcomes[outcome.index] = outcome
+                    if on_done is not None:
+                        on_done(outcome)
+    finally:
+        wait_for_scratch()  # the clones are removed when the run's tasks are done
     return [outcomes[task.index] for task in tasks]
 
 

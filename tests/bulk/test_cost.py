@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,7 @@ from retrace_fix.commands import fix as fix_command
 from retrace_fix.engine.options import RunOptions
 from retrace_fix.traces.model import TraceSet
 from tests.support.cli_runner import run_cli
-from tests.support.gitrepos import new_repo
+from tests.support.gitrepos import git, new_repo
 from tests.bulk.test_run import CLEAN, RELAX
 from tests.traces.test_project import TRAIN, traces_of
 
@@ -182,11 +183,12 @@ def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_obj
 
 
 
-def test_a_clone_runs_five_git_commands_and_no_housekeeping(tmp_path, monkeypatch):
-    """A clone is five git processes: init, config, fetch, checkout, rev-parse.  Its repository is its
-    own (made with no template), so its settings are not listed before each command, and the fetch
-    starts no ``git maintenance`` (the clone lives for one run).  A repository the clone did not make
-    still has its settings listed first."""
+def test_a_clone_runs_three_git_commands_and_no_housekeeping(tmp_path, monkeypatch):
+    """A clone is three git processes: init, fetch, checkout (the sparse checkout's setting given to
+    it, the commit read from the detached ``HEAD``).  Its repository is its own (made with no
+    template), so its settings are not listed before each command, and the fetch starts no
+    ``git maintenance`` (the clone lives for one run).  A repository the clone did not make still
+    has its settings listed first."""
     import subprocess
 
     import retrace_fix.bulk.git as git_module
@@ -201,11 +203,14 @@ def test_a_clone_runs_five_git_commands_and_no_housekeeping(tmp_path, monkeypatc
         return real(command, *args, **kwargs)
 
     monkeypatch.setattr(git_module.subprocess, "run", recording)
-    clone(GitSource(source.as_uri()), tmp_path / "scratch" / "source")
+    commit = clone(GitSource(source.as_uri()), tmp_path / "scratch" / "source")
     names = [git_module._subcommand(command[1:]) for command in commands]
-    assert names == ["init", "config", "fetch", "checkout", "rev-parse"]
-    fetch = commands[2]
+    assert names == ["init", "fetch", "checkout"]
+    fetch = commands[1]
     assert "maintenance.auto=false" in fetch and "gc.auto=0" in fetch
+    assert "core.sparseCheckout=true" in commands[2]
+    assert commit == git(source, "rev-parse", "HEAD")
+    assert sorted(p.name for p in (tmp_path / "scratch" / "source" / "pkg").iterdir()) == ["model.py"]
     commands.clear()
     git_module.run_git(["rev-parse", "HEAD"], cwd=source)
     assert [git_module._subcommand(command[1:]) for command in commands] == ["config", "rev-parse"]
@@ -231,3 +236,32 @@ def test_a_notebook_beside_a_root_with_traces_is_read_as_in_its_single_run(tmp_p
     assert together.returncode == 1 and "broken.ipynb" not in together.stdout + together.stderr
     checked = run_cli("--check", "--check-syntax", "nb", "beta")  # cells read: the broken one is reported
     assert checked.returncode == 2 and "broken.ipynb:cell 1:2" in checked.stdout + checked.stderr
+
+
+def _discard_scratches(base: str) -> None:  # runs in a child process
+    from retrace_fix.bulk.root_task import discard_scratch
+
+    for index in range(8):
+        scratch = Path(base) / f"scratch-{index}"
+        (scratch / "pkg").mkdir(parents=True)
+        (scratch / "pkg" / "model.py").write_text(RELAX)
+        discard_scratch(str(scratch))
+
+
+def test_a_clones_scratch_is_removed_on_its_own_thread_and_none_outlives_the_process(tmp_path):
+    """A clone's scratch directory is removed while the next root goes on; waiting for it, or the
+    end of the process (a Dask worker ends as a multiprocessing child does), leaves none behind."""
+    import multiprocessing
+
+    from retrace_fix.bulk.root_task import discard_scratch, wait_for_scratch
+
+    scratch = tmp_path / "here"
+    (scratch / "pkg").mkdir(parents=True)
+    (scratch / "pkg" / "model.py").write_text(RELAX)
+    discard_scratch(str(scratch))
+    wait_for_scratch()
+    assert not scratch.exists()
+    child = multiprocessing.get_context("fork").Process(target=_discard_scratches, args=(str(tmp_path),))
+    child.start()
+    child.join()
+    assert child.exitcode == 0 and sorted(p.name for p in tmp_path.iterdir()) == []
