@@ -299,6 +299,8 @@ def discover(paths: list[str], excludes: list[tuple[Path, list[str]]]) -> Discov
                 directory = Path(dirpath)
                 real_directory = os.path.realpath(dirpath)
                 chain = _gitignore_chain(directory, repo_root)
+            if ".gitignore" not in filenames:  # nothing of this directory's own to read (as _spec_for finds)
+                chain = chain[:-1]
             kept = []
             for name in sorted(dirnames):
                 if name in DEFAULT_EXCLUDED_DIRS:
