@@ -1,10 +1,10 @@
 """Dask worker processes that start cheaply, for the tests that need real ones.
 
 ``--scheduler local`` (``retrace_fix/bulk/cluster.py``) starts a ``LocalCluster`` of worker
-processes.  Dask starts each one as a fresh interpreter (start method ``spawn``, its default)
-that imports ``distributed`` and then the engine: about a second of CPU per worker.  Inside
-:func:`forked_workers` they are forked from one server process that imported both once
-(``forkserver``).  They are still processes of their own: a task crosses a process boundary
+processes, forked from one server process that imported ``distributed`` and the engine once
+(``forkserver``, :func:`retrace_fix.bulk.cluster.worker_server`); Dask's default (``spawn``)
+starts each as a fresh interpreter that imports both: about a second of CPU per worker.
+:func:`forked_workers` does the same for any cluster a test starts inside it.  They are still processes of their own: a task crosses a process boundary
 (pickled, sent over TCP) and a worker that dies takes only itself down.
 """
 
