@@ -13,7 +13,7 @@
   ``distributed`` and the engine once (the ``forkserver`` start method, where the platform
   has it), not started as fresh interpreters that each import both (Dask's default,
   ``spawn``: about a second of CPU per worker, most of the cluster's start).  The server is
-  started first thing (:func:`start_worker_server`), so that its imports overlap what the
+  started first thing (:func:`worker_server`), so that its imports overlap what the
   coordinator does before the cluster is up.  The workers are still processes of their own,
   forked from a process that runs no thread: a worker that dies takes only itself down.
 * Only this module imports ``distributed``, and only when a run asks for it.
