@@ -170,9 +170,11 @@ class _ScopeVisitor(ScopeVisitor):
 setattr(_ScopeVisitor, SKIP_TOKENS_ATTRIBUTE, True)
 
 
+@functools.lru_cache(maxsize=None)
 def _module_only(provider: type) -> bool:
     """Does the batchable ``provider`` do all its work in ``visit_Module`` (as ``ScopeProvider``
-    and ``ExpressionContextProvider`` do: each walks the tree with a visitor of its own)?"""
+    and ``ExpressionContextProvider`` do: each walks the tree with a visitor of its own)?  Read
+    once per provider class (a scan of its members)."""
     if not issubclass(provider, BatchableMetadataProvider) or provider.gen_cache is not None:
         return False
     hooks = {

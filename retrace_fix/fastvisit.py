@@ -164,13 +164,70 @@ def _own(cls: type, name: str) -> Any:
     return function
 
 
+_LIBCST_HOOKS: dict[type, dict[str, Any]] = {}
+
+
+def _libcst_hooks(klass: type) -> dict[str, Any]:
+    """The hooks a LibCST class (``CSTVisitor``, ``ScopeVisitor``...) has through its MRO that are
+    not no-op stubs: ``{"visit_Name": function, ...}`` (made once per class)."""
+    found = _LIBCST_HOOKS.get(klass)
+    if found is None:
+        found = {}
+        for name in dir(klass):
+            if name.startswith(("visit_", "leave_")):
+                function = _own(klass, name)
+                if function is not None:
+                    found[name] = function
+        _LIBCST_HOOKS[klass] = found
+    return found
+
+
+def _hook_table(cls: type) -> dict[str, Any] | None:
+    """``cls``'s ``visit_*``/``leave_*`` functions as ``getattr`` finds them (no-op stubs may be
+    among them), where its MRO is classes of its own followed by the whole MRO of a LibCST class
+    (a visitor class made on the fly: its few hooks are read, LibCST's are known); else None."""
+    mro = cls.__mro__
+    for index, klass in enumerate(mro):
+        if klass.__module__.startswith("libcst"):
+            break
+    else:
+        return None
+    if mro[index:] != klass.__mro__ or any(k.__module__.startswith("libcst") for k in mro[:index]):
+        return None
+    table = dict(_libcst_hooks(klass))
+    for own in reversed(mro[:index]):
+        table.update((name, value) for name, value in vars(own).items() if name.startswith(("visit_", "leave_")))
+    return table
+
+
+#: node class -> ("visit_<Node>", "leave_<Node>")
+_HOOK_NAMES: dict[type, tuple[str, str]] = {}
+#: (node class, whether token fields are skipped) -> the fields a walk enters, ((name, holds a
+#: sequence), ...), or None for a node class that takes LibCST's own path
+_WALKED_FIELDS: dict[tuple[type, bool], tuple[tuple[str, bool], ...] | None] = {}
+
+
+def _walked_fields(node_type: type, skip_tokens: bool) -> tuple[tuple[str, bool], ...] | None:
+    key = (node_type, skip_tokens)
+    if key not in _WALKED_FIELDS:
+        plan = _PLANS.get(node_type)
+        if plan is None:
+            plan = _PLANS[node_type] = _decision_or_generic(node_type)
+        _WALKED_FIELDS[key] = None if plan is _GENERIC else tuple(
+            (name, many >= _SEQUENCE) for name, many, token in plan if not (token and skip_tokens)
+        )
+    return _WALKED_FIELDS[key]
+
+
 class _VisitorInfo:
-    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks", "skip_tokens")
+    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks", "skip_tokens",
+                 "entries", "on_visit", "on_leave", "table")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
         self.generic_visit = cls.on_visit is not CSTVisitor.on_visit
         self.generic_leave = cls.on_leave is not CSTVisitor.on_leave
+        self.on_visit, self.on_leave = cls.on_visit, cls.on_leave
         overridden = (
             cls.on_visit_attribute is not CSTVisitor.on_visit_attribute
             or cls.on_leave_attribute is not CSTVisitor.on_leave_attribute
@@ -180,13 +237,40 @@ class _VisitorInfo:
         self.skip_tokens = bool(cls.__dict__.get(SKIP_TOKENS_ATTRIBUTE)) or not (
             self.generic_visit or self.generic_leave or self.attribute_hooks or hooks_token_types(cls)
         )
+        #: node class -> (the fields walked: ((name, holds a sequence), ...), visit hook, leave hook);
+        #: (None, None, None) for a node class that takes LibCST's own path
+        self.entries: dict[type, tuple[Any, Any, Any]] = {}
+        self.table = _hook_table(cls)
 
     def hooks_for(self, node_type: type) -> tuple[Any, Any]:
         entry = self.hooks.get(node_type)
         if entry is None:
-            name = node_type.__name__
-            entry = self.hooks[node_type] = (_own(self.cls, f"visit_{name}"), _own(self.cls, f"leave_{name}"))
+            names = _HOOK_NAMES.get(node_type)
+            if names is None:
+                names = _HOOK_NAMES[node_type] = (f"visit_{node_type.__name__}", f"leave_{node_type.__name__}")
+            table = self.table
+            if table is None:
+                entry = (_own(self.cls, names[0]), _own(self.cls, names[1]))
+            else:
+                visit, leave = table.get(names[0]), table.get(names[1])
+                entry = (None if visit is None or getattr(visit, "_is_no_op", False) else visit,
+                         None if leave is None or getattr(leave, "_is_no_op", False) else leave)
+            self.hooks[node_type] = entry
         return entry
+
+    def entry(self, node_type: type) -> tuple[Any, Any, Any]:
+        """What :func:`_walk` does at a node of ``node_type``, decided once per visitor class."""
+        fields = _walked_fields(node_type, self.skip_tokens)
+        if fields is None:
+            found: tuple[Any, Any, Any] = (None, None, None)
+        elif self.generic_visit and self.generic_leave:
+            found = (fields, self.on_visit, self.on_leave)
+        else:
+            visit, leave = self.hooks_for(node_type)
+            found = (fields, self.on_visit if self.generic_visit else visit,
+                     self.on_leave if self.generic_leave else leave)
+        self.entries[node_type] = found
+        return found
 
 
 _ATTRIBUTE_HOOKS: dict[type, bool] = {}
@@ -249,6 +333,35 @@ def _visitor_info(cls: type) -> Any:
 
 
 def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    """The walk of a visitor without per-field hooks (nearly all): each node's fields, hooks
+    and token skipping come from one table look-up (:meth:`_VisitorInfo.entry`)."""
+    cls = node.__class__
+    entry = info.entries.get(cls)
+    if entry is None:
+        entry = info.entry(cls)
+    fields, visit, leave = entry
+    if fields is None:
+        _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
+        return
+    if info.generic_visit:
+        descend = visit(visitor, node)
+    else:
+        descend = visit is None or visit(visitor, node) is not False
+    if descend:
+        for name, many in fields:
+            value = getattr(node, name)
+            if many:
+                for child in value:
+                    _walk(child, visitor, info)
+            elif value is not None and value.__class__ is not MaybeSentinel:
+                _walk(value, visitor, info)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _walk_with_attribute_hooks(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    """:func:`_walk` for a visitor with per-field hooks (``on_visit_attribute``,
+    ``visit_<Node>_<field>``): every field is announced, as LibCST does."""
     cls = type(node)
     plan = _PLANS.get(cls)
     if plan is None:
@@ -262,21 +375,18 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
         visit = info.hooks_for(cls)[0]
         descend = visit is None or visit(visitor, node) is not False
     if descend:
-        attribute_hooks = info.attribute_hooks
         skip_tokens = info.skip_tokens
         for name, many, token in plan:
             if token and skip_tokens:
                 continue
             value = getattr(node, name)
-            if attribute_hooks:
-                visitor.on_visit_attribute(node, name)
+            visitor.on_visit_attribute(node, name)
             if many >= _SEQUENCE:
                 for child in value:
-                    _walk(child, visitor, info)
+                    _walk_with_attribute_hooks(child, visitor, info)
             elif value is not None and value.__class__ is not MaybeSentinel:
-                _walk(value, visitor, info)
-            if attribute_hooks:
-                visitor.on_leave_attribute(node, name)
+                _walk_with_attribute_hooks(value, visitor, info)
+            visitor.on_leave_attribute(node, name)
     if info.generic_leave:
         visitor.on_leave(node)
     else:
@@ -415,7 +525,10 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
         if isinstance(visitor, CSTTransformer) and _TRANSFORMS:
             return _transform(self, visitor)
         return _ORIGINAL_VISIT(self, visitor)
-    _walk(self, visitor, info)
+    if info.attribute_hooks:
+        _walk_with_attribute_hooks(self, visitor, info)
+    else:
+        _walk(self, visitor, info)
     return self
 
 

@@ -227,14 +227,25 @@ def run(source: str, options: RunOptions, tmp_path: Path) -> object:
     return process_file(job_of(source, tmp_path), options)
 
 
+#: with_plans' plans: {(source, id(traces)): (traces, plans)}
+_PLANS: dict[tuple[str, int], tuple[object, object]] = {}
+
+
 def with_plans(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
     """``options`` with RTF005's call-site plan of ``source``, made as :func:`process_file` makes it
     when not given one (:func:`with_call_site_plans`, this file alone).  The plan reads the whole
     file whether or not the run then parses part of it: the runs with partial parsing on and off
-    that are compared share one."""
+    that are compared share one.  A plan is made from the text and the traces only, so the option
+    sets of one source with the same traces share it too (made once per process)."""
     if options.call_site_plans is not None or not options.wants_call_site_plans:
         return options
-    return with_call_site_plans([job_of(source, tmp_path)], options)
+    if options.trace_assignment is not None:
+        return with_call_site_plans([job_of(source, tmp_path)], options)
+    key = (source, id(options.traces))
+    known = _PLANS.get(key)
+    if known is None or known[0] is not options.traces:
+        known = _PLANS[key] = (options.traces, with_call_site_plans([job_of(source, tmp_path)], options).call_site_plans)
+    return replace(options, call_site_plans=known[1])
 
 
 def outcome(result) -> tuple:
