@@ -221,7 +221,7 @@ def _walked_fields(node_type: type, skip_tokens: bool) -> tuple[tuple[str, bool]
 
 class _VisitorInfo:
     __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks", "skip_tokens",
-                 "entries", "on_visit", "on_leave", "table")
+                 "entries", "on_visit", "on_leave", "table", "named_field_hooks", "field_entries")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
@@ -233,6 +233,10 @@ class _VisitorInfo:
             or cls.on_leave_attribute is not CSTVisitor.on_leave_attribute
         )
         self.attribute_hooks = overridden or any(_defines_attribute_hooks(klass) for klass in cls.__mro__)
+        #: per-field hooks only as ``visit_<Node>_<field>``/``leave_..`` methods, called by LibCST's own
+        #: ``on_visit_attribute``/``on_leave_attribute`` (as LibCST's ``ScopeVisitor`` has them)
+        self.named_field_hooks = self.attribute_hooks and not overridden
+        self.field_entries: dict[type, tuple[Any, Any, Any]] = {}
         self.hooks: dict[type, tuple[Any, Any]] = {}
         self.skip_tokens = bool(cls.__dict__.get(SKIP_TOKENS_ATTRIBUTE)) or not (
             self.generic_visit or self.generic_leave or self.attribute_hooks or hooks_token_types(cls)
@@ -272,8 +276,32 @@ class _VisitorInfo:
         self.entries[node_type] = found
         return found
 
+    def field_entry(self, node_type: type) -> tuple[Any, Any, Any]:
+        """:meth:`entry` with each field's own hooks: ((name, holds a sequence, ``visit_<Node>_<field>``,
+        ``leave_<Node>_<field>``), ...), None where the class has none (or LibCST's no-op stub)."""
+        fields, visit, leave = self.entries.get(node_type) or self.entry(node_type)
+        if fields is not None:
+            fields = tuple(
+                (name, many, self._field_hook(f"visit_{node_type.__name__}_{name}"),
+                 self._field_hook(f"leave_{node_type.__name__}_{name}"))
+                for name, many in fields
+            )
+        found = self.field_entries[node_type] = (fields, visit, leave)
+        return found
+
+    def _field_hook(self, name: str) -> Any:
+        if self.table is None:
+            return _own(self.cls, name)
+        function = self.table.get(name)
+        return None if function is None or getattr(function, "_is_no_op", False) else function
+
 
 _ATTRIBUTE_HOOKS: dict[type, bool] = {}
+
+
+def _lasting(klass: type) -> bool:
+    """Is ``klass`` one of LibCST's (or ``object``, ``abc.ABC``): a class whose answers may be kept?"""
+    return klass.__module__.startswith("libcst") or klass.__module__ in ("builtins", "abc")
 
 
 def _defines_attribute_hooks(klass: type) -> bool:
@@ -290,7 +318,7 @@ def _defines_attribute_hooks(klass: type) -> bool:
             if field_name and isinstance(getattr(libcst, node_name, None), type):
                 found = True
                 break
-        if klass.__module__.startswith("libcst"):  # classes made on the fly are not kept alive
+        if _lasting(klass):  # classes made on the fly are not kept alive
             _ATTRIBUTE_HOOKS[klass] = found
     return found
 
@@ -309,7 +337,7 @@ def hooks_token_types(cls: type) -> bool:
                     if not getattr(value, "_is_no_op", False):
                         found = True
                         break
-            if klass.__module__.startswith("libcst"):
+            if _lasting(klass):
                 _TOKEN_HOOKS[klass] = found
         if found:
             return True
@@ -323,7 +351,8 @@ def _visitor_info(cls: type) -> Any:
     # kept on the class itself: codemods define visitor classes inside functions
     info = cls.__dict__.get(_INFO_ATTRIBUTE)
     if info is None:
-        plain = issubclass(cls, CSTVisitor) and not issubclass(cls, CSTTransformer)
+        mro = cls.__mro__  # not issubclass: an ABC's check of a new class scans all its subclasses
+        plain = CSTVisitor in mro and CSTTransformer not in mro
         info = _VisitorInfo(cls) if plain else _GENERIC
         try:
             setattr(cls, _INFO_ATTRIBUTE, info)
@@ -355,6 +384,38 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
                     _walk(child, visitor, info)
             elif value is not None and value.__class__ is not MaybeSentinel:
                 _walk(value, visitor, info)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _walk_named_field_hooks(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    """:func:`_walk` for a visitor whose per-field hooks are ``visit_<Node>_<field>`` methods that
+    LibCST's ``on_visit_attribute`` would look up by name: each field's hooks come with its entry
+    (:meth:`_VisitorInfo.field_entry`), and a field with none costs no call."""
+    cls = node.__class__
+    entry = info.field_entries.get(cls)
+    if entry is None:
+        entry = info.field_entry(cls)
+    fields, visit, leave = entry
+    if fields is None:
+        _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
+        return
+    if info.generic_visit:
+        descend = visit(visitor, node)
+    else:
+        descend = visit is None or visit(visitor, node) is not False
+    if descend:
+        for name, many, before, after in fields:
+            value = getattr(node, name)
+            if before is not None:
+                before(visitor, node)
+            if many:
+                for child in value:
+                    _walk_named_field_hooks(child, visitor, info)
+            elif value is not None and value.__class__ is not MaybeSentinel:
+                _walk_named_field_hooks(value, visitor, info)
+            if after is not None:
+                after(visitor, node)
     if leave is not None:
         leave(visitor, node)
 
@@ -525,7 +586,9 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
         if isinstance(visitor, CSTTransformer) and _TRANSFORMS:
             return _transform(self, visitor)
         return _ORIGINAL_VISIT(self, visitor)
-    if info.attribute_hooks:
+    if info.named_field_hooks:
+        _walk_named_field_hooks(self, visitor, info)
+    elif info.attribute_hooks:
         _walk_with_attribute_hooks(self, visitor, info)
     else:
         _walk(self, visitor, info)

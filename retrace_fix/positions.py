@@ -25,11 +25,14 @@ stops after the node asked (a node's position depends only on the code before it
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
+import inspect
 import re
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import libcst as cst
-from libcst._position import CodeRange
+from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from retrace_fix.cst_tree import paired_statements, known_layout, statement_first_lines
@@ -192,7 +195,7 @@ class StatementPositions:
         else:
             first_line, statement, indent = self._first_lines[key], module.body[key], []
             last = key == len(module.body) - 1 and not module.has_trailing_newline
-        state = _PartialState(
+        state = _state_class()(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
             provider=collector,  # type: ignore[arg-type]
@@ -240,6 +243,87 @@ class _PartialState(PositionProvidingCodegenState):
         if node is self.until:
             self.stopped = (dict(self.provider._computed), len(self.tokens))  # type: ignore[attr-defined]
             raise _Stop
+
+
+class _SyntacticPosition:
+    """``PositionProvidingCodegenState.record_syntactic_position`` as a plain context manager
+    (LibCST's is a generator-based ``contextmanager``: a generator and a wrapper per node)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: "_FastPartialState", node: cst.CSTNode, start_node, end_node) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.start = CodePosition(state.line, state.column)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: object) -> bool:
+        state = self.state
+        computed = state.provider._computed  # type: ignore[attr-defined]
+        start = computed[self.start_node].start if self.start_node is not None else self.start
+        end = computed[self.end_node].end if self.end_node is not None else CodePosition(state.line, state.column)
+        computed[self.node] = CodeRange(start, end)
+        return False
+
+
+class _FastPartialState(_PartialState):
+    """:class:`_PartialState` with LibCST's per-token and per-node bookkeeping written out: a token
+    without a line break only moves the column (LibCST splits every token on line breaks), a
+    node's position is written in :meth:`after_codegen` itself, and a syntactic position is
+    recorded by :class:`_SyntacticPosition`.  Used only where LibCST's methods are the ones this
+    was written from (:func:`_libcst_state_is_known`); ``tests/test_positions.py`` compares every
+    node's position with LibCST's full run."""
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            self._update_position(value)
+        else:
+            self.column += len(value)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        computed = self.provider._computed  # type: ignore[attr-defined]
+        if node not in computed:
+            computed[node] = CodeRange(start, CodePosition(self.line, self.column))
+        if node is self.until:
+            self.stopped = (dict(computed), len(self.tokens))
+            raise _Stop
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Any:
+        return _SyntacticPosition(self, node, start_node, end_node)
+
+
+#: digests of the LibCST methods :class:`_FastPartialState` writes out (their code lines, stripped,
+#: comments left out), as LibCST 1.x has them
+_KNOWN_STATE_METHODS = {
+    "add_token": "a0e464e2d3f887d5",
+    "_update_position": "9a3c3afe28006120",
+    "after_codegen": "a54d32b9f405244d",
+    "record_syntactic_position": "420f8ccb4887e8f3",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _libcst_state_is_known() -> bool:
+    """Are LibCST's position-tracking methods the ones :class:`_FastPartialState` was written from?
+    Another LibCST's run as they are."""
+    for name, digest in _KNOWN_STATE_METHODS.items():
+        try:
+            source = inspect.getsource(getattr(PositionProvidingCodegenState, name))
+        except (OSError, TypeError, AttributeError):
+            return False
+        lines = [line.strip() for line in source.splitlines() if line.strip() and not line.strip().startswith("#")]
+        if hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16] != digest:
+            return False
+    return True
+
+
+def _state_class() -> type[_PartialState]:
+    """The code generation state :meth:`StatementPositions._generate` uses."""
+    return _FastPartialState if _libcst_state_is_known() else _PartialState
 
 
 def _first_lines(module: cst.Module, text: str) -> list[int] | None:

@@ -117,6 +117,20 @@ class HooksWithField(Hooks):
         self.log.append(("arg-value", id(node)))
 
 
+class FieldHooksAndLeave(HooksWithField):
+    """Per-field hooks on both sides of a field, one overriding a hook of its base with LibCST's
+    no-op stub, and a generic ``on_leave`` (as LibCST's ``ScopeVisitor`` has them)."""
+
+    visit_Call = cst.CSTVisitor.visit_Call  # LibCST's stub: the base's hook is no longer called
+
+    def leave_ClassDef_bases(self, original_node: cst.ClassDef) -> None:
+        self.log.append(("bases-done", id(original_node)))
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.log.append(("leave", type(original_node).__name__))
+        super().on_leave(original_node)
+
+
 class TokenHooks(cst.CSTVisitor):
     """Hooks a token type: token fields must then be walked."""
 
@@ -194,7 +208,7 @@ def _run(tree: cst.Module, visitor_class: type, fast: bool, transforms: bool = T
     return visitor, result
 
 
-@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField, TokenHooks])
+@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField, FieldHooksAndLeave, TokenHooks])
 def test_visitor_callbacks_identical(visitor_class):
     for source in sources():
         tree = cst.parse_module(source)

@@ -14,13 +14,16 @@ allows it (``NEEDS_WHOLE_MODULE = False``) reports exactly what it reports on th
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
 import itertools
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
+import libcst as cst
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -223,8 +226,38 @@ def job_of(source: str, tmp_path: Path) -> FileJob:
     return FileJob(path=path, display="input.py", relpath="input.py")
 
 
+#: the trees of :func:`trees_shared` blocks, innermost last: {text: LibCST's tree of it}
+_SHARED_TREES: list[dict[str, cst.Module]] = []
+
+
+@contextlib.contextmanager
+def trees_shared() -> Iterator[None]:
+    """Within the block, :func:`run` has LibCST parse each text once: the runs of one source
+    (partial parsing on and off, the option sets) share its tree, as a tree is immutable and the
+    engine's results do not depend on which parse of a text it reads (``tests/engine/test_prefilter.py``
+    shares them the same way).  The trees are dropped at the end of the block."""
+    _SHARED_TREES.append({})
+    try:
+        yield
+    finally:
+        _SHARED_TREES.pop()
+
+
 def run(source: str, options: RunOptions, tmp_path: Path) -> object:
-    return process_file(job_of(source, tmp_path), options)
+    if not _SHARED_TREES:
+        return process_file(job_of(source, tmp_path), options)
+    trees, real = _SHARED_TREES[-1], cst.parse_module
+
+    def parse_once(text, *args, **kwargs):
+        if args or kwargs or not isinstance(text, str):
+            return real(text, *args, **kwargs)
+        if text not in trees:
+            trees[text] = real(text)
+        return trees[text]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cst, "parse_module", parse_once)
+        return process_file(job_of(source, tmp_path), options)
 
 
 #: with_plans' plans: {(source, id(traces)): (traces, plans)}
@@ -303,6 +336,11 @@ def option_sets(case: GoldenCase) -> tuple[RunOptions, RunOptions]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_golden_cases_same_either_way(case: GoldenCase, tmp_path):
     own, every_codemod = option_sets(case)
+    with trees_shared():
+        _golden_case_same_either_way(case, own, every_codemod, tmp_path)
+
+
+def _golden_case_same_either_way(case: GoldenCase, own: RunOptions, every_codemod: RunOptions, tmp_path: Path) -> None:
     for path in {case.directory / "input.py", case.expected_path}:
         source = path.read_text(encoding="utf-8")
         # the case's own options: the run tests/codemods/test_golden.py checks, shared both ways
