@@ -300,12 +300,7 @@ def decide_signature(function: FunctionTraces, source: SourceInfo) -> SignatureD
                 plan.problems.append(slot.reason)  # a varying value reduce_retracing cannot fold
             continue
         if slot.kind == "scalar":
-            _decide_scalar(
-                plan, param, summary, source.facts, summaries,
-                source.jit_compile, source.autograph, source.tensor_at_call_sites,
-                source.call_site_values.get(param.name, ()),
-                dtypes.get(slot.param, slot.ladder[0]), proven,
-            )
+            _decide_scalar(plan, param, summary, source, summaries, dtypes.get(slot.param, slot.ladder[0]), proven)
             continue
         if slot.sequence:
             _decide_sequence(plan, slot, summary)
@@ -393,26 +388,20 @@ def _decide_sequence(plan: SignatureDecision, slot, summary: ValueSummary) -> No
 
 
 def _decide_scalar(
-    plan: SignatureDecision,
-    param: ParamInfo,
-    summary: ValueSummary,
-    facts: BodyFacts,
-    summaries: dict,
-    jit_compile: bool = False,
-    autograph: bool = True,
-    tensor_at_call_sites: frozenset = frozenset(),
-    call_site_values: list = (),
-    dtype: str = "int32",
-    proven: bool = False,
+    plan: SignatureDecision, param: ParamInfo, summary: ValueSummary, source: SourceInfo, summaries: dict,
+    dtype: str, proven: bool,
 ) -> None:
     """Decide whether Python-scalar ``param`` may become a ``dtype`` tensor (the dtype the search chose:
-    the first of its ladder that traced on the live function, or the first of the ladder unproven)."""
+    the first of its ladder that traced on the live function, or the first of the ladder unproven).
+    ``source``: the function's body facts, its jit_compile/autograph flags and its module's call sites."""
+    facts, tensor_at_call_sites = source.facts, source.tensor_at_call_sites
+    call_site_values = source.call_site_values.get(param.name, ())
     values = _listed(_python_repr({"type": summary.types[0] if summary.types else "", "value": v}) for v in summary.values)
     if param.name in tensor_at_call_sites:
         # the calls already pass a tensor (e.g. RTF001 wrapped them in tf.constant): the body sees one
         status, notes = "safe", []
     else:
-        status, notes = classify_scalar(param.name, dtype, facts, summaries, jit_compile, autograph, proven)
+        status, notes = classify_scalar(param.name, dtype, facts, summaries, source.jit_compile, source.autograph, proven)
     what = f"Python {summary.types[0]}"
     if summary.varies:
         if dtype == "bool" and status == "blocked":
