@@ -516,7 +516,7 @@ def _transform(node: CSTNode, visitor: CSTTransformer) -> Any:
         if changes is not None:
             updated = dataclasses.replace(node, **changes)
     result = visitor.on_leave(node, updated)
-    if not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
+    if result is not updated and not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
         raise CSTValidationError(
             "Expected a node of type CSTNode or a RemovalSentinel, "
             + f"but got a return value of {type(result).__name__}"
