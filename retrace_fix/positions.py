@@ -42,10 +42,11 @@ _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's line breaks (libcst.metadata.posi
 
 
 class _Collector:
-    """Stands in for the provider whose ``_computed`` table the codegen state fills."""
+    """Stands in for the provider whose ``_computed`` table the codegen state fills (keyed by the
+    node, or by ``id(node)`` where the state says so: ``KEYED_BY_ID``)."""
 
     def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, CodeRange] = {}
+        self._computed: dict = {}
 
 
 class StatementPositions:
@@ -60,9 +61,9 @@ class StatementPositions:
         self._first_lines: list[int] | None = None
         self._first_lines_done = False
         self._line_offsets: list[int] | None = None
-        #: statement index -> (its nodes' positions, or None where its code is not where it should be;
-        #: whether all of it was generated)
-        self._done: dict[int, tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]] = {}
+        #: statement index -> (its nodes' positions by ``id(node)``, or None where its code is not where
+        #: it should be; whether all of it was generated)
+        self._done: dict[int, tuple[Mapping[int, CodeRange] | None, bool]] = {}
         self._walked = 0  # the statements walked for statement_of
         self._lazy_walk = False
         #: where the module is the parsed one: id(node) -> index of the statement of a top-level
@@ -81,11 +82,11 @@ class StatementPositions:
                 done = self._done.get(key)
                 if done is None:  # the statement's code up to the node's end
                     done = self._done[key] = self._generate(key, None if self._shared_nodes else node)
-                elif done[0] is not None and node not in done[0] and not done[1]:  # the rest of it
+                elif done[0] is not None and id(node) not in done[0] and not done[1]:  # the rest of it
                     done = self._done[key] = self._generate(key, None)
                 positions = done[0]
-                if positions is not None and node in positions:
-                    return positions[node]
+                if positions is not None and id(node) in positions:
+                    return positions[id(node)]
             self._full = self._full_run()
         return self._full[node]
 
@@ -178,7 +179,7 @@ class StatementPositions:
         block = self._module.body[index].body
         return lines[inner], block.body[inner], [block.indent if block.indent is not None else self._module.default_indent]
 
-    def _generate(self, key: int | tuple[int, int], until: cst.CSTNode | None) -> tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]:
+    def _generate(self, key: int | tuple[int, int], until: cst.CSTNode | None) -> tuple[Mapping[int, CodeRange] | None, bool]:
         """The positions of statement ``key``'s nodes (a top-level statement's index, or the
         indices of a class and of a statement of its block), generated up to the end of ``until``
         (None: the whole statement), and whether all of it was; (None, True) where its code
@@ -215,6 +216,8 @@ class StatementPositions:
         complete = state.stopped is None
         tokens = state.tokens if complete else state.tokens[:state.stopped[1]]
         positions = collector._computed if complete else state.stopped[0]
+        if not state.KEYED_BY_ID:
+            positions = {id(node): position for node, position in positions.items()}
         code = "".join(tokens)
         if complete and last and code.endswith(module.default_newline):
             code = code[: -len(module.default_newline)]  # as the module's own code generation drops it
@@ -237,6 +240,8 @@ class _PartialState(PositionProvidingCodegenState):
 
     until: cst.CSTNode | None = None
     stopped: tuple[dict, int] | None = None
+    #: whether the provider's table is keyed by ``id(node)`` (LibCST's is keyed by the node)
+    KEYED_BY_ID = False
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         super().after_codegen(node)
@@ -261,9 +266,9 @@ class _SyntacticPosition:
     def __exit__(self, *exc_info: object) -> bool:
         state = self.state
         computed = state.provider._computed  # type: ignore[attr-defined]
-        start = computed[self.start_node].start if self.start_node is not None else self.start
-        end = computed[self.end_node].end if self.end_node is not None else CodePosition(state.line, state.column)
-        computed[self.node] = CodeRange(start, end)
+        start = computed[id(self.start_node)].start if self.start_node is not None else self.start
+        end = computed[id(self.end_node)].end if self.end_node is not None else CodePosition(state.line, state.column)
+        computed[id(self.node)] = CodeRange(start, end)
         return False
 
 
@@ -271,7 +276,8 @@ class _FastPartialState(_PartialState):
     """:class:`_PartialState` with LibCST's per-token and per-node bookkeeping written out: a token
     without a line break only moves the column (LibCST splits every token on line breaks), a
     node's position is written in :meth:`after_codegen` itself, and a syntactic position is
-    recorded by :class:`_SyntacticPosition`.  Used only where LibCST's methods are the ones this
+    recorded by :class:`_SyntacticPosition`; the table is keyed by ``id(node)`` (the nodes are those
+    of the module, alive while it is).  Used only where LibCST's methods are the ones this
     was written from (:func:`_libcst_state_is_known`); ``tests/test_positions.py`` compares every
     node's position with LibCST's full run."""
 
@@ -282,11 +288,14 @@ class _FastPartialState(_PartialState):
         else:
             self.column += len(value)
 
+    KEYED_BY_ID = True  # no Python-level ``CSTNode.__hash__`` per table access
+
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
         computed = self.provider._computed  # type: ignore[attr-defined]
-        if node not in computed:
-            computed[node] = CodeRange(start, CodePosition(self.line, self.column))
+        key = id(node)
+        if key not in computed:
+            computed[key] = CodeRange(start, CodePosition(self.line, self.column))
         if node is self.until:
             self.stopped = (dict(computed), len(self.tokens))
             raise _Stop
