@@ -195,8 +195,10 @@ def _hook_table(cls: type) -> dict[str, Any] | None:
     if mro[index:] != klass.__mro__ or any(k.__module__.startswith("libcst") for k in mro[:index]):
         return None
     table = dict(_libcst_hooks(klass))
-    for own in reversed(mro[:index]):
-        table.update((name, value) for name, value in vars(own).items() if name.startswith(("visit_", "leave_")))
+    for own in mro[:index]:
+        for name in vars(own):
+            if name.startswith(("visit_", "leave_")):
+                table[name] = getattr(cls, name, None)  # as getattr finds it: the MRO, descriptors
     return table
 
 
