@@ -9,8 +9,9 @@ makes such a run once and gives its record to the next test that makes it.
 
 The key is everything a run depends on: the bytes of every file of the copy it runs
 in (names included), the folder it starts in relative to the copy, the command, its
-side and number, the compared paths, the timeout and ``prove``.  Any other run is made
-for real.  A record that names the copy it ran in (a traceback's file names in its
+side and number, the compared paths, the timeout, ``prove`` and this process's
+environment (which the run's inherits; ``PYTEST_CURRENT_TEST`` aside).  Any other run
+is made for real.  A record that names the copy it ran in (a traceback's file names in its
 standard error) is given to the next copy with that name replaced, only where both
 names have the same length (the kept tail of standard error then starts at the same
 place) and only the text of standard error and of the outputs names it; otherwise the
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -63,8 +65,10 @@ def replay_identical_runs(monkeypatch: pytest.MonkeyPatch, module: ModuleType, s
     real = module.run_once
 
     def run_once(tree, index, command, work, project_root, compare_paths, timeout, prove=False):
+        environment = tuple(sorted((name, value) for name, value in os.environ.items()
+                                   if name != "PYTEST_CURRENT_TEST"))
         key = (tree_digest(tree.root), tree.cwd.relative_to(tree.root).as_posix(), tree.side, index,
-               tuple(command), tuple(compare_paths), timeout, prove)
+               tuple(command), tuple(compare_paths), timeout, prove, environment)
         if key in store:
             kept, ran_in = store[key]
             record = _moved(kept, ran_in, str(tree.root))
