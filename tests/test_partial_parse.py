@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.options import FileJob, RunOptions
-from retrace_fix.engine import transform
+from retrace_fix.engine import prefilter, transform
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
@@ -226,16 +226,18 @@ def job_of(source: str, tmp_path: Path) -> FileJob:
     return FileJob(path=path, display="input.py", relpath="input.py")
 
 
-#: the trees of :func:`trees_shared` blocks, innermost last: {text: LibCST's tree of it}
-_SHARED_TREES: list[dict[str, cst.Module]] = []
+#: the trees of :func:`trees_shared` blocks, innermost last: {key: LibCST's tree of a text, CPython's
+#: verdict and tree of it, or the prefilter's outline of it}
+_SHARED_TREES: list[dict] = []
 
 
 @contextlib.contextmanager
 def trees_shared() -> Iterator[None]:
-    """Within the block, :func:`run` has LibCST parse each text once: the runs of one source
-    (partial parsing on and off, the option sets) share its tree, as a tree is immutable and the
+    """Within the block, :func:`run` has LibCST and CPython parse each text once, and the prefilter
+    read CPython's tree once (:class:`~retrace_fix.partial_parse.Outline`): the runs of one source
+    (partial parsing on and off, the option sets) share them, as the trees are never changed and the
     engine's results do not depend on which parse of a text it reads (``tests/engine/test_prefilter.py``
-    shares them the same way).  The trees are dropped at the end of the block."""
+    shares LibCST's trees the same way).  They are dropped at the end of the block."""
     _SHARED_TREES.append({})
     try:
         yield
@@ -246,17 +248,31 @@ def trees_shared() -> Iterator[None]:
 def run(source: str, options: RunOptions, tmp_path: Path) -> object:
     if not _SHARED_TREES:
         return process_file(job_of(source, tmp_path), options)
-    trees, real = _SHARED_TREES[-1], cst.parse_module
+    shared, parse, check, outline = _SHARED_TREES[-1], cst.parse_module, prefilter.cpython_check, prefilter.Outline
 
     def parse_once(text, *args, **kwargs):
         if args or kwargs or not isinstance(text, str):
-            return real(text, *args, **kwargs)
-        if text not in trees:
-            trees[text] = real(text)
-        return trees[text]
+            return parse(text, *args, **kwargs)
+        if ("libcst", text) not in shared:
+            shared["libcst", text] = parse(text)
+        return shared["libcst", text]
+
+    def check_once(text, *args, **kwargs):
+        key = ("cpython", text, args, tuple(sorted(kwargs.items())))
+        if key not in shared:
+            shared[key] = check(text, *args, **kwargs)
+        return shared[key]
+
+    def outline_once(text, tree):
+        key = ("outline", text, id(tree))
+        if key not in shared or shared[key].tree is not tree:
+            shared[key] = outline(text, tree)
+        return shared[key]
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cst, "parse_module", parse_once)
+        patch.setattr(prefilter, "cpython_check", check_once)
+        patch.setattr(prefilter, "Outline", outline_once)
         return process_file(job_of(source, tmp_path), options)
 
 
