@@ -27,6 +27,7 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import MetadataWrapper
 
+from retrace_fix import fastvisit
 from retrace_fix.analysis import ModuleAnalysis, TfFunctionSite, qualnames
 from retrace_fix.findings import Finding, Tier
 from retrace_fix.rules import Rule
@@ -224,7 +225,10 @@ class RetraceCodemod(VisitorBasedCodemodCommand, ABC):
             self.context.scratch[_ANALYSIS_KEY] = self.analysis
         self.analysis.origin_line = self.settings.origin_line  # this tree's lines -> the file's (messages)
         self.scope = Scope(self.analysis.table)
-        return super().transform_module(tree)
+        if cst.CSTNode.visit is fastvisit.fast_visit:  # the engine installed it
+            return super().transform_module(tree)
+        with fastvisit.installed():  # libcst.tool and other direct callers walk as the engine does
+            return super().transform_module(tree)
 
     def _source_text_for(self, tree: cst.Module) -> str | None:
         if self.settings.source_text is not None and self.context.scratch.get(_ANALYSIS_KEY) is None:

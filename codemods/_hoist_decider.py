@@ -11,6 +11,7 @@ why it stays ("diagnostic").  The command in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -330,25 +331,16 @@ class HoistDecider(HoistFacts):
         elif isinstance(target, cst.Name):
             shown = target.value
             definition = self.module_def(target.value)
-            if definition is None:
-                return self.diagnostic(creation, head, f"`{shown}` is not a function defined once at module "
-                                                       "level; create the tf.function once and reuse it")
-            if definition in self.analysis.tf_functions and \
-                    self.analysis.tf_functions[definition].form != "wrap-call":
-                return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
-            if self.line(definition) >= self.line(anchor):
-                return self.diagnostic(creation, head, f"`{shown}` is defined after `{owner.name.value}`")
+            refusal = self._module_def_refusal(shown, definition, anchor, owner.name.value)
+            if refusal is not None:
+                return self.diagnostic(creation, head, refusal)
         elif self.own_method(creation, target) is not None:
             return self._self_cache_decision(creation, head, wrap, target, owner_scope, anchor, parents, lambda_call)
         else:
             return self.diagnostic(creation, head, _OTHER_FORMS)
-        wrap_ids = node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in node_ids(arg.value)}
-        for access in owner_scope.accesses if owner_scope is not None else ():
-            if id(access.node) in wrap_ids:
-                where = self.resolve(access, None)
-                if where not in ("module", "builtin") or not self.bound_before(access, anchor):
-                    return self.diagnostic(creation, head, f"its options read `{access_name(access)}`, which is not "
-                                                           "bound at module level before it")
+        refusal = self._options_refusal(wrap, owner_scope, anchor)
+        if refusal is not None:
+            return self.diagnostic(creation, head, refusal)
         soft: list[str] = []
         if lambda_call is not None:
             replace = parent
@@ -502,6 +494,29 @@ class HoistDecider(HoistFacts):
         escape = escapes(wrap, parents, self.scope, created=True) or "used as a value"
         return [], set(), f"the new tf.function is {escape}: callers may expect a new function each time"
 
+    def _module_def_refusal(self, shown: str, definition: cst.FunctionDef | None, anchor: cst.CSTNode,
+                            owner_name: str) -> str | None:
+        """Why ``shown``, the function a module-level ``tf.function(shown)`` would wrap, cannot be
+        (None: it can): ``definition`` is its one module-level def, None when there is none."""
+        if definition is None:
+            return f"`{shown}` is not a function defined once at module level; create the tf.function once and reuse it"
+        if definition in self.analysis.tf_functions and self.analysis.tf_functions[definition].form != "wrap-call":
+            return f"`{shown}` is already a tf.function"
+        if self.line(definition) >= self.line(anchor):
+            return f"`{shown}` is defined after `{owner_name}`"
+        return None
+
+    def _options_refusal(self, wrap: cst.Call, scope: Any, anchor: cst.CSTNode) -> str | None:
+        """Why the hoisted ``tf.function(...)``'s function or options cannot move to module level
+        (None: they can): each name they read must be bound there before ``anchor``."""
+        wrap_ids = node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in node_ids(arg.value)}
+        for access in scope.accesses if scope is not None else ():
+            if id(access.node) in wrap_ids:
+                where = self.resolve(access, None)
+                if where not in ("module", "builtin") or not self.bound_before(access, anchor):
+                    return f"its options read `{access_name(access)}`, which is not bound at module level before it"
+        return None
+
     def _forward_decision(self, creation: Creation, head: str, wrap: cst.Call, forwarder: Forwarder,
                           parents: dict) -> HoistDecision:
         """``tf.function(lambda x: f(x, k))`` / ``tf.function(partial(f, k=k))`` called where it is made:
@@ -523,24 +538,17 @@ class HoistDecider(HoistFacts):
             shown = target.value
             definition = self.module_def(shown)
             visible = list(self.scopes[target][shown]) if target in self.scopes else []
-            if definition is None or any(type(a.scope).__name__ != "GlobalScope" for a in visible):
-                return self.diagnostic(creation, head, f"`{shown}` is not a function defined once at module "
-                                                       "level; create the tf.function once and reuse it")
-            if definition in self.analysis.tf_functions and \
-                    self.analysis.tf_functions[definition].form != "wrap-call":
-                return self.diagnostic(creation, head, f"`{shown}` is already a tf.function")
-            if self.line(definition) >= self.line(anchor):
-                return self.diagnostic(creation, head, f"`{shown}` is defined after `{creation.owner.name.value}`")
+            if any(type(a.scope).__name__ != "GlobalScope" for a in visible):
+                definition = None  # the name the lambda or partial reads is not the module's def
+            refusal = self._module_def_refusal(shown, definition, anchor, creation.owner.name.value)
+            if refusal is not None:
+                return self.diagnostic(creation, head, refusal)
         else:
             return self.diagnostic(creation, head, f"`{short_code(target)}` is not a function defined at module "
                                                    "level or imported; create the tf.function once and reuse it")
-        wrap_ids = node_ids(wrap.func) | {i for arg in wrap.args[1:] for i in node_ids(arg.value)}
-        for access in wrap_scope.accesses if wrap_scope is not None else ():
-            if id(access.node) in wrap_ids:
-                where = self.resolve(access, None)
-                if where not in ("module", "builtin") or not self.bound_before(access, anchor):
-                    return self.diagnostic(creation, head, f"its options read `{access_name(access)}`, which is not "
-                                                           "bound at module level before it")
+        refusal = self._options_refusal(wrap, wrap_scope, anchor)
+        if refusal is not None:
+            return self.diagnostic(creation, head, refusal)
         sites, dropped, why = self._forward_sites(wrap, parents, wrap_scope)
         if why is not None:
             return self.diagnostic(creation, head, why)

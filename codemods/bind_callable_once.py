@@ -50,20 +50,7 @@ Example
         for epoch in range(10):
             run_epoch(agent.update, batches)
 
-    After::
-
-        class Agent:
-            def __init__(self):
-                self.w = tf.Variable(2.0)
-
-            def update(self, x):
-                return self.w * x
-
-
-        @tf.function
-        def run_epoch(fn, batches):
-            return tf.add_n([fn(b) for b in batches])
-
+    After (the class and the tf.function unchanged)::
 
         agent = Agent()
         agent_update = agent.update

@@ -80,12 +80,12 @@ class ModuleAnalysis:
         """``source_text``: the file's text (its suppression comments; default: the module's code);
         ``module_text``: the text ``module`` was parsed from when that is not ``source_text``
         (partial parsing empties defs)."""
-        table = ImportTable.from_module(module)
+        table, tf_functions = _module_facts(module)
         text = source_text if source_text is not None else module_code(module)  # an edited module's
         return cls(
             module=module,
             table=table,
-            tf_functions=find_tf_functions(module, Scope(table)),
+            tf_functions=tf_functions,
             suppressions=Suppressions.from_source(text),
             wrapper=MetadataWrapper(module, unsafe_skip_copy=True),
             module_text=module_text if module_text is not None else text,
@@ -124,6 +124,23 @@ class ModuleAnalysis:
 
     def column_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.column
+
+
+#: the module :func:`_module_facts` read last, and what it found: (module, table, tf.function sites)
+_LAST_FACTS: tuple = (None, None, None)
+
+
+def _module_facts(module: cst.Module) -> tuple[ImportTable, dict[cst.FunctionDef, TfFunctionSite]]:
+    """The import table and the tf.function sites of ``module``, read again only for another tree
+    (a tree is immutable, and neither is changed once made: the sites come in a new dict).  Runs
+    that share one parsed tree (the engine's runs of one text with several option sets, in the
+    tests) read it once."""
+    global _LAST_FACTS
+    last = _LAST_FACTS
+    if last[0] is not module:
+        table = ImportTable.from_module(module)
+        last = _LAST_FACTS = (module, table, find_tf_functions(module, Scope(table)))
+    return last[1], dict(last[2])
 
 
 # --------------------------------------------------------------------------- qualified names
@@ -170,9 +187,11 @@ class _ScopeVisitor(ScopeVisitor):
 setattr(_ScopeVisitor, SKIP_TOKENS_ATTRIBUTE, True)
 
 
+@functools.lru_cache(maxsize=None)
 def _module_only(provider: type) -> bool:
     """Does the batchable ``provider`` do all its work in ``visit_Module`` (as ``ScopeProvider``
-    and ``ExpressionContextProvider`` do: each walks the tree with a visitor of its own)?"""
+    and ``ExpressionContextProvider`` do: each walks the tree with a visitor of its own)?  Read
+    once per provider class (a scan of its members)."""
     if not issubclass(provider, BatchableMetadataProvider) or provider.gen_cache is not None:
         return False
     hooks = {

@@ -2,9 +2,11 @@
 
 ``retrace-fix [OPTIONS] PATH...`` is the fix command; the first argument picks a
 subcommand only when it is one of :data:`SUBCOMMANDS`, so
-``retrace-fix --diff path/`` works exactly as written.  Each command is one
-module of :mod:`retrace_fix.commands`; ``apply`` and ``bench`` declare their own
-options there (``register``).
+``retrace-fix --diff path/`` works exactly as written.  Every command's options
+are declared here; its work is one module of :mod:`retrace_fix.commands`,
+imported only when that command runs: ``retrace-fix --check`` never imports
+bench's or apply's modules, ``--help`` and ``--version`` import none of them
+(a process pays only for the command it runs: pre-commit hooks, editors).
 
 Exit codes (ruff's): 0 nothing to change / all applied; 1 ``--diff`` or
 ``--check`` found something; 2 an error (unparseable or unreadable file, bad
@@ -31,7 +33,6 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
 
 from retrace_fix import __version__
-from retrace_fix.commands import apply, bench
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
@@ -297,8 +298,71 @@ def report_command(
     raise typer.Exit(run_report(list(trace_files or []), output_format.value, plot))
 
 
-apply.register(app)
-bench.register(app)
+@app.command(
+    "apply",
+    short_help="Apply saved patches under a root; conflicts go to FILE.rej.",
+    help="Apply saved patches (e.g. from --patch-dir) under --root. Each file's hunks apply "
+    "all or nothing; a file whose hunks do not match is left untouched and its hunks go to "
+    "FILE.rej. Paths outside the root are refused. Exit 0 applied, 1 some rejected, 2 errors.",
+)
+def apply_command(
+    patches: List[str] = typer.Argument(..., help="patch files ('-' reads standard input)"),
+    root: Path = typer.Option(Path("."), "--root", help="directory the patch paths are relative to"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="show what would apply; write nothing"),
+) -> None:
+    from retrace_fix.commands.apply import run_apply
+
+    raise typer.Exit(run_apply(list(patches), root, dry_run))
+
+
+@app.command(
+    "bench",
+    short_help="Run CMD before and after the fixes; compare traces, time, outputs.",
+    help="Run CMD before and after the fixes (on copies of the project) and compare traces, time and outputs.",
+    context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
+)
+def bench_command(
+    command: List[str] = typer.Argument(None, help="the command to run, after --"),
+    runs: int = typer.Option(3, "--runs", "-n", help="runs per tree (fresh processes)"),
+    traces: Optional[List[str]] = typer.Option(None, "--traces", help="recorded trace file (repeatable; merged)"),
+    unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="also apply fixes of the unsafe tier"),
+    select: Optional[List[str]] = typer.Option(None, "--select", help="only these codes (comma list, prefixes allowed)"),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="all but these codes"),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="gitignore-style pattern: not copied, not fixed (repeatable)"),
+    compare: Optional[List[str]] = typer.Option(None, "--compare", help="results file CMD writes (.npy/.npz/.json/text), relative to the current directory (repeatable)"),
+    compare_stdout: Optional[str] = typer.Option(None, "--compare-stdout", help="compare the stdout lines matching this regex (its groups, if any)"),
+    rtol: float = typer.Option(1e-5, "--rtol", help="relative tolerance for numbers"),
+    atol: float = typer.Option(1e-8, "--atol", help="absolute tolerance for numbers"),
+    output_format: str = typer.Option("text", "--format", help="text, json or markdown"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per run before it is killed"),
+    keep: bool = typer.Option(False, "--keep", help="keep the temporary trees (their path is printed)"),
+    config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
+    record: bool = typer.Option(True, "--record/--no-record", help="without --traces: fix from the traces of the original's first run"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress lines on stderr"),
+) -> None:
+    from retrace_fix.commands.bench import BenchRequest, run_bench
+
+    request = BenchRequest(
+        command=list(command or []),
+        runs=runs,
+        traces=list(traces or []),
+        unsafe_fixes=unsafe_fixes,
+        select=_split_codes(select) or None,
+        ignore=_split_codes(ignore),
+        exclude=list(exclude or []),
+        compare=list(compare or []),
+        compare_stdout=compare_stdout,
+        rtol=rtol,
+        atol=atol,
+        output_format=output_format,
+        timeout=timeout,
+        keep=keep,
+        config=config,
+        quiet=quiet,
+        record=record,
+    )
+    raise typer.Exit(run_bench(request))
+
 
 SUBCOMMANDS = ("fix", "codemods", "explain", "record", "report", "apply", "bench")
 

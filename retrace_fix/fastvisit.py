@@ -164,32 +164,146 @@ def _own(cls: type, name: str) -> Any:
     return function
 
 
+_LIBCST_HOOKS: dict[type, dict[str, Any]] = {}
+
+
+def _libcst_hooks(klass: type) -> dict[str, Any]:
+    """The hooks a LibCST class (``CSTVisitor``, ``ScopeVisitor``...) has through its MRO that are
+    not no-op stubs: ``{"visit_Name": function, ...}`` (made once per class)."""
+    found = _LIBCST_HOOKS.get(klass)
+    if found is None:
+        found = {}
+        for name in dir(klass):
+            if name.startswith(("visit_", "leave_")):
+                function = _own(klass, name)
+                if function is not None:
+                    found[name] = function
+        _LIBCST_HOOKS[klass] = found
+    return found
+
+
+def _hook_table(cls: type) -> dict[str, Any] | None:
+    """``cls``'s ``visit_*``/``leave_*`` functions as ``getattr`` finds them (no-op stubs may be
+    among them), where its MRO is classes of its own followed by the whole MRO of a LibCST class
+    (a visitor class made on the fly: its few hooks are read, LibCST's are known); else None."""
+    mro = cls.__mro__
+    for index, klass in enumerate(mro):
+        if klass.__module__.startswith("libcst"):
+            break
+    else:
+        return None
+    if mro[index:] != klass.__mro__ or any(k.__module__.startswith("libcst") for k in mro[:index]):
+        return None
+    table = dict(_libcst_hooks(klass))
+    for own in mro[:index]:
+        for name in vars(own):
+            if name.startswith(("visit_", "leave_")):
+                table[name] = getattr(cls, name, None)  # as getattr finds it: the MRO, descriptors
+    return table
+
+
+#: node class -> ("visit_<Node>", "leave_<Node>")
+_HOOK_NAMES: dict[type, tuple[str, str]] = {}
+#: (node class, whether token fields are skipped) -> the fields a walk enters, ((name, holds a
+#: sequence), ...), or None for a node class that takes LibCST's own path
+_WALKED_FIELDS: dict[tuple[type, bool], tuple[tuple[str, bool], ...] | None] = {}
+
+
+def _walked_fields(node_type: type, skip_tokens: bool) -> tuple[tuple[str, bool], ...] | None:
+    key = (node_type, skip_tokens)
+    if key not in _WALKED_FIELDS:
+        plan = _PLANS.get(node_type)
+        if plan is None:
+            plan = _PLANS[node_type] = _decision_or_generic(node_type)
+        _WALKED_FIELDS[key] = None if plan is _GENERIC else tuple(
+            (name, many >= _SEQUENCE) for name, many, token in plan if not (token and skip_tokens)
+        )
+    return _WALKED_FIELDS[key]
+
+
 class _VisitorInfo:
-    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks", "skip_tokens")
+    __slots__ = ("cls", "generic_visit", "generic_leave", "attribute_hooks", "hooks", "skip_tokens",
+                 "entries", "on_visit", "on_leave", "table", "named_field_hooks", "field_entries")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
         self.generic_visit = cls.on_visit is not CSTVisitor.on_visit
         self.generic_leave = cls.on_leave is not CSTVisitor.on_leave
+        self.on_visit, self.on_leave = cls.on_visit, cls.on_leave
         overridden = (
             cls.on_visit_attribute is not CSTVisitor.on_visit_attribute
             or cls.on_leave_attribute is not CSTVisitor.on_leave_attribute
         )
         self.attribute_hooks = overridden or any(_defines_attribute_hooks(klass) for klass in cls.__mro__)
+        #: per-field hooks only as ``visit_<Node>_<field>``/``leave_..`` methods, called by LibCST's own
+        #: ``on_visit_attribute``/``on_leave_attribute`` (as LibCST's ``ScopeVisitor`` has them)
+        self.named_field_hooks = self.attribute_hooks and not overridden
+        self.field_entries: dict[type, tuple[Any, Any, Any]] = {}
         self.hooks: dict[type, tuple[Any, Any]] = {}
         self.skip_tokens = bool(cls.__dict__.get(SKIP_TOKENS_ATTRIBUTE)) or not (
             self.generic_visit or self.generic_leave or self.attribute_hooks or hooks_token_types(cls)
         )
+        #: node class -> (the fields walked: ((name, holds a sequence), ...), visit hook, leave hook);
+        #: (None, None, None) for a node class that takes LibCST's own path
+        self.entries: dict[type, tuple[Any, Any, Any]] = {}
+        self.table = _hook_table(cls)
 
     def hooks_for(self, node_type: type) -> tuple[Any, Any]:
         entry = self.hooks.get(node_type)
         if entry is None:
-            name = node_type.__name__
-            entry = self.hooks[node_type] = (_own(self.cls, f"visit_{name}"), _own(self.cls, f"leave_{name}"))
+            names = _HOOK_NAMES.get(node_type)
+            if names is None:
+                names = _HOOK_NAMES[node_type] = (f"visit_{node_type.__name__}", f"leave_{node_type.__name__}")
+            table = self.table
+            if table is None:
+                entry = (_own(self.cls, names[0]), _own(self.cls, names[1]))
+            else:
+                visit, leave = table.get(names[0]), table.get(names[1])
+                entry = (None if visit is None or getattr(visit, "_is_no_op", False) else visit,
+                         None if leave is None or getattr(leave, "_is_no_op", False) else leave)
+            self.hooks[node_type] = entry
         return entry
+
+    def entry(self, node_type: type) -> tuple[Any, Any, Any]:
+        """What :func:`_walk` does at a node of ``node_type``, decided once per visitor class."""
+        fields = _walked_fields(node_type, self.skip_tokens)
+        if fields is None:
+            found: tuple[Any, Any, Any] = (None, None, None)
+        elif self.generic_visit and self.generic_leave:
+            found = (fields, self.on_visit, self.on_leave)
+        else:
+            visit, leave = self.hooks_for(node_type)
+            found = (fields, self.on_visit if self.generic_visit else visit,
+                     self.on_leave if self.generic_leave else leave)
+        self.entries[node_type] = found
+        return found
+
+    def field_entry(self, node_type: type) -> tuple[Any, Any, Any]:
+        """:meth:`entry` with each field's own hooks: ((name, holds a sequence, ``visit_<Node>_<field>``,
+        ``leave_<Node>_<field>``), ...), None where the class has none (or LibCST's no-op stub)."""
+        fields, visit, leave = self.entries.get(node_type) or self.entry(node_type)
+        if fields is not None:
+            fields = tuple(
+                (name, many, self._field_hook(f"visit_{node_type.__name__}_{name}"),
+                 self._field_hook(f"leave_{node_type.__name__}_{name}"))
+                for name, many in fields
+            )
+        found = self.field_entries[node_type] = (fields, visit, leave)
+        return found
+
+    def _field_hook(self, name: str) -> Any:
+        if self.table is None:
+            return _own(self.cls, name)
+        function = self.table.get(name)
+        return None if function is None or getattr(function, "_is_no_op", False) else function
 
 
 _ATTRIBUTE_HOOKS: dict[type, bool] = {}
+
+
+def _lasting(klass: type) -> bool:
+    """Is ``klass`` one of LibCST's (or ``object``, ``abc.ABC``): a class whose answers may be kept?"""
+    return klass.__module__.startswith("libcst") or klass.__module__ in ("builtins", "abc")
 
 
 def _defines_attribute_hooks(klass: type) -> bool:
@@ -206,7 +320,7 @@ def _defines_attribute_hooks(klass: type) -> bool:
             if field_name and isinstance(getattr(libcst, node_name, None), type):
                 found = True
                 break
-        if klass.__module__.startswith("libcst"):  # classes made on the fly are not kept alive
+        if _lasting(klass):  # classes made on the fly are not kept alive
             _ATTRIBUTE_HOOKS[klass] = found
     return found
 
@@ -225,7 +339,7 @@ def hooks_token_types(cls: type) -> bool:
                     if not getattr(value, "_is_no_op", False):
                         found = True
                         break
-            if klass.__module__.startswith("libcst"):
+            if _lasting(klass):
                 _TOKEN_HOOKS[klass] = found
         if found:
             return True
@@ -239,7 +353,8 @@ def _visitor_info(cls: type) -> Any:
     # kept on the class itself: codemods define visitor classes inside functions
     info = cls.__dict__.get(_INFO_ATTRIBUTE)
     if info is None:
-        plain = issubclass(cls, CSTVisitor) and not issubclass(cls, CSTTransformer)
+        mro = cls.__mro__  # not issubclass: an ABC's check of a new class scans all its subclasses
+        plain = CSTVisitor in mro and CSTTransformer not in mro
         info = _VisitorInfo(cls) if plain else _GENERIC
         try:
             setattr(cls, _INFO_ATTRIBUTE, info)
@@ -249,6 +364,67 @@ def _visitor_info(cls: type) -> Any:
 
 
 def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    """The walk of a visitor without per-field hooks (nearly all): each node's fields, hooks
+    and token skipping come from one table look-up (:meth:`_VisitorInfo.entry`)."""
+    cls = node.__class__
+    entry = info.entries.get(cls)
+    if entry is None:
+        entry = info.entry(cls)
+    fields, visit, leave = entry
+    if fields is None:
+        _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
+        return
+    if info.generic_visit:
+        descend = visit(visitor, node)
+    else:
+        descend = visit is None or visit(visitor, node) is not False
+    if descend:
+        for name, many in fields:
+            value = getattr(node, name)
+            if many:
+                for child in value:
+                    _walk(child, visitor, info)
+            elif value is not None and value.__class__ is not MaybeSentinel:
+                _walk(value, visitor, info)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _walk_named_field_hooks(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    """:func:`_walk` for a visitor whose per-field hooks are ``visit_<Node>_<field>`` methods that
+    LibCST's ``on_visit_attribute`` would look up by name: each field's hooks come with its entry
+    (:meth:`_VisitorInfo.field_entry`), and a field with none costs no call."""
+    cls = node.__class__
+    entry = info.field_entries.get(cls)
+    if entry is None:
+        entry = info.field_entry(cls)
+    fields, visit, leave = entry
+    if fields is None:
+        _ORIGINAL_VISIT(node, visitor)  # its children come back through fast_visit
+        return
+    if info.generic_visit:
+        descend = visit(visitor, node)
+    else:
+        descend = visit is None or visit(visitor, node) is not False
+    if descend:
+        for name, many, before, after in fields:
+            value = getattr(node, name)
+            if before is not None:
+                before(visitor, node)
+            if many:
+                for child in value:
+                    _walk_named_field_hooks(child, visitor, info)
+            elif value is not None and value.__class__ is not MaybeSentinel:
+                _walk_named_field_hooks(value, visitor, info)
+            if after is not None:
+                after(visitor, node)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _walk_with_attribute_hooks(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
+    """:func:`_walk` for a visitor with per-field hooks (``on_visit_attribute``,
+    ``visit_<Node>_<field>``): every field is announced, as LibCST does."""
     cls = type(node)
     plan = _PLANS.get(cls)
     if plan is None:
@@ -262,21 +438,18 @@ def _walk(node: CSTNode, visitor: CSTVisitor, info: _VisitorInfo) -> None:
         visit = info.hooks_for(cls)[0]
         descend = visit is None or visit(visitor, node) is not False
     if descend:
-        attribute_hooks = info.attribute_hooks
         skip_tokens = info.skip_tokens
         for name, many, token in plan:
             if token and skip_tokens:
                 continue
             value = getattr(node, name)
-            if attribute_hooks:
-                visitor.on_visit_attribute(node, name)
+            visitor.on_visit_attribute(node, name)
             if many >= _SEQUENCE:
                 for child in value:
-                    _walk(child, visitor, info)
+                    _walk_with_attribute_hooks(child, visitor, info)
             elif value is not None and value.__class__ is not MaybeSentinel:
-                _walk(value, visitor, info)
-            if attribute_hooks:
-                visitor.on_leave_attribute(node, name)
+                _walk_with_attribute_hooks(value, visitor, info)
+            visitor.on_leave_attribute(node, name)
     if info.generic_leave:
         visitor.on_leave(node)
     else:
@@ -345,7 +518,7 @@ def _transform(node: CSTNode, visitor: CSTTransformer) -> Any:
         if changes is not None:
             updated = dataclasses.replace(node, **changes)
     result = visitor.on_leave(node, updated)
-    if not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
+    if result is not updated and not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
         raise CSTValidationError(
             "Expected a node of type CSTNode or a RemovalSentinel, "
             + f"but got a return value of {type(result).__name__}"
@@ -415,7 +588,12 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
         if isinstance(visitor, CSTTransformer) and _TRANSFORMS:
             return _transform(self, visitor)
         return _ORIGINAL_VISIT(self, visitor)
-    _walk(self, visitor, info)
+    if info.named_field_hooks:
+        _walk_named_field_hooks(self, visitor, info)
+    elif info.attribute_hooks:
+        _walk_with_attribute_hooks(self, visitor, info)
+    else:
+        _walk(self, visitor, info)
     return self
 
 

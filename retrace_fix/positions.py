@@ -25,11 +25,14 @@ stops after the node asked (a node's position depends only on the code before it
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
+import inspect
 import re
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import libcst as cst
-from libcst._position import CodeRange
+from libcst._position import CodePosition, CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from retrace_fix.cst_tree import paired_statements, known_layout, statement_first_lines
@@ -39,10 +42,11 @@ _NEWLINE = re.compile(r"\r\n?|\n")  # LibCST's line breaks (libcst.metadata.posi
 
 
 class _Collector:
-    """Stands in for the provider whose ``_computed`` table the codegen state fills."""
+    """Stands in for the provider whose ``_computed`` table the codegen state fills (keyed by the
+    node, or by ``id(node)`` where the state says so: ``KEYED_BY_ID``)."""
 
     def __init__(self) -> None:
-        self._computed: dict[cst.CSTNode, CodeRange] = {}
+        self._computed: dict = {}
 
 
 class StatementPositions:
@@ -57,9 +61,9 @@ class StatementPositions:
         self._first_lines: list[int] | None = None
         self._first_lines_done = False
         self._line_offsets: list[int] | None = None
-        #: statement index -> (its nodes' positions, or None where its code is not where it should be;
-        #: whether all of it was generated)
-        self._done: dict[int, tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]] = {}
+        #: statement index -> (its nodes' positions by ``id(node)``, or None where its code is not where
+        #: it should be; whether all of it was generated)
+        self._done: dict[int, tuple[Mapping[int, CodeRange] | None, bool]] = {}
         self._walked = 0  # the statements walked for statement_of
         self._lazy_walk = False
         #: where the module is the parsed one: id(node) -> index of the statement of a top-level
@@ -78,11 +82,11 @@ class StatementPositions:
                 done = self._done.get(key)
                 if done is None:  # the statement's code up to the node's end
                     done = self._done[key] = self._generate(key, None if self._shared_nodes else node)
-                elif done[0] is not None and node not in done[0] and not done[1]:  # the rest of it
+                elif done[0] is not None and id(node) not in done[0] and not done[1]:  # the rest of it
                     done = self._done[key] = self._generate(key, None)
                 positions = done[0]
-                if positions is not None and node in positions:
-                    return positions[node]
+                if positions is not None and id(node) in positions:
+                    return positions[id(node)]
             self._full = self._full_run()
         return self._full[node]
 
@@ -175,7 +179,7 @@ class StatementPositions:
         block = self._module.body[index].body
         return lines[inner], block.body[inner], [block.indent if block.indent is not None else self._module.default_indent]
 
-    def _generate(self, key: int | tuple[int, int], until: cst.CSTNode | None) -> tuple[Mapping[cst.CSTNode, CodeRange] | None, bool]:
+    def _generate(self, key: int | tuple[int, int], until: cst.CSTNode | None) -> tuple[Mapping[int, CodeRange] | None, bool]:
         """The positions of statement ``key``'s nodes (a top-level statement's index, or the
         indices of a class and of a statement of its block), generated up to the end of ``until``
         (None: the whole statement), and whether all of it was; (None, True) where its code
@@ -192,7 +196,7 @@ class StatementPositions:
         else:
             first_line, statement, indent = self._first_lines[key], module.body[key], []
             last = key == len(module.body) - 1 and not module.has_trailing_newline
-        state = _PartialState(
+        state = _state_class()(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
             provider=collector,  # type: ignore[arg-type]
@@ -212,6 +216,8 @@ class StatementPositions:
         complete = state.stopped is None
         tokens = state.tokens if complete else state.tokens[:state.stopped[1]]
         positions = collector._computed if complete else state.stopped[0]
+        if not state.KEYED_BY_ID:
+            positions = {id(node): position for node, position in positions.items()}
         code = "".join(tokens)
         if complete and last and code.endswith(module.default_newline):
             code = code[: -len(module.default_newline)]  # as the module's own code generation drops it
@@ -234,12 +240,99 @@ class _PartialState(PositionProvidingCodegenState):
 
     until: cst.CSTNode | None = None
     stopped: tuple[dict, int] | None = None
+    #: whether the provider's table is keyed by ``id(node)`` (LibCST's is keyed by the node)
+    KEYED_BY_ID = False
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         super().after_codegen(node)
         if node is self.until:
             self.stopped = (dict(self.provider._computed), len(self.tokens))  # type: ignore[attr-defined]
             raise _Stop
+
+
+class _SyntacticPosition:
+    """``PositionProvidingCodegenState.record_syntactic_position`` as a plain context manager
+    (LibCST's is a generator-based ``contextmanager``: a generator and a wrapper per node)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: "_FastPartialState", node: cst.CSTNode, start_node, end_node) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.start = CodePosition(state.line, state.column)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: object) -> bool:
+        state = self.state
+        computed = state.provider._computed  # type: ignore[attr-defined]
+        start = computed[id(self.start_node)].start if self.start_node is not None else self.start
+        end = computed[id(self.end_node)].end if self.end_node is not None else CodePosition(state.line, state.column)
+        computed[id(self.node)] = CodeRange(start, end)
+        return False
+
+
+class _FastPartialState(_PartialState):
+    """:class:`_PartialState` with LibCST's per-token and per-node bookkeeping written out: a token
+    without a line break only moves the column (LibCST splits every token on line breaks), a
+    node's position is written in :meth:`after_codegen` itself, and a syntactic position is
+    recorded by :class:`_SyntacticPosition`; the table is keyed by ``id(node)`` (the nodes are those
+    of the module, alive while it is).  Used only where LibCST's methods are the ones this
+    was written from (:func:`_libcst_state_is_known`); ``tests/test_positions.py`` compares every
+    node's position with LibCST's full run."""
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            self._update_position(value)
+        else:
+            self.column += len(value)
+
+    KEYED_BY_ID = True  # no Python-level ``CSTNode.__hash__`` per table access
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        computed = self.provider._computed  # type: ignore[attr-defined]
+        key = id(node)
+        if key not in computed:
+            computed[key] = CodeRange(start, CodePosition(self.line, self.column))
+        if node is self.until:
+            self.stopped = (dict(computed), len(self.tokens))
+            raise _Stop
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Any:
+        return _SyntacticPosition(self, node, start_node, end_node)
+
+
+#: digests of the LibCST methods :class:`_FastPartialState` writes out (their code lines, stripped,
+#: comments left out), as LibCST 1.x has them
+_KNOWN_STATE_METHODS = {
+    "add_token": "a0e464e2d3f887d5",
+    "_update_position": "9a3c3afe28006120",
+    "after_codegen": "a54d32b9f405244d",
+    "record_syntactic_position": "420f8ccb4887e8f3",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _libcst_state_is_known() -> bool:
+    """Are LibCST's position-tracking methods the ones :class:`_FastPartialState` was written from?
+    Another LibCST's run as they are."""
+    for name, digest in _KNOWN_STATE_METHODS.items():
+        try:
+            source = inspect.getsource(getattr(PositionProvidingCodegenState, name))
+        except (OSError, TypeError, AttributeError):
+            return False
+        lines = [line.strip() for line in source.splitlines() if line.strip() and not line.strip().startswith("#")]
+        if hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16] != digest:
+            return False
+    return True
+
+
+def _state_class() -> type[_PartialState]:
+    """The code generation state :meth:`StatementPositions._generate` uses."""
+    return _FastPartialState if _libcst_state_is_known() else _PartialState
 
 
 def _first_lines(module: cst.Module, text: str) -> list[int] | None:

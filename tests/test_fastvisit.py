@@ -117,6 +117,20 @@ class HooksWithField(Hooks):
         self.log.append(("arg-value", id(node)))
 
 
+class FieldHooksAndLeave(HooksWithField):
+    """Per-field hooks on both sides of a field, one overriding a hook of its base with LibCST's
+    no-op stub, and a generic ``on_leave`` (as LibCST's ``ScopeVisitor`` has them)."""
+
+    visit_Call = cst.CSTVisitor.visit_Call  # LibCST's stub: the base's hook is no longer called
+
+    def leave_ClassDef_bases(self, original_node: cst.ClassDef) -> None:
+        self.log.append(("bases-done", id(original_node)))
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.log.append(("leave", type(original_node).__name__))
+        super().on_leave(original_node)
+
+
 class TokenHooks(cst.CSTVisitor):
     """Hooks a token type: token fields must then be walked."""
 
@@ -194,7 +208,7 @@ def _run(tree: cst.Module, visitor_class: type, fast: bool, transforms: bool = T
     return visitor, result
 
 
-@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField, TokenHooks])
+@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField, FieldHooksAndLeave, TokenHooks])
 def test_visitor_callbacks_identical(visitor_class):
     for source in sources():
         tree = cst.parse_module(source)
@@ -273,3 +287,38 @@ def test_every_plain_node_class_has_a_plan():
     # these build their children conditionally: LibCST's own code handles them
     assert generic <= {"FormattedStringExpression", "TemplatedStringExpression", "ImportFrom",
                        "LazyImportFrom", "TypeParam"}
+
+
+def test_hook_tables_find_what_getattr_finds():
+    """A visitor class's hooks are read from a table (its own methods and LibCST's, not every
+    ``getattr`` through ``CSTVisitor``'s MRO): the same function for every name, descriptors,
+    LibCST's no-op stubs and LibCST's own real hooks (``ScopeVisitor``) included."""
+    from libcst.metadata.scope_provider import ScopeVisitor
+
+    class Descriptors(cst.CSTVisitor):
+        @staticmethod
+        def visit_Name(node):
+            return None
+
+        @classmethod
+        def leave_Name(cls, node):
+            return None
+
+    class Stubbed(Descriptors):
+        visit_Call = cst.CSTVisitor.visit_Call
+
+        def visit_Arg(self, node):
+            return None
+
+    class Scopes(ScopeVisitor):
+        def visit_Name(self, node):  # overrides LibCST's own hook
+            return None
+
+    def own(function):
+        return None if function is None or getattr(function, "_is_no_op", False) else function
+
+    for cls in (Descriptors, Stubbed, Scopes, HooksWithField, FieldHooksAndLeave):
+        table = fastvisit._hook_table(cls)
+        assert table is not None, cls
+        names = set(table) | {name for name in dir(cls) if name.startswith(("visit_", "leave_"))}
+        assert [name for name in names if own(table.get(name)) != own(getattr(cls, name, None))] == [], cls

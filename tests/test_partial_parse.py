@@ -14,13 +14,16 @@ allows it (``NEEDS_WHOLE_MODULE = False``) reports exactly what it reports on th
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
 import itertools
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
+import libcst as cst
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,7 +31,7 @@ from hypothesis import strategies as st
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.options import FileJob, RunOptions
-from retrace_fix.engine import transform
+from retrace_fix.engine import prefilter, transform
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.process import process_file
 from retrace_fix.partial_parse import Outline
@@ -223,18 +226,75 @@ def job_of(source: str, tmp_path: Path) -> FileJob:
     return FileJob(path=path, display="input.py", relpath="input.py")
 
 
+#: the trees of :func:`trees_shared` blocks, innermost last: {key: LibCST's tree of a text, CPython's
+#: verdict and tree of it, or the prefilter's outline of it}
+_SHARED_TREES: list[dict] = []
+
+
+@contextlib.contextmanager
+def trees_shared() -> Iterator[None]:
+    """Within the block, :func:`run` has LibCST and CPython parse each text once, and the prefilter
+    read CPython's tree once (:class:`~retrace_fix.partial_parse.Outline`): the runs of one source
+    (partial parsing on and off, the option sets) share them, as the trees are never changed and the
+    engine's results do not depend on which parse of a text it reads (``tests/engine/test_prefilter.py``
+    shares LibCST's trees the same way).  They are dropped at the end of the block."""
+    _SHARED_TREES.append({})
+    try:
+        yield
+    finally:
+        _SHARED_TREES.pop()
+
+
 def run(source: str, options: RunOptions, tmp_path: Path) -> object:
-    return process_file(job_of(source, tmp_path), options)
+    if not _SHARED_TREES:
+        return process_file(job_of(source, tmp_path), options)
+    shared, parse, check, outline = _SHARED_TREES[-1], cst.parse_module, prefilter.cpython_check, prefilter.Outline
+
+    def parse_once(text, *args, **kwargs):
+        if args or kwargs or not isinstance(text, str):
+            return parse(text, *args, **kwargs)
+        if ("libcst", text) not in shared:
+            shared["libcst", text] = parse(text)
+        return shared["libcst", text]
+
+    def check_once(text, *args, **kwargs):
+        key = ("cpython", text, args, tuple(sorted(kwargs.items())))
+        if key not in shared:
+            shared[key] = check(text, *args, **kwargs)
+        return shared[key]
+
+    def outline_once(text, tree):
+        key = ("outline", text, id(tree))
+        if key not in shared or shared[key].tree is not tree:
+            shared[key] = outline(text, tree)
+        return shared[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cst, "parse_module", parse_once)
+        patch.setattr(prefilter, "cpython_check", check_once)
+        patch.setattr(prefilter, "Outline", outline_once)
+        return process_file(job_of(source, tmp_path), options)
+
+
+#: with_plans' plans: {(source, id(traces)): (traces, plans)}
+_PLANS: dict[tuple[str, int], tuple[object, object]] = {}
 
 
 def with_plans(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
     """``options`` with RTF005's call-site plan of ``source``, made as :func:`process_file` makes it
     when not given one (:func:`with_call_site_plans`, this file alone).  The plan reads the whole
     file whether or not the run then parses part of it: the runs with partial parsing on and off
-    that are compared share one."""
+    that are compared share one.  A plan is made from the text and the traces only, so the option
+    sets of one source with the same traces share it too (made once per process)."""
     if options.call_site_plans is not None or not options.wants_call_site_plans:
         return options
-    return with_call_site_plans([job_of(source, tmp_path)], options)
+    if options.trace_assignment is not None:
+        return with_call_site_plans([job_of(source, tmp_path)], options)
+    key = (source, id(options.traces))
+    known = _PLANS.get(key)
+    if known is None or known[0] is not options.traces:
+        known = _PLANS[key] = (options.traces, with_call_site_plans([job_of(source, tmp_path)], options).call_site_plans)
+    return replace(options, call_site_plans=known[1])
 
 
 def outcome(result) -> tuple:
@@ -292,6 +352,11 @@ def option_sets(case: GoldenCase) -> tuple[RunOptions, RunOptions]:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_golden_cases_same_either_way(case: GoldenCase, tmp_path):
     own, every_codemod = option_sets(case)
+    with trees_shared():
+        _golden_case_same_either_way(case, own, every_codemod, tmp_path)
+
+
+def _golden_case_same_either_way(case: GoldenCase, own: RunOptions, every_codemod: RunOptions, tmp_path: Path) -> None:
     for path in {case.directory / "input.py", case.expected_path}:
         source = path.read_text(encoding="utf-8")
         # the case's own options: the run tests/codemods/test_golden.py checks, shared both ways

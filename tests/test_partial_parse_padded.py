@@ -17,7 +17,14 @@ import pytest
 
 from tests.support.golden import GoldenCase, discover_cases
 from retrace_fix.engine.options import RunOptions
-from tests.test_partial_parse import assert_same_either_way, option_sets, partial_outcome, pruned, with_plans
+from tests.test_partial_parse import (
+    assert_same_either_way,
+    option_sets,
+    partial_outcome,
+    pruned,
+    trees_shared,
+    with_plans,
+)
 
 CASES = discover_cases()
 
@@ -87,10 +94,11 @@ def padded_partial_outcome(case: GoldenCase, variant: int, options: int, tmp_pat
 def test_padded_golden_cases_same_either_way(case: GoldenCase, tmp_path):
     source = (case.directory / "input.py").read_text(encoding="utf-8")
     for index, variant in enumerate(padded_variants(source)):
-        for number in range(len(option_sets(case))):
-            planned, partial = padded_run(case, index, number, tmp_path)
-            if partial is not None:
-                assert_same_either_way(variant, planned, tmp_path, partial)
+        with trees_shared():  # the runs of one text share its parse
+            for number in range(len(option_sets(case))):
+                planned, partial = padded_run(case, index, number, tmp_path)
+                if partial is not None:
+                    assert_same_either_way(variant, planned, tmp_path, partial)
 
 
 def test_reports_from_a_partial_parse_are_compared(tmp_path):

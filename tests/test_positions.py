@@ -113,7 +113,8 @@ def test_a_statement_is_generated_only_up_to_the_node_asked(monkeypatch):
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     states: list = []
-    real = positions_module._PartialState.after_codegen
+    state_class = positions_module._state_class()
+    real = state_class.after_codegen
 
     def counting(self, node):
         if not states or states[-1][0] is not self:
@@ -121,7 +122,7 @@ def test_a_statement_is_generated_only_up_to_the_node_asked(monkeypatch):
         states[-1][1] += 1
         return real(self, node)
 
-    monkeypatch.setattr(positions_module._PartialState, "after_codegen", counting)
+    monkeypatch.setattr(state_class, "after_codegen", counting)
     positions = StatementPositions(module, source, never)
     keyword = module.body[0].decorators[0].decorator.args[0]
     assert positions[keyword] == expected[keyword]
@@ -258,7 +259,8 @@ def test_a_statement_of_a_tracked_class_is_generated_alone(monkeypatch):
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     states: list = []
-    real = positions_module._PartialState.after_codegen
+    state_class = positions_module._state_class()
+    real = state_class.after_codegen
 
     def counting(self, node):
         states.append(node)
@@ -266,7 +268,7 @@ def test_a_statement_of_a_tracked_class_is_generated_alone(monkeypatch):
 
     cst_tree.track_source(module, source, ast.parse(source))
     try:
-        monkeypatch.setattr(positions_module._PartialState, "after_codegen", counting)
+        monkeypatch.setattr(state_class, "after_codegen", counting)
         positions = StatementPositions(module, source, never)
         method = module.body[1].body.body[-2]
         target = method.body.body[0].body.body[0].body[0].value  # x + 29, in the last method
@@ -289,15 +291,27 @@ def test_a_statement_of_a_tracked_def_is_generated_alone(monkeypatch):
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     states: list = []
-    real = positions_module._PartialState.after_codegen
-    monkeypatch.setattr(positions_module._PartialState, "after_codegen",
+    state_class = positions_module._state_class()
+    real = state_class.after_codegen
+    monkeypatch.setattr(state_class, "after_codegen",
                         lambda self, node: states.append(node) or real(self, node))
     cst_tree.track_source(module, source, ast.parse(source))
     try:
         positions = StatementPositions(module, source, never)
         target = module.body[1].body.body[-1].body[0].value  # y, returned
-        assert positions[target] == expected[target] and len(states) < 20
+        assert positions[target] == expected[target] and 0 < len(states) < 20
         for node in nodes_below_statements(module):
             assert positions[node] == expected[node], type(node).__name__
     finally:
         cst_tree.track_source(None)
+
+
+def test_the_fast_code_generation_state_is_taken_only_for_the_known_libcst_methods(monkeypatch):
+    """This LibCST's position-tracking methods are the ones ``_FastPartialState`` writes out; where
+    they are not (another LibCST), LibCST's own state generates the statements: the same positions."""
+    assert positions_module._libcst_state_is_known()
+    assert positions_module._state_class() is positions_module._FastPartialState
+    monkeypatch.setattr(positions_module, "_libcst_state_is_known", lambda: False)
+    assert positions_module._state_class() is positions_module._PartialState
+    for name in ("decorators with lines between", "continuations", "strings spanning lines"):
+        assert_each_position_alone_matches(LAYOUTS[name])

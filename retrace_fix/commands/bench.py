@@ -43,7 +43,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, List, Optional
+from typing import IO, Any, Callable
 
 from retrace_fix.bench import BenchError
 from retrace_fix.bench.copying import copy_project, exclude_matcher
@@ -419,57 +419,3 @@ def _no_traces_note(report: BenchReport) -> str:
         return ("no tf.function traced in either tree: the speedup comes from code outside tf.functions "
                 "(RTF002 calling a Keras model directly in a Python loop, for example)")
     return "no tf.function traces were recorded (does CMD run Python code of this project that uses TensorFlow?)"
-
-
-def register(app: Any) -> None:
-    """Add the ``bench`` subcommand to the typer ``app``."""
-    import typer
-
-    @app.command(
-        "bench",
-        short_help="Run CMD before and after the fixes; compare traces, time, outputs.",
-        help="Run CMD before and after the fixes (on copies of the project) and compare traces, time and outputs.",
-        context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True},
-    )
-    def bench_command(
-        command: List[str] = typer.Argument(None, help="the command to run, after --"),
-        runs: int = typer.Option(3, "--runs", "-n", help="runs per tree (fresh processes)"),
-        traces: Optional[List[str]] = typer.Option(None, "--traces", help="recorded trace file (repeatable; merged)"),
-        unsafe_fixes: Optional[bool] = typer.Option(None, "--unsafe-fixes/--no-unsafe-fixes", help="also apply fixes of the unsafe tier"),
-        select: Optional[List[str]] = typer.Option(None, "--select", help="only these codes (comma list, prefixes allowed)"),
-        ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="all but these codes"),
-        exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="gitignore-style pattern: not copied, not fixed (repeatable)"),
-        compare: Optional[List[str]] = typer.Option(None, "--compare", help="results file CMD writes (.npy/.npz/.json/text), relative to the current directory (repeatable)"),
-        compare_stdout: Optional[str] = typer.Option(None, "--compare-stdout", help="compare the stdout lines matching this regex (its groups, if any)"),
-        rtol: float = typer.Option(1e-5, "--rtol", help="relative tolerance for numbers"),
-        atol: float = typer.Option(1e-8, "--atol", help="absolute tolerance for numbers"),
-        output_format: str = typer.Option("text", "--format", help="text, json or markdown"),
-        timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per run before it is killed"),
-        keep: bool = typer.Option(False, "--keep", help="keep the temporary trees (their path is printed)"),
-        config: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read [tool.retrace-fix] from"),
-        record: bool = typer.Option(True, "--record/--no-record", help="without --traces: fix from the traces of the original's first run"),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress lines on stderr"),
-    ) -> None:
-        def codes(values: Optional[List[str]]) -> list[str]:
-            return [c.strip().upper() for v in values or [] for c in v.split(",") if c.strip()]
-
-        request = BenchRequest(
-            command=list(command or []),
-            runs=runs,
-            traces=list(traces or []),
-            unsafe_fixes=unsafe_fixes,
-            select=codes(select) or None,
-            ignore=codes(ignore),
-            exclude=list(exclude or []),
-            compare=list(compare or []),
-            compare_stdout=compare_stdout,
-            rtol=rtol,
-            atol=atol,
-            output_format=output_format,
-            timeout=timeout,
-            keep=keep,
-            config=config,
-            quiet=quiet,
-            record=record,
-        )
-        raise typer.Exit(run_bench(request))

@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from retrace_fix.output import render as output
-from retrace_fix.bulk.branches import commit_branches
 from retrace_fix.bulk.run import BulkReport, finish_report, report_for, write_patch_dir
 from retrace_fix.engine.options import RunOptions, RunResult
 from retrace_fix.engine.run import run
 from retrace_fix.sources.discovery import display_path
 from retrace_fix.findings import FileResult, Tier
 from retrace_fix.fix_request import FixRequest, UsageProblem, prepare
-from retrace_fix.patch.interactive import run_interactive
 from retrace_fix.output.next_step import next_step_hint
 from retrace_fix.sources.stdin import read_stdin_source
 from retrace_fix.bulk.scheduler import run_root_tasks, wants_root_tasks
@@ -132,12 +130,16 @@ def finish(request: FixRequest, result: RunResult, report: "BulkReport | None" =
     add_verify = verify.add_to_json if verify is not None else None
     roots = report  # the roots, when the caller (or --branch, below) built them
     if request.branch is not None:  # the fixes go to new branches, not into the files
+        from retrace_fix.bulk.branches import commit_branches
+
         roots = roots if roots is not None else BulkReport.build(request, result)
         commit_branches(request.branch, roots, err, proof=verify.proof_table() if verify is not None else None)
     if request.patch_dir is not None:
         code = write_patch_dir(request, result, roots, extend_json=add_verify)
         return verify.exit_code if verify is not None and verify.exit_code is not None and code == 0 else code
     if mode == "interactive":
+        from retrace_fix.patch.interactive import run_interactive
+
         code = run_interactive(request, result)
         _print_hint(request, result, err)
         return verify.exit_code if verify is not None and verify.exit_code is not None and code == 0 else code

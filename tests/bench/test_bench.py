@@ -23,8 +23,10 @@ from retrace_fix.bench.outputs import TextOutput, compare_text, compare_values, 
 from retrace_fix.bench.render import render
 from retrace_fix.bench.verdict import BenchReport, FixSummary, function_rows, judge
 from retrace_fix.bench.runs import RunRecord, map_command
+from retrace_fix.commands import bench as bench_command
 from retrace_fix.commands.bench import BenchRequest, run_bench
 from tests.support.cli_runner import run_cli
+from tests.support.replayed_runs import replay_identical_runs
 
 RELAX_SRC = textwrap.dedent(
     """\
@@ -57,6 +59,19 @@ def tree_hash(root: Path) -> str:
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def program_runs() -> dict:
+    """The programs' runs, kept for the module (tests/support/replayed_runs.py)."""
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def replayed_program_runs(monkeypatch, program_runs) -> None:
+    """Many tests bench the same program on the same files (``project``): each run (its tree's bytes,
+    command, side and number) is made by the first test that makes it and replayed to the others."""
+    replay_identical_runs(monkeypatch, bench_command, program_runs)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ the pre-commit snippets name the release tag of this version."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -64,6 +65,23 @@ def test_the_wheel_holds_every_module_and_the_entry_points(wheel: Path):
     assert "retrace-fix = retrace_fix.cli:main" in entry_points
 
 
+#: imported at the start of the console script's process (``sitecustomize``): at its end, it writes
+#: where ``retrace_fix`` and its codemods were imported from, and the first codes of the table
+WHERE_PROBE = """\
+import atexit, json, os, sys
+
+
+def _where():
+    import retrace_fix, retrace_fix.codemods as c
+
+    with open(os.environ["WHERE_OUT"], "w") as out:
+        json.dump([retrace_fix.__file__, c.__file__, sorted(c.RULES)[:2]], out)
+
+
+atexit.register(_where)
+"""
+
+
 def test_the_installed_wheel_runs_away_from_the_checkout(wheel: Path, tmp_path: Path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(target),
@@ -71,20 +89,21 @@ def test_the_installed_wheel_runs_away_from_the_checkout(wheel: Path, tmp_path: 
     work = tmp_path / "work"
     work.mkdir()
     (work / "relax.py").write_text(RELAX, encoding="utf-8")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "sitecustomize.py").write_text(WHERE_PROBE, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RETRACE_FIX")}
-    env["PYTHONPATH"] = str(target)
-    where = subprocess.run(
-        [sys.executable, "-c", "import retrace_fix, retrace_fix.codemods as c; print(retrace_fix.__file__); "
-         "print(c.__file__); print(sorted(c.RULES)[:2])"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=120, check=True,
-    ).stdout.splitlines()
-    assert where[0].startswith(str(target)) and where[1].startswith(str(target))
-    assert where[2] == "['RTF001', 'RTF002']"
+    env["PYTHONPATH"] = os.pathsep.join([str(target), str(probe)])
+    env["WHERE_OUT"] = str(tmp_path / "where.json")
     script = target / "bin" / "retrace-fix"
+    # one process: the installed console script, which also says where its modules came from
     proc = subprocess.run([str(script), "--diff", "relax.py"], cwd=work, env=env, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "+@tf.function(reduce_retracing=True)\n" in proc.stdout
+    package, codemods, codes = json.loads((tmp_path / "where.json").read_text(encoding="utf-8"))
+    assert package.startswith(str(target)) and codemods.startswith(str(target))
+    assert codes == ["RTF001", "RTF002"]
 
 
 # --------------------------------------------------------------------------- pre-commit

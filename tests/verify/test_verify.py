@@ -23,7 +23,9 @@ import pytest
 from retrace_fix.bench.runs import RunRecord
 from retrace_fix.cli import main, split_verify_command
 from retrace_fix.verify.judge import Comparison, Reference, Verdict, judge
+from retrace_fix.verify import session
 from retrace_fix.verify.search import search
+from tests.support.replayed_runs import replay_identical_runs
 
 # --------------------------------------------------------------------------- the search
 
@@ -337,8 +339,17 @@ def added_lines(diff: str) -> list[str]:
 VERIFIED = PROG.replace("model.predict(x, verbose=0)", "model(x, training=False)")
 
 
+@pytest.fixture(scope="module")
+def program_runs() -> dict:
+    """The stand-in program's runs, kept for the module: the tests of the output modes below verify the
+    same project and make the same seven runs; the first makes them, the others get their records
+    (tests/support/replayed_runs.py: a run on other files, or another command, is made)."""
+    return {}
+
+
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch) -> Path:
+def project(tmp_path: Path, monkeypatch, program_runs) -> Path:
+    replay_identical_runs(monkeypatch, session, program_runs)
     root = tmp_path / "proj"
     (root / "tensorflow").mkdir(parents=True)
     (root / "tensorflow" / "__init__.py").write_text(STAND_IN_TF)
