@@ -50,7 +50,20 @@ Example
         for epoch in range(10):
             run_epoch(agent.update, batches)
 
-    After (the class and the tf.function unchanged)::
+    After::
+
+        class Agent:
+            def __init__(self):
+                self.w = tf.Variable(2.0)
+
+            def update(self, x):
+                return self.w * x
+
+
+        @tf.function
+        def run_epoch(fn, batches):
+            return tf.add_n([fn(b) for b in batches])
+
 
         agent = Agent()
         agent_update = agent.update

@@ -68,7 +68,13 @@ Example
         for alpha in (0.1, 0.01, 0.001):
             x = langevin_step(model, x, alpha)
 
-    After (with ``--traces`` recorded from that loop; the model and the tf.function unchanged)::
+    After (with ``--traces`` recorded from that loop)::
+
+        model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(4)])
+
+        @tf.function
+        def langevin_step(model, x, alpha):
+            return x + alpha * model(x)
 
         x = tf.ones([2, 4])
         for alpha in (0.1, 0.01, 0.001):
