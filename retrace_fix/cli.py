@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
 
 from retrace_fix import __version__
+from retrace_fix.sources.writes import forget_swept_directories
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
@@ -414,6 +415,7 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"retrace-fix {__version__}")
         sys.exit(EXIT_OK)
     args, verify_command = split_verify_command(args)
+    forget_swept_directories()  # each run sweeps stale temporary files again
     command = _click_command(app)
     interrupted = False
     try:

@@ -74,8 +74,16 @@ _SHORT_NAME = re.compile(r"(git|hg|svn)~[0-9]+")  # NTFS 8.3 names of .git & co 
 _TEMP_NAME = re.compile(r"^\..*\.(?P<pid>[0-9]+)-[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + r"$", re.DOTALL)
 _LEGACY_TEMP_NAME = re.compile(r"^\..*\.[A-Za-z0-9_]{8}" + re.escape(TEMP_SUFFIX) + r"$", re.DOTALL)
 _DIR_FD = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd and os.link in os.supports_dir_fd
-_CLEANED: set[tuple[int, int]] = set()  # (st_dev, st_ino) of directories already swept by this process
+_CLEANED: set[tuple[int, int]] = set()  # (st_dev, st_ino) of directories already swept in this run
 _CLEANED_LOCK = threading.Lock()
+
+
+def forget_swept_directories() -> None:
+    """A new run sweeps each directory again: in a process that runs many (the tests, a program
+    calling :func:`retrace_fix.cli.main`), a directory removed and made again may get the inode
+    of one swept by an earlier run, and its stale temporary files would be left."""
+    with _CLEANED_LOCK:
+        _CLEANED.clear()
 
 
 class WriteRefused(OSError):
@@ -283,7 +291,7 @@ class _Directory:
             pass
 
     def clean_stale_temps(self) -> None:
-        """Remove temporary files of writers that died (once per directory and process)."""
+        """Remove temporary files of writers that died (once per directory and run)."""
         try:
             key = self.identity()
         except OSError:

@@ -169,3 +169,22 @@ def test_an_edit_while_a_file_is_renamed_aside_for_deletion_puts_it_back(tmp_pat
         delete_file(tmp_path / "a.py", b"x = 1\n")
     assert [p.name for p in tmp_path.iterdir()] == ["a.py"]
     assert (tmp_path / "a.py").read_text() == "x = 1\ny = 2\n"
+
+
+def test_each_run_sweeps_a_directory_again(tmp_path):
+    """Stale temporary files are swept once per directory and run: a later run in the same process
+    (a directory may be removed and made again with an inode an earlier run swept) sweeps again."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = f".a.py.{int(dead.stdout)}-0123abcd{writes.TEMP_SUFFIX}"
+    (tmp_path / "a.py").write_text("a = 1\n")
+    writes.forget_swept_directories()
+    write_file(tmp_path / "a.py", b"a = 2\n")  # the first write sweeps the directory
+    (tmp_path / stale).write_bytes(b"left by a writer that died")
+    write_file(tmp_path / "a.py", b"a = 3\n")
+    assert (tmp_path / stale).exists()  # swept already in this run
+    writes.forget_swept_directories()
+    write_file(tmp_path / "a.py", b"a = 4\n")
+    assert not (tmp_path / stale).exists() and (tmp_path / "a.py").read_text() == "a = 4\n"
