@@ -254,14 +254,7 @@ class _VisitorInfo:
             names = _HOOK_NAMES.get(node_type)
             if names is None:
                 names = _HOOK_NAMES[node_type] = (f"visit_{node_type.__name__}", f"leave_{node_type.__name__}")
-            table = self.table
-            if table is None:
-                entry = (_own(self.cls, names[0]), _own(self.cls, names[1]))
-            else:
-                visit, leave = table.get(names[0]), table.get(names[1])
-                entry = (None if visit is None or getattr(visit, "_is_no_op", False) else visit,
-                         None if leave is None or getattr(leave, "_is_no_op", False) else leave)
-            self.hooks[node_type] = entry
+            entry = self.hooks[node_type] = (self._hook(names[0]), self._hook(names[1]))
         return entry
 
     def entry(self, node_type: type) -> tuple[Any, Any, Any]:
@@ -284,14 +277,16 @@ class _VisitorInfo:
         fields, visit, leave = self.entries.get(node_type) or self.entry(node_type)
         if fields is not None:
             fields = tuple(
-                (name, many, self._field_hook(f"visit_{node_type.__name__}_{name}"),
-                 self._field_hook(f"leave_{node_type.__name__}_{name}"))
+                (name, many, self._hook(f"visit_{node_type.__name__}_{name}"),
+                 self._hook(f"leave_{node_type.__name__}_{name}"))
                 for name, many in fields
             )
         found = self.field_entries[node_type] = (fields, visit, leave)
         return found
 
-    def _field_hook(self, name: str) -> Any:
+    def _hook(self, name: str) -> Any:
+        """The class's hook ``name`` as :func:`_own` finds it: None where it has none or only
+        LibCST's no-op stub (read from :attr:`table` where the class has one)."""
         if self.table is None:
             return _own(self.cls, name)
         function = self.table.get(name)
