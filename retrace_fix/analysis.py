@@ -80,12 +80,12 @@ class ModuleAnalysis:
         """``source_text``: the file's text (its suppression comments; default: the module's code);
         ``module_text``: the text ``module`` was parsed from when that is not ``source_text``
         (partial parsing empties defs)."""
-        table, tf_functions = _module_facts(module)
+        table = ImportTable.from_module(module)
         text = source_text if source_text is not None else module_code(module)  # an edited module's
         return cls(
             module=module,
             table=table,
-            tf_functions=tf_functions,
+            tf_functions=find_tf_functions(module, Scope(table)),
             suppressions=Suppressions.from_source(text),
             wrapper=MetadataWrapper(module, unsafe_skip_copy=True),
             module_text=module_text if module_text is not None else text,
@@ -124,23 +124,6 @@ class ModuleAnalysis:
 
     def column_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.column
-
-
-#: the module :func:`_module_facts` read last, and what it found: (module, table, tf.function sites)
-_LAST_FACTS: tuple = (None, None, None)
-
-
-def _module_facts(module: cst.Module) -> tuple[ImportTable, dict[cst.FunctionDef, TfFunctionSite]]:
-    """The import table and the tf.function sites of ``module``, read again only for another tree
-    (a tree is immutable, and neither is changed once made: the sites come in a new dict).  Runs
-    that share one parsed tree (the engine's runs of one text with several option sets, in the
-    tests) read it once."""
-    global _LAST_FACTS
-    last = _LAST_FACTS
-    if last[0] is not module:
-        table = ImportTable.from_module(module)
-        last = _LAST_FACTS = (module, table, find_tf_functions(module, Scope(table)))
-    return last[1], dict(last[2])
 
 
 # --------------------------------------------------------------------------- qualified names
