@@ -21,8 +21,15 @@ from typing import Callable
 NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
+#: line breaks ``str.splitlines`` knows besides CRLF, LF and CR
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def source_lines(text: str) -> list[str]:
-    """Lines with their ends, split on CRLF, LF and CR only (not form feeds or ``\\u2028``)."""
+    """Lines with their ends, split on CRLF, LF and CR only (not form feeds or ``\\u2028``):
+    ``str.splitlines`` where the text holds none of the other breaks it knows (nearly always)."""
+    if _OTHER_BREAKS.search(text) is None:
+        return text.splitlines(True)
     lines, start = [], 0
     for match in NEWLINE.finditer(text):
         lines.append(text[start : match.end()])

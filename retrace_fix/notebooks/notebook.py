@@ -103,8 +103,6 @@ _LIKELY = re.compile(
 _MULTILINE = {pattern: re.compile(pattern.pattern, re.MULTILINE) for pattern in (_CANDIDATE, _LIKELY)}
 _ASSIGNED = re.compile(r"^([ \t]*)([A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*)[ \t]*=[ \t]*[!%]")
 _CELL_MAGIC = re.compile(r"^%%([A-Za-z_][\w-]*|!)")
-#: line breaks ``str.splitlines`` knows and :func:`~retrace_fix.linemap.source_lines` does not
-_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 #: most masking rounds for one cell (each masks at least one line)
 _MAX_ROUNDS = 10_000
 
@@ -457,7 +455,7 @@ def _code_cells(masked_cells: list[tuple[int, str, str, dict, str]]) -> list[_Co
             masked_text += "\n"
         count = 0
         if masked_text:  # the cell's end, marked on its last line (a comment ends any complete cell)
-            lines = _lines(masked_text)
+            lines = source_lines(masked_text)
             count = len(lines)
             body = lines[-1].rstrip("\r\n")
             lines[-1] = body + _CELL_END.format(index) + lines[-1][len(body):]
@@ -515,12 +513,6 @@ class _Counter:
         return self.next - 1
 
 
-def _lines(text: str) -> list[str]:
-    """:func:`~retrace_fix.linemap.source_lines` (CRLF, LF and CR only), by ``str.splitlines``
-    where the text holds no other break it knows (nearly always: a tenth of the time)."""
-    return source_lines(text) if _OTHER_BREAKS.search(text) else text.splitlines(True)
-
-
 def _any_line(pattern: re.Pattern, lines: list[str], text: str) -> bool:
     """Does ``pattern`` match at the start of a line of ``lines`` (``text``'s lines)?  One search
     of the text (the pattern compiled with MULTILINE too) where its only line end is LF: a line's
@@ -533,7 +525,7 @@ def _any_line(pattern: re.Pattern, lines: list[str], text: str) -> bool:
 def _dedent(source: str) -> tuple[list[str], str]:
     """The cell's lines as IPython runs them, and the indentation taken off: a cell whose first
     non-blank line is indented loses that indentation on every line that starts with it."""
-    lines = _lines(source)
+    lines = source_lines(source)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return lines, ""
