@@ -9,8 +9,8 @@ remote's default branch (its ``HEAD``) is used.
 
 :func:`clone` fetches exactly that one commit (``--depth 1``, no tags, no
 hooks, no LFS downloads) into an empty directory, and checks out only what a
-run reads (three git processes: init, fetch, checkout) (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
-``.retrace/`` traces).  A ``file://`` URL of a repository on this machine
+run reads (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
+``.retrace/`` traces), in three git processes (init, fetch, checkout).  A ``file://`` URL of a repository on this machine
 borrows its objects (git's alternates, as ``git clone --shared`` does) instead
 of packing and copying them: nothing is transferred, and the source is only
 read.  Git runs with :mod:`retrace_fix.bulk.git`'s protections.
