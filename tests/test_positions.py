@@ -108,28 +108,47 @@ def test_generated_programs(source):
     assert_each_position_alone_matches(source, parsed=parsed)
 
 
+def generated_nodes(monkeypatch) -> list[tuple[object, cst.CSTNode]]:
+    """From now on in the test: (code generation state, node) of every node whose position
+    :class:`StatementPositions` records, in order (the state class in use patched)."""
+    generated: list[tuple[object, cst.CSTNode]] = []
+    state_class = positions_module._state_class()
+    real = state_class.after_codegen
+
+    def recording(self, node):
+        generated.append((self, node))
+        return real(self, node)
+
+    monkeypatch.setattr(state_class, "after_codegen", recording)
+    return generated
+
+
+def nodes_per_run(generated: list[tuple[object, cst.CSTNode]]) -> list[int]:
+    """How many nodes each code generation run (one state object) of ``generated`` recorded."""
+    counts: list[int] = []
+    last = None
+    for state, _ in generated:
+        if state is not last:
+            counts.append(0)
+            last = state
+        counts[-1] += 1
+    return counts
+
+
 def test_a_statement_is_generated_only_up_to_the_node_asked(monkeypatch):
     source = "@tf.function(experimental_relax_shapes=True)\ndef f(x):\n" + "    x = x + 1\n" * 200 + "    return x\n"
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    states: list = []
-    state_class = positions_module._state_class()
-    real = state_class.after_codegen
-
-    def counting(self, node):
-        if not states or states[-1][0] is not self:
-            states.append([self, 0])
-        states[-1][1] += 1
-        return real(self, node)
-
-    monkeypatch.setattr(state_class, "after_codegen", counting)
+    generated = generated_nodes(monkeypatch)
     positions = StatementPositions(module, source, never)
     keyword = module.body[0].decorators[0].decorator.args[0]
     assert positions[keyword] == expected[keyword]
-    assert len(states) == 1 and states[0][1] < 20  # the decorator's nodes, not the body's
+    counts = nodes_per_run(generated)
+    assert len(counts) == 1 and counts[0] < 20  # the decorator's nodes, not the body's
     last = module.body[0].body.body[-1]
-    assert positions[last] == expected[last] and len(states) == 2  # then the whole statement, once
-    assert positions[module.body[0].body.body[100]] == expected[module.body[0].body.body[100]] and len(states) == 2
+    assert positions[last] == expected[last] and len(nodes_per_run(generated)) == 2  # then the whole statement, once
+    assert positions[module.body[0].body.body[100]] == expected[module.body[0].body.body[100]]
+    assert len(nodes_per_run(generated)) == 2
 
 
 def test_a_node_at_two_places_gets_libcst_s_position():
@@ -258,17 +277,9 @@ def test_a_statement_of_a_tracked_class_is_generated_alone(monkeypatch):
               + "    n = [1,\n         2]\n\n\nprint(Model)\n")
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    states: list = []
-    state_class = positions_module._state_class()
-    real = state_class.after_codegen
-
-    def counting(self, node):
-        states.append(node)
-        return real(self, node)
-
     cst_tree.track_source(module, source, ast.parse(source))
     try:
-        monkeypatch.setattr(state_class, "after_codegen", counting)
+        states = generated_nodes(monkeypatch)
         positions = StatementPositions(module, source, never)
         method = module.body[1].body.body[-2]
         target = method.body.body[0].body.body[0].body[0].value  # x + 29, in the last method
@@ -290,11 +301,7 @@ def test_a_statement_of_a_tracked_def_is_generated_alone(monkeypatch):
               + "    return y\n\n\ntrain([])\n")
     module = cst.parse_module(source)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    states: list = []
-    state_class = positions_module._state_class()
-    real = state_class.after_codegen
-    monkeypatch.setattr(state_class, "after_codegen",
-                        lambda self, node: states.append(node) or real(self, node))
+    states = generated_nodes(monkeypatch)
     cst_tree.track_source(module, source, ast.parse(source))
     try:
         positions = StatementPositions(module, source, never)
