@@ -786,6 +786,23 @@ def source_line_offsets(json_text: str, cell: int) -> list[int]:
     return [json_text.count("\n", 0, start + item) + 1 for item, _ in _array_items(value)]
 
 
+def validation_problem(json_text: str) -> str | None:
+    """What ``nbformat`` (when installed) finds wrong with a notebook; None when valid or unknown.
+    No run calls it (a fixed notebook's new sources are read back instead): it is the oracle of the
+    checking tools, the tests and ``benchmarks/corpus.py``."""
+    try:
+        import nbformat
+    except ImportError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nbformat.validate(nbformat.reads(json_text, as_version=nbformat.NO_CONVERT))
+    except Exception as exc:  # nbformat.ValidationError and what reading a broken file raises
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
 # --------------------------------------------------------------------------- diffs
 
 
@@ -827,5 +844,5 @@ def cell_diff(old_json: str, new_json: str, path: str) -> str:
 __all__ = [
     "CHECKPOINTS_DIR", "Document", "Notebook", "NotebookError", "SUFFIX", "cell_diff", "cell_label", "changed_cells",
     "code_sources", "is_notebook", "join_source", "load_document", "read_notebook", "source_line_offsets",
-    "splice_sources", "split_source",
+    "splice_sources", "split_source", "validation_problem",
 ]
