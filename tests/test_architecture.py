@@ -83,11 +83,19 @@ def layer_of(name: str) -> int:
     return best[0]
 
 
+@functools.cache
+def import_statements(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """Every ``import`` and ``from ... import`` statement of the file, wherever in it (one parse
+    and walk per file for all the module's tests)."""
+    return tuple(node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, (ast.Import, ast.ImportFrom)))
+
+
 def imports(name: str, path: Path) -> set[str]:
     """The project modules ``name`` imports, wherever in the file."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in import_statements(path):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -181,9 +189,8 @@ def test_the_rewriter_never_imports_tensorflow():
     for name, path in MODULES.items():
         if layer_of(name) > layer_of("retrace_fix.engine") or name.startswith("retrace_fix.traces"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        for node in import_statements(path):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             assert not any(n.split(".")[0] in ("tensorflow", "keras", "tf_keras") for n in names), name
 
 

@@ -4,6 +4,7 @@ TreeIndex gives back what walks of the tree and of its statements would."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from retrace_fix.ast_walk import TreeIndex, outermost_loops, push_children, walk
@@ -12,9 +13,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("retrace_fix/*.py"), *ROOT.glob("codemods/*.py"), *ROOT.glob("golden/*/*/input.py")])
 
 
+@functools.cache
+def trees() -> tuple[tuple[Path, ast.Module], ...]:
+    """CPython's tree of each of ``SOURCES``, parsed once for the module's tests (they only read
+    the trees: neither the walks nor :class:`TreeIndex` change a node)."""
+    return tuple((path, ast.parse(path.read_text(encoding="utf-8"))) for path in SOURCES)
+
+
 def test_same_nodes_as_ast_walk():
-    for path in SOURCES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, tree in trees():
         expected = [n for n in ast.walk(tree) if not isinstance(n, ast.expr_context)]
         found = list(walk(tree))
         assert len(found) == len(expected) and {id(n) for n in found} == {id(n) for n in expected}, path
@@ -44,8 +51,7 @@ def test_outermost_loops_hold_every_loop():
 
 
 def test_tree_index_is_the_walk_of_the_tree_and_of_each_statement():
-    for path in SOURCES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, tree in trees():
         index = TreeIndex(tree)
         walked = list(walk(tree))
         assert [id(n) for n in index.nodes] == [id(n) for n in walked], path

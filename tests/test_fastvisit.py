@@ -3,6 +3,7 @@ and transformers built on it produce the same code."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import libcst as cst
@@ -191,11 +192,34 @@ class Renamer(cst.CSTTransformer):
         return updated_node
 
 
-def sources() -> list[str]:
+@functools.cache
+def sources() -> tuple[str, ...]:
     found = [KITCHEN_SINK]
     for path in sorted(GOLDEN.glob("*/*/input.py"))[:40]:
         found.append(path.read_text(encoding="utf-8"))
-    return found
+    return tuple(found)
+
+
+@functools.cache
+def trees() -> tuple[cst.Module, ...]:
+    """LibCST's tree of each of :func:`sources`, parsed once per module: a tree is immutable, and
+    every test runs both walks (LibCST's and the fast one) on the same tree object."""
+    return tuple(cst.parse_module(source) for source in sources())
+
+
+#: LibCST's own transformer runs: {(transformer class, index into trees()): (code, leaves)}; the
+#: reference of a tree and a transformer class is the same whatever test asks (LibCST's version and
+#: the tree, hence its text, are fixed for the process)
+_LIBCST_TRANSFORMS: dict[tuple[type, int], tuple[str, list]] = {}
+
+
+def libcst_transform(index: int, transformer: type) -> tuple[str, list]:
+    """(code, leaves) of LibCST's own visit of ``trees()[index]`` with a new ``transformer``."""
+    key = (transformer, index)
+    if key not in _LIBCST_TRANSFORMS:
+        slow, slow_tree = _run(trees()[index], transformer, fast=False)
+        _LIBCST_TRANSFORMS[key] = (slow_tree.code, list(slow.leaves))
+    return _LIBCST_TRANSFORMS[key]
 
 
 def _run(tree: cst.Module, visitor_class: type, fast: bool, transforms: bool = True):
@@ -210,8 +234,7 @@ def _run(tree: cst.Module, visitor_class: type, fast: bool, transforms: bool = T
 
 @pytest.mark.parametrize("visitor_class", [Recorder, Hooks, HooksWithField, FieldHooksAndLeave, TokenHooks])
 def test_visitor_callbacks_identical(visitor_class):
-    for source in sources():
-        tree = cst.parse_module(source)
+    for tree in trees():
         slow, slow_result = _run(tree, visitor_class, fast=False)
         fast, fast_result = _run(tree, visitor_class, fast=True)
         assert fast.log == slow.log
@@ -220,23 +243,21 @@ def test_visitor_callbacks_identical(visitor_class):
 
 @pytest.mark.parametrize("transforms", [True, False])
 def test_transformer_output_identical(transforms):
-    for source in sources():
-        tree = cst.parse_module(source)
-        slow, slow_tree = _run(tree, Renamer, fast=False)
+    for index, tree in enumerate(trees()):
+        slow_code, slow_leaves = libcst_transform(index, Renamer)
         fast, fast_tree = _run(tree, Renamer, fast=True, transforms=transforms)
-        assert fast_tree.code == slow_tree.code
-        assert fast.leaves == slow.leaves
+        assert fast_tree.code == slow_code
+        assert fast.leaves == slow_leaves
     assert "vals" in cst.parse_module(KITCHEN_SINK).visit(Renamer()).code
 
 
 @pytest.mark.parametrize("transformer", [CommaSpacer, Renamer])
 def test_token_editing_transformer_identical(transformer):
-    for source in sources():
-        tree = cst.parse_module(source)
-        slow, slow_tree = _run(tree, transformer, fast=False)
+    for index, tree in enumerate(trees()):
+        slow_code, slow_leaves = libcst_transform(index, transformer)
         fast, fast_tree = _run(tree, transformer, fast=True)
-        assert fast_tree.code == slow_tree.code
-        assert fast.leaves == slow.leaves
+        assert fast_tree.code == slow_code
+        assert fast.leaves == slow_leaves
 
 
 def test_token_fields_are_skipped_only_without_token_hooks():
