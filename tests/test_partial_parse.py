@@ -34,6 +34,7 @@ from retrace_fix.engine.options import FileJob, RunOptions
 from retrace_fix.engine import prefilter, transform
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.process import process_file
+from retrace_fix.analysis import ModuleAnalysis
 from retrace_fix.partial_parse import Outline
 from tests.support.golden import EngineRun, GoldenCase, discover_cases
 from tests.engine.test_fuzz import SETTINGS, tf_programs
@@ -240,7 +241,10 @@ def trees_shared() -> Iterator[None]:
     read CPython's tree once (:class:`~retrace_fix.partial_parse.Outline`): the runs of one source
     (partial parsing on and off, the option sets) share them, as the trees are never changed and the
     engine's results do not depend on which parse of a text it reads (``tests/engine/test_prefilter.py``
-    shares LibCST's trees the same way).  They are dropped at the end of the block."""
+    shares LibCST's trees the same way).  The codemods' :class:`~retrace_fix.analysis.ModuleAnalysis`
+    of a shared tree is shared too (the same tree object and texts: its tables, scopes and positions
+    are facts of those alone, worked out lazily; the one field a codemod sets, ``origin_line``, each
+    codemod sets before it reads anything).  They are dropped at the end of the block."""
     _SHARED_TREES.append({})
     try:
         yield
@@ -252,6 +256,7 @@ def run(source: str, options: RunOptions, tmp_path: Path) -> object:
     if not _SHARED_TREES:
         return process_file(job_of(source, tmp_path), options)
     shared, parse, check, outline = _SHARED_TREES[-1], cst.parse_module, prefilter.cpython_check, prefilter.Outline
+    build = ModuleAnalysis.__dict__["build"]
 
     def parse_once(text, *args, **kwargs):
         if args or kwargs or not isinstance(text, str):
@@ -272,10 +277,17 @@ def run(source: str, options: RunOptions, tmp_path: Path) -> object:
             shared[key] = outline(text, tree)
         return shared[key]
 
+    def analysis_once(cls, module, source_text=None, module_text=None):
+        key = ("analysis", id(module), source_text, module_text)
+        if key not in shared or shared[key].module is not module:
+            shared[key] = build.__func__(cls, module, source_text, module_text)
+        return shared[key]
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cst, "parse_module", parse_once)
         patch.setattr(prefilter, "cpython_check", check_once)
         patch.setattr(prefilter, "Outline", outline_once)
+        patch.setattr(ModuleAnalysis, "build", classmethod(analysis_once))
         return process_file(job_of(source, tmp_path), options)
 
 
