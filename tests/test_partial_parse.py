@@ -23,7 +23,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
-import libcst as cst
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -31,12 +30,12 @@ from hypothesis import strategies as st
 from retrace_fix.codemods import REGISTRY
 from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.options import FileJob, RunOptions
-from retrace_fix.engine import prefilter, transform
+from retrace_fix.engine import transform
 from retrace_fix.engine.call_sites import with_call_site_plans
 from retrace_fix.engine.process import process_file
-from retrace_fix.analysis import ModuleAnalysis
 from retrace_fix.partial_parse import Outline
 from tests.support.golden import EngineRun, GoldenCase, discover_cases
+from tests.support.shared_trees import sharing
 from tests.engine.test_fuzz import SETTINGS, tf_programs
 
 CASES = discover_cases()
@@ -230,21 +229,18 @@ def job_of(source: str, tmp_path: Path) -> FileJob:
     return FileJob(path=path, display="input.py", relpath="input.py", data=source.encode("utf-8"))
 
 
-#: the trees of :func:`trees_shared` blocks, innermost last: {key: LibCST's tree of a text, CPython's
-#: verdict and tree of it, or the prefilter's outline of it}
+#: the trees of :func:`trees_shared` blocks, innermost last (:func:`tests.support.shared_trees.sharing`)
 _SHARED_TREES: list[dict] = []
 
 
 @contextlib.contextmanager
 def trees_shared() -> Iterator[None]:
-    """Within the block, :func:`run` has LibCST and CPython parse each text once, and the prefilter
-    read CPython's tree once (:class:`~retrace_fix.partial_parse.Outline`): the runs of one source
-    (partial parsing on and off, the option sets) share them, as the trees are never changed and the
-    engine's results do not depend on which parse of a text it reads (``tests/engine/test_prefilter.py``
-    shares LibCST's trees the same way).  The codemods' :class:`~retrace_fix.analysis.ModuleAnalysis`
-    of a shared tree is shared too (the same tree object and texts: its tables, scopes and positions
-    are facts of those alone, worked out lazily; the one field a codemod sets, ``origin_line``, each
-    codemod sets before it reads anything).  They are dropped at the end of the block."""
+    """Within the block, :func:`run` has LibCST and CPython parse each text once, the prefilter
+    read CPython's tree once (:class:`~retrace_fix.partial_parse.Outline`) and the codemods build
+    their analysis of a tree once (:func:`tests.support.shared_trees.sharing`): the runs of one
+    source (partial parsing on and off, the option sets) share them, as the engine's results do not
+    depend on which parse of a text it reads (``tests/engine/test_prefilter.py`` shares them the
+    same way).  They are dropped at the end of the block."""
     _SHARED_TREES.append({})
     try:
         yield
@@ -255,39 +251,7 @@ def trees_shared() -> Iterator[None]:
 def run(source: str, options: RunOptions, tmp_path: Path) -> object:
     if not _SHARED_TREES:
         return process_file(job_of(source, tmp_path), options)
-    shared, parse, check, outline = _SHARED_TREES[-1], cst.parse_module, prefilter.cpython_check, prefilter.Outline
-    build = ModuleAnalysis.__dict__["build"]
-
-    def parse_once(text, *args, **kwargs):
-        if args or kwargs or not isinstance(text, str):
-            return parse(text, *args, **kwargs)
-        if ("libcst", text) not in shared:
-            shared["libcst", text] = parse(text)
-        return shared["libcst", text]
-
-    def check_once(text, *args, **kwargs):
-        key = ("cpython", text, args, tuple(sorted(kwargs.items())))
-        if key not in shared:
-            shared[key] = check(text, *args, **kwargs)
-        return shared[key]
-
-    def outline_once(text, tree):
-        key = ("outline", text, id(tree))
-        if key not in shared or shared[key].tree is not tree:
-            shared[key] = outline(text, tree)
-        return shared[key]
-
-    def analysis_once(cls, module, source_text=None, module_text=None):
-        key = ("analysis", id(module), source_text, module_text)
-        if key not in shared or shared[key].module is not module:
-            shared[key] = build.__func__(cls, module, source_text, module_text)
-        return shared[key]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cst, "parse_module", parse_once)
-        patch.setattr(prefilter, "cpython_check", check_once)
-        patch.setattr(prefilter, "Outline", outline_once)
-        patch.setattr(ModuleAnalysis, "build", classmethod(analysis_once))
+    with sharing(_SHARED_TREES[-1]):
         return process_file(job_of(source, tmp_path), options)
 
 

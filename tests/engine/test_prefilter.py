@@ -6,7 +6,6 @@ tree check (a predict call in a loop, or where a tf.function can be) tells apart
 
 from __future__ import annotations
 
-import functools
 
 import libcst as cst
 import pytest
@@ -17,6 +16,7 @@ from retrace_fix.engine.options import FileJob, RunOptions, selected_codemods
 from retrace_fix.engine.prefilter import codemods_to_run
 from retrace_fix.engine.process import process_file
 from tests.support.golden import GOLDEN_ROOT
+from tests.support.shared_trees import sharing
 
 SOURCES = sorted(p for p in GOLDEN_ROOT.glob("*/*/*.py") if p.name in ("input.py", "expected.py"))
 
@@ -28,11 +28,12 @@ def planned(text: str) -> set[str]:
 
 
 @pytest.fixture
-def parse_once(monkeypatch):
-    """One LibCST parse per text for the test's runs: a tree is immutable, so the runs of one
-    source (a run per codemod the prefilter dropped) may share it; parsing again was about half
-    of this module's time."""
-    monkeypatch.setattr(cst, "parse_module", functools.cache(cst.parse_module))
+def parse_once():
+    """One LibCST parse, CPython parse, outline and analysis per text for the test's runs
+    (:func:`tests.support.shared_trees.sharing`): the runs of one source (a run per codemod the
+    prefilter dropped) may share them; parsing again was about half of this module's time."""
+    with sharing({}):
+        yield
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.relative_to(GOLDEN_ROOT).as_posix() for p in SOURCES])

@@ -35,7 +35,6 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,11 +113,11 @@ class GoldenCase:
         )
 
     def run_on(self, source: Path, workdir: Path) -> FileResult:
-        """Run the engine on ``source`` copied to ``workdir/input.py`` (so traces match)."""
+        """Run the engine on ``source`` as ``workdir/input.py`` (so traces match): its bytes go
+        with the job (``FileJob.data``, from which the engine reads them as it reads a file's,
+        and nothing else), not copied there; ``workdir`` holds no other file either."""
         target = workdir / "input.py"
-        if source.resolve() != target.resolve():
-            shutil.copyfile(source, target)
-        job = FileJob(path=target, display="input.py", relpath="input.py")
+        job = FileJob(path=target, display="input.py", relpath="input.py", data=source.read_bytes())
         return process_file(job, self.options())
 
     def shared_run(self, source: Path, workdir: Path) -> "EngineRun":
