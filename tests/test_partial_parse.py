@@ -264,16 +264,24 @@ def with_plans(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
     when not given one (:func:`with_call_site_plans`, this file alone).  The plan reads the whole
     file whether or not the run then parses part of it: the runs with partial parsing on and off
     that are compared share one.  A plan is made from the text and the traces only, so the option
-    sets of one source with the same traces share it too (made once per process)."""
+    sets of one source with the same traces share it too (made once per process).  Within
+    :func:`trees_shared`, the plan's parse and analysis of the text are the runs' own."""
     if options.call_site_plans is not None or not options.wants_call_site_plans:
         return options
     if options.trace_assignment is not None:
-        return with_call_site_plans([job_of(source, tmp_path)], options)
+        return _planned(source, options, tmp_path)
     key = (source, id(options.traces))
     known = _PLANS.get(key)
     if known is None or known[0] is not options.traces:
-        known = _PLANS[key] = (options.traces, with_call_site_plans([job_of(source, tmp_path)], options).call_site_plans)
+        known = _PLANS[key] = (options.traces, _planned(source, options, tmp_path).call_site_plans)
     return replace(options, call_site_plans=known[1])
+
+
+def _planned(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
+    if not _SHARED_TREES:
+        return with_call_site_plans([job_of(source, tmp_path)], options)
+    with sharing(_SHARED_TREES[-1]):
+        return with_call_site_plans([job_of(source, tmp_path)], options)
 
 
 def outcome(result) -> tuple:
