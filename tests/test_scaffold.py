@@ -7,11 +7,13 @@ on the repository itself.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -64,7 +66,8 @@ def scaffolded(checkout):
     proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF109", "static-shape-read", "--summary", 'reads x.shape["0"]')
     after = snapshot(checkout)
     changed = sorted(p for p in after if before.get(p) != after[p])
-    with pytest.MonkeyPatch.context() as monkeypatch, _captured() as (out, err):
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as monkeypatch, redirect_stdout(out), redirect_stderr(err):
         for name in [k for k in os.environ if k.startswith("RETRACE_FIX")]:
             monkeypatch.delenv(name)
         monkeypatch.setenv("PYTHONPATH", str(checkout))
@@ -74,19 +77,6 @@ def scaffolded(checkout):
     probe = python(checkout, "-c", PROBE, str(ROOT))
     assert probe.returncode == 0, probe.stderr
     return proc, changed, fix, json.loads(probe.stdout)
-
-
-def _captured():
-    import contextlib
-    import io
-
-    @contextlib.contextmanager
-    def both():
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            yield out, err
-
-    return both()
 
 
 def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout, scaffolded):
