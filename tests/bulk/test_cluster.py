@@ -107,7 +107,7 @@ def scheduler():
 @pytest.fixture(scope="module")
 def worker_processes():
     """Dask's worker processes forked from one server that imported Dask and the engine once
-    (``tests/support/dask_workers.py``), not a fresh interpreter each: three in this module.  The
+    (``tests/support/dask_workers.py``), not a fresh interpreter each.  The
     server is started once for the module's tests that use this (``worker_server``: a run that finds
     one running forks its workers from it and leaves it running), after the test of the server that
     ends with its run, which starts its own."""
