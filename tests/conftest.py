@@ -142,28 +142,28 @@ def pytest_configure(config):
         config.option.loadscopereorder = False  # by number of tests: keep pytest_collection_modifyitems' order
 
 
-#: the modules that take longest (seconds of their tests on one worker, ``-m "not tf"`` on a
-#: loaded 2-core machine, load average about 5, 2026-11-27; only their order matters), slowest first
+#: the modules that take longest (seconds of their tests on one worker, ``-m "not tf"`` on the
+#: shared 2-core machine, load average 2 to 5, 2026-11-28; only their order matters), slowest first
 SLOW_MODULES = {
-    "tests/test_partial_parse_padded.py": 76,
-    "tests/bulk/test_cluster.py": 38,
-    "tests/benchmarks/test_scripts.py": 34,
-    "tests/codemods/test_libcst_interop.py": 21,
-    "tests/test_scaffold.py": 19,
-    "tests/codemods/test_golden.py": 18,
-    "tests/verify/test_verify.py": 17,
-    "tests/attack/test_hostile_input.py": 16,
-    "tests/patch/test_interactive.py": 15,
-    "tests/bench/test_bench.py": 14,
-    "tests/engine/test_prefilter.py": 13,
-    "tests/engine/test_fuzz.py": 13,
-    "tests/attack/test_races.py": 12,
-    "tests/e2e/test_packaging.py": 10,
-    "tests/test_partial_parse.py": 10,
-    "tests/attack/test_trace_files.py": 9,
-    "tests/attack/test_record_lifecycle.py": 8,
-    "tests/e2e/test_precommit.py": 8,
-    "tests/test_without_tensorflow.py": 8,
+    "tests/test_partial_parse_padded.py": 26,
+    "tests/bulk/test_cluster.py": 18,
+    "tests/test_positions.py": 16,
+    "tests/benchmarks/test_scripts.py": 14,
+    "tests/test_analysis_scopes.py": 13,
+    "tests/bench/test_bench.py": 13,
+    "tests/test_scaffold.py": 12,
+    "tests/attack/test_hostile_input.py": 10,
+    "tests/engine/test_prefilter.py": 10,
+    "tests/codemods/test_libcst_interop.py": 9,
+    "tests/codemods/test_golden.py": 8,
+    "tests/e2e/test_packaging.py": 7,
+    "tests/verify/test_verify.py": 7,
+    "tests/patch/test_interactive.py": 7,
+    "tests/test_partial_parse.py": 6,
+    "tests/attack/test_record_lifecycle.py": 6,
+    "tests/test_without_tensorflow.py": 5,
+    "tests/test_fastvisit.py": 5,
+    "tests/engine/test_fuzz.py": 5,
 }
 
 

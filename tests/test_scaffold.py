@@ -7,11 +7,13 @@ on the repository itself.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -51,12 +53,35 @@ def snapshot(root: Path) -> dict[str, bytes]:
     }
 
 
-def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout):
+@pytest.fixture(scope="module")
+def scaffolded(checkout):
+    """Both new codes of the tests below, then one process for what only the copy can answer.
+
+    RTF109 (a diagnostic) by ``python -m retrace_fix.scaffold`` in the copy, the files it changed
+    taken before the next; RTF019 (an unsafe fix) by :func:`main` in this process, whose docs step is
+    a child process that must import the copy as :func:`python` has it do.  Then one process (each
+    costs the imports): the docs are current, the table finds RTF109 after the other diagnostics,
+    with its rule, and the CLI lists, explains and runs it; and runs RTF019 on its golden cases."""
     before = snapshot(checkout)
     proc = python(checkout, "-m", "retrace_fix.scaffold", "RTF109", "static-shape-read", "--summary", 'reads x.shape["0"]')
-    assert proc.returncode == 0, proc.stderr
     after = snapshot(checkout)
     changed = sorted(p for p in after if before.get(p) != after[p])
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as monkeypatch, redirect_stdout(out), redirect_stderr(err):
+        for name in [k for k in os.environ if k.startswith("RETRACE_FIX")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PYTHONPATH", str(checkout))
+        status = scaffold_main(["RTF019", "demo-fix", "--tier", "unsafe", "--root", str(checkout)])
+    fix = {"status": status, "out": out.getvalue(), "err": err.getvalue(),
+           "source": (checkout / "codemods" / "demo_fix.py").read_text() if status == 0 else ""}
+    probe = python(checkout, "-c", PROBE, str(ROOT))
+    assert probe.returncode == 0, probe.stderr
+    return proc, changed, fix, json.loads(probe.stdout)
+
+
+def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout, scaffolded):
+    proc, changed, _, probe = scaffolded
+    assert proc.returncode == 0, proc.stderr
     assert changed == [
         "codemods/static_shape_read.py",
         "docs/codemods/RTF109.md",
@@ -69,14 +94,11 @@ def test_a_new_diagnostic_is_one_module_one_golden_folder_and_the_docs(checkout)
     ]
     assert "- RTF109 static-shape-read: codemods/RTF109.md" in (checkout / "mkdocs.yml").read_text()
 
-    # one process for the rest (each costs the imports): the docs are current, the table finds
-    # the new code after the other diagnostics, with its rule, and the CLI lists, explains and runs it
-    probe = json.loads(python(checkout, "-c", PROBE, str(ROOT)).stdout)
     assert probe["retrace_fix"] == str(checkout / "retrace_fix" / "__init__.py")  # the copy, not the repository
     assert probe["gen_docs_check"] == 0
     assert probe["rule"] == ["StaticShapeReadCommand", "static-shape-read", "diagnostic", "static-shape-read",
                              'reads x.shape["0"]', 120]
-    listing, page, check = probe["runs"]
+    listing, page, check, _ = probe["runs"]
     assert 'RTF109  static-shape-read        diagnostic reads x.shape["0"]' in listing[1]
     assert page[1].startswith("RTF109 static-shape-read.\n\nWhat it does\n")
     # its cases run (nothing reported yet: the new code starts red in test_rules / test_rule_examples)
@@ -97,7 +119,8 @@ except SystemExit as exc:
     gen_docs_check = exc.code or 0
 rule = RULES["RTF109"]
 runs = [run_cli(*args) for args in (["codemods"], ["explain", "RTF109"],
-                                   ["--check", "--select", "RTF109", "golden/static-shape-read"])]
+                                   ["--check", "--select", "RTF109", "golden/static-shape-read"],
+                                   ["--diff", "--unsafe-fixes", "--select", "RTF019", "golden/demo-fix"])]
 print(json.dumps({
     "retrace_fix": retrace_fix.__file__,
     "gen_docs_check": gen_docs_check,
@@ -107,20 +130,17 @@ print(json.dumps({
 """
 
 
-def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout, monkeypatch, capsys):
-    # in this process (``-m retrace_fix.scaffold`` in the copy is run above); its docs step is a
-    # child process, which must import the copy as python() has it do
-    for name in [k for k in os.environ if k.startswith("RETRACE_FIX")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("PYTHONPATH", str(checkout))
-    status = scaffold_main(["RTF019", "demo-fix", "--tier", "unsafe", "--root", str(checkout)])
-    assert status == 0, capsys.readouterr().err
-    assert "wrote codemods/demo_fix.py" in capsys.readouterr().out
-    source = (checkout / "codemods" / "demo_fix.py").read_text()
+def test_a_new_fix_gets_a_command_that_edits_nothing_yet(checkout, scaffolded):
+    # scaffolded in this process (``-m retrace_fix.scaffold`` in the copy is run above), run on its
+    # golden cases by the copy's command line in the fixture's one process
+    _, _, fix, probe = scaffolded
+    assert fix["status"] == 0, fix["err"]
+    assert "wrote codemods/demo_fix.py" in fix["out"]
+    source = fix["source"]
     assert "class DemoFixCommand(RetraceCodemod):" in source and "Tier.UNSAFE, doc=__doc__" in source
     assert "    ORDER = 75\n" in source  # after RTF010, the last fix (65)
-    diff = python(checkout, "-m", "retrace_fix", "--diff", "--unsafe-fixes", "--select", "RTF019", "golden/demo-fix")
-    assert (diff.returncode, diff.stdout) == (0, "")
+    diff = probe["runs"][3]
+    assert diff == [0, ""]
     assert not (checkout / "golden/demo-fix/positive/expected.py").exists()  # must not change until implemented
 
 

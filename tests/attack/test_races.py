@@ -33,7 +33,6 @@ from retrace_fix.traces.model import TraceSet, save_trace_file
 from tests.support.tree_state import changed, digest
 from tests.support.cli_runner import run_cli
 
-REPO = Path(__file__).resolve().parents[2]
 RELAX_SRC = textwrap.dedent(
     """\
     import tensorflow as tf
@@ -200,28 +199,39 @@ def test_another_process_appending_to_300_files_loses_no_edit(tmp_path):
 
 
 def test_a_temporary_file_left_by_a_killed_writer_is_cleaned_by_the_next_run(tree):
-    """SIGKILL while the temporary file is being written: the next run removes it (and fixes the file)."""
-    stalled = (
-        "import os, sys, time\n"
-        "real = os.fsync\n"
-        "def stall(fd):\n"
-        "    open('stalled', 'w').close(); time.sleep(120)\n"
-        "os.fsync = stall\n"
-        "from retrace_fix.cli import main\n"
-        "main(['--jobs', '1', 'a.py'])\n"
-    )
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    writer = subprocess.Popen([sys.executable, "-c", stalled], cwd=tree, env=env)
+    """SIGKILL while the temporary file is being written: the next run removes it (and fixes the file).
+
+    The writer is a forked copy of this process running ``retrace-fix`` (its own pid, which names the
+    temporary file; no fresh interpreter's imports): SIGKILL ends it where it is, whatever it runs."""
+
+    def stall(fd):
+        open("stalled", "w").close()
+        time.sleep(120)
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    writer = os.fork()
+    if writer == 0:  # pragma: no cover - the copy, the writer; it never returns
+        try:
+            os.fsync = stall
+            run_cli("--jobs", "1", "a.py", cwd=tree)
+        finally:
+            os._exit(1)
+    status = None
     try:
         deadline = time.monotonic() + 120
         while not (tree / "stalled").exists():
-            assert writer.poll() is None and time.monotonic() < deadline
+            ended, status = os.waitpid(writer, os.WNOHANG)
+            if ended:
+                break
+            status = None
+            assert time.monotonic() < deadline
             time.sleep(0.02)
-        writer.send_signal(signal.SIGKILL)
-        writer.wait(timeout=30)
     finally:
-        if writer.poll() is None:
-            writer.kill()
+        if status is None:  # still running (stalled, or past the deadline): killed, and waited for
+            os.kill(writer, signal.SIGKILL)
+            status = os.waitpid(writer, 0)[1]
+    assert os.waitstatus_to_exitcode(status) == -signal.SIGKILL  # not ended before it stalled
     (tree / "stalled").unlink()
     left = [p.name for p in tree.iterdir() if p.name.endswith(".retrace-tmp")]
     assert len(left) == 1 and left[0].startswith(".a.py.")

@@ -151,13 +151,15 @@ def test_corpus_check_flags_crashes_and_bad_trees(tmp_path: Path, capsys):
 
 
 def _speed(monkeypatch, capsys, *args: str, runs: list[list[str]] | None = None,
-           processes: int = 0) -> subprocess.CompletedProcess:
+           processes: int = 0, bare_processes: int = 0) -> subprocess.CompletedProcess:
     """``python benchmarks/speed.py ARGS`` in this process; the variables it sets for the processes
     it measures are restored afterwards.  What it measures runs as it starts it (its ``MEASURE``
     wrapper around a fresh process), except that the measured ``python -m retrace_fix`` runs after
     the first ``processes`` are run by :func:`_measure_in_process` (their arguments appended to
-    ``runs``).  One test measures a real process (:func:`test_speed_script_prints_ratios`); the
-    others check which runs the script makes and how it prints them, not ``MEASURE`` again."""
+    ``runs``), and the bare parse (the script's own program) after the first ``bare_processes`` by
+    :func:`_measure_bare_in_process`.  One test measures real processes of both kinds
+    (:func:`test_speed_script_prints_ratios`); the others check which runs the script makes and
+    how it prints them, not ``MEASURE`` again."""
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE"):
         if name in os.environ:
             monkeypatch.setenv(name, os.environ[name])
@@ -167,10 +169,12 @@ def _speed(monkeypatch, capsys, *args: str, runs: list[list[str]] | None = None,
     speed = _load("speed")
     real = speed.measure
     runs = [] if runs is None else runs
+    bare_runs: list[list[str]] = []
 
     def measure(command: list[str]) -> tuple[int, float, int, float]:
-        if command[:3] != [sys.executable, "-m", "retrace_fix"]:
-            return real(command)  # the bare parse: the script's own program, always a process
+        if command[:3] != [sys.executable, "-m", "retrace_fix"]:  # the bare parse: the script's own program
+            bare_runs.append(command)
+            return real(command) if len(bare_runs) <= bare_processes else _measure_bare_in_process(command)
         runs.append(command[3:])
         return real(command) if len(runs) <= processes else _measure_in_process(command[3:])
 
@@ -196,11 +200,37 @@ def _measure_in_process(args: list[str]) -> tuple[int, float, int, float]:
     return code, wall, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, _cpu_s() - cpu
 
 
+def _measure_bare_in_process(command: list[str]) -> tuple[int, float, int, float]:
+    """What ``speed.measure`` gives back for the bare parse ``python bare_parse.py JOBS LISTING`` (the
+    program the script writes), run in this process: the same file, arguments and exit code, without
+    the fresh interpreter's imports.  ``runpy`` runs it as ``__main__`` (its pool's workers, forked
+    from this process, find ``parse`` there)."""
+    import contextlib
+    import io
+    import runpy
+
+    script, jobs, listing = command[1:]
+    assert command[0] == sys.executable and Path(script).name == "bare_parse.py", command
+    start, cpu, argv, out = time.perf_counter(), _cpu_s(), sys.argv, io.StringIO()
+    sys.argv = [script, jobs, listing]
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(script, run_name="__main__")
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = argv
+    wall = time.perf_counter() - start
+    assert out.getvalue().strip().isdigit(), out.getvalue()  # the number of files it could not parse
+    return code, wall, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, _cpu_s() - cpu
+
+
 def test_speed_script_prints_ratios(tree: Path, tmp_path: Path, monkeypatch, capsys):
     out = tmp_path / "speed.json"
     runs: list[list[str]] = []
     proc = _speed(monkeypatch, capsys, str(tree), "--jobs", "1,2", "--repeat", "1", "--json", str(out), runs=runs,
-                  processes=1)
+                  processes=1, bare_processes=1)
     assert proc.returncode == 0, proc.stderr
     assert runs == [["--diff", "--quiet", "--jobs", jobs, str(tree)] for jobs in ("1", "2")]
     figures = json.loads(out.read_text())

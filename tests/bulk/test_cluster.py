@@ -107,8 +107,13 @@ def scheduler():
 @pytest.fixture(scope="module")
 def worker_processes():
     """Dask's worker processes forked from one server that imported Dask and the engine once
-    (``tests/support/dask_workers.py``), not a fresh interpreter each: five in this module."""
-    with forked_workers():
+    (``tests/support/dask_workers.py``), not a fresh interpreter each.  The
+    server is started once for the module's tests that use this (``worker_server``: a run that finds
+    one running forks its workers from it and leaves it running), after the test of the server that
+    ends with its run, which starts its own."""
+    from retrace_fix.bulk.cluster import worker_server
+
+    with forked_workers(), worker_server():
         yield
 
 
@@ -344,6 +349,27 @@ def test_run_here_retries_once_too(in_corpus):
     assert outcomes[1].files
 
 
+def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
+    """``--scheduler local``'s workers are forked from one server that imported the engine (not
+    fresh interpreters importing it each); the server is ended and reaped with the cluster."""
+    from multiprocessing import forkserver
+
+    from retrace_fix.bulk.cluster import dask_client
+
+    with dask_client("local", workers=1) as client:
+        server = forkserver._forkserver._forkserver_pid
+        ((parent, imported),) = client.run(_parent_and_engine).values()
+    assert server is not None and parent == server != os.getpid()
+    assert imported  # before any task: the server imported it
+    assert forkserver._forkserver._forkserver_pid is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(server, os.WNOHANG)  # reaped already: no process left behind
+
+
+def _parent_and_engine():  # runs in a worker process
+    return os.getppid(), "retrace_fix.engine.run" in sys.modules
+
+
 def _die_on_golf(task, settings):  # runs in a worker process
     from retrace_fix.bulk.root_task import process_root
 
@@ -372,27 +398,6 @@ def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus, worker_proce
     assert [p.error for p in golf.problems] == [f"{golf_task.label}: the worker running it died (tried twice)"]
     assert [f.path for f in by_name["echo"][1].files] == ["echo/a.py"]
     assert [f.path for f in by_name["gamma"][1].files] == ["work/gamma/ok.py"]
-
-
-def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
-    """``--scheduler local``'s workers are forked from one server that imported the engine (not
-    fresh interpreters importing it each); the server is ended and reaped with the cluster."""
-    from multiprocessing import forkserver
-
-    from retrace_fix.bulk.cluster import dask_client
-
-    with dask_client("local", workers=1) as client:
-        server = forkserver._forkserver._forkserver_pid
-        ((parent, imported),) = client.run(_parent_and_engine).values()
-    assert server is not None and parent == server != os.getpid()
-    assert imported  # before any task: the server imported it
-    assert forkserver._forkserver._forkserver_pid is None
-    with pytest.raises(ChildProcessError):
-        os.waitpid(server, os.WNOHANG)  # reaped already: no process left behind
-
-
-def _parent_and_engine():  # runs in a worker process
-    return os.getppid(), "retrace_fix.engine.run" in sys.modules
 
 
 def test_scheduler_local_end_to_end(in_corpus, worker_processes):

@@ -42,13 +42,26 @@ def wheel(tmp_path_factory) -> Path:
     for name in ("retrace_fix", "codemods"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dist = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
-         "-w", str(dist), str(source)],
-        check=True, capture_output=True, text=True, timeout=300,
-    )
+    # what ``pip wheel --no-build-isolation`` does, without pip's own process and imports: the build
+    # backend pyproject.toml names, its PEP 517 hook, in a process started in the copy
+    backend = _tomllib().loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["build-backend"]
+    done = subprocess.run([sys.executable, "-c", BUILD_WHEEL, backend, str(dist)], cwd=source,
+                          check=True, capture_output=True, text=True, timeout=300)
     (built,) = dist.glob("*.whl")
+    assert done.stdout.splitlines()[-1] == built.name  # the name the hook gives back
     return built
+
+
+#: a PEP 517 frontend's call of the backend's ``build_wheel`` hook (its name: the last line printed)
+BUILD_WHEEL = "import importlib, sys; print(importlib.import_module(sys.argv[1]).build_wheel(sys.argv[2]))"
+
+
+def _tomllib():
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
 
 
 def test_the_wheel_holds_every_module_and_the_entry_points(wheel: Path):
@@ -130,10 +143,6 @@ def test_the_readme_installs_the_wheel_of_this_version():
 
 
 def test_the_version_is_read_from_one_place():
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    config = _tomllib().loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" not in config["project"] and config["project"]["dynamic"] == ["version"]
     assert config["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "retrace_fix.__version__"}

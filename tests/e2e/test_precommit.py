@@ -159,7 +159,9 @@ def test_fix_hook_fixes_staged_files_and_then_passes(repo):
 
 
 def test_check_hook_fails_on_findings_and_writes_nothing(repo):
-    proc = run_hook(repo, "retrace-fix-check")
+    # in this process: the installed executable is started by the fix hook's test above (the same
+    # program, the same way); this hook's entry differs in its arguments only
+    proc = run_hook_here(repo, "retrace-fix-check", staged_files(repo, HOOKS["retrace-fix-check"]))
     assert proc.returncode == 1
     assert not subprocess.run(["git", "diff", "--quiet"], cwd=repo).returncode  # nothing modified
     lines = proc.stdout.splitlines()
@@ -185,8 +187,8 @@ def test_hooks_give_the_same_verdict_on_parallel_chunks(repo):
     """require_serial: false — pre-commit may split the files over several processes."""
     files = staged_files(repo, HOOKS["retrace-fix-check"])
     assert files == ["src/clean.py", "src/diagnosed.py", "src/model.py"]
-    # the hook's command in this process (the first run of each hook in the tests above is the
-    # installed executable, as pre-commit starts it)
+    # the hook's command in this process (the fix hook's first run above is the installed
+    # executable, as pre-commit starts it)
     whole = run_hook_here(repo, "retrace-fix-check", files)
     chunks = [run_hook_here(repo, "retrace-fix-check", chunk) for chunk in (files[:1], files[1:2], files[2:])]
     assert [c.returncode for c in chunks] == [0, 1, 1]
