@@ -7,6 +7,8 @@ import ast
 import functools
 from pathlib import Path
 
+import pytest
+
 from retrace_fix.ast_walk import TreeIndex, outermost_loops, push_children, walk
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,6 +20,14 @@ def trees() -> tuple[tuple[Path, ast.Module], ...]:
     """CPython's tree of each of ``SOURCES``, parsed once for the module's tests (they only read
     the trees: neither the walks nor :class:`TreeIndex` change a node)."""
     return tuple((path, ast.parse(path.read_text(encoding="utf-8"))) for path in SOURCES)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _drop_the_trees():
+    """The trees go with the module: kept, they would be walked by every garbage collection of
+    the modules that run after it in this process."""
+    yield
+    trees.cache_clear()
 
 
 def test_same_nodes_as_ast_walk():

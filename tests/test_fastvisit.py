@@ -213,6 +213,15 @@ def trees() -> tuple[cst.Module, ...]:
 _LIBCST_TRANSFORMS: dict[tuple[type, int], tuple[str, list]] = {}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _drop_the_trees():
+    """The trees and LibCST's results go with the module: kept, they would be walked by every
+    garbage collection of the modules that run after it in this process."""
+    yield
+    trees.cache_clear()
+    _LIBCST_TRANSFORMS.clear()
+
+
 def libcst_transform(index: int, transformer: type) -> tuple[str, list]:
     """(code, leaves) of LibCST's own visit of ``trees()[index]`` with a new ``transformer``."""
     key = (transformer, index)
