@@ -4,10 +4,7 @@ TreeIndex gives back what walks of the tree and of its statements would."""
 from __future__ import annotations
 
 import ast
-import functools
 from pathlib import Path
-
-import pytest
 
 from retrace_fix.ast_walk import TreeIndex, outermost_loops, push_children, walk
 
@@ -15,23 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted([*ROOT.glob("retrace_fix/*.py"), *ROOT.glob("codemods/*.py"), *ROOT.glob("golden/*/*/input.py")])
 
 
-@functools.cache
-def trees() -> tuple[tuple[Path, ast.Module], ...]:
-    """CPython's tree of each of ``SOURCES``, parsed once for the module's tests (they only read
-    the trees: neither the walks nor :class:`TreeIndex` change a node)."""
-    return tuple((path, ast.parse(path.read_text(encoding="utf-8"))) for path in SOURCES)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _drop_the_trees():
-    """The trees go with the module: kept, they would be walked by every garbage collection of
-    the modules that run after it in this process."""
-    yield
-    trees.cache_clear()
-
-
 def test_same_nodes_as_ast_walk():
-    for path, tree in trees():
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         expected = [n for n in ast.walk(tree) if not isinstance(n, ast.expr_context)]
         found = list(walk(tree))
         assert len(found) == len(expected) and {id(n) for n in found} == {id(n) for n in expected}, path
@@ -61,7 +44,8 @@ def test_outermost_loops_hold_every_loop():
 
 
 def test_tree_index_is_the_walk_of_the_tree_and_of_each_statement():
-    for path, tree in trees():
+    for path in SOURCES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         index = TreeIndex(tree)
         walked = list(walk(tree))
         assert [id(n) for n in index.nodes] == [id(n) for n in walked], path
