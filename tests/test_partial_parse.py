@@ -404,6 +404,38 @@ BIG = (
 )
 
 
+SHARED = (
+    "import tensorflow as tf\n\n"
+    "def unrelated(a):\n    return a\n\n"
+    "@tf.function\ndef step(x, n):\n    return x * n\n\n"
+    "for n in [1, 2, 3]:\n    step(1.0, n)\n"
+)
+
+
+def test_the_runs_of_one_text_share_its_parses_and_analyses(tmp_path, monkeypatch):
+    """Within trees_shared(), the option sets' runs of one text (partial parsing on and off) parse
+    each text LibCST is given once and build one analysis per tree, and report what runs that share
+    nothing report."""
+    import libcst as cst
+
+    from retrace_fix.analysis import ModuleAnalysis
+
+    options = [RunOptions(select=("RTF103",)), RunOptions(unsafe_fixes=True),
+               RunOptions(unsafe_fixes=True, partial_parse=False)]
+    alone = [outcome(run(SHARED, each, tmp_path)) for each in options]
+    parsed, built = [], []
+    real_parse, real_build = cst.parse_module, ModuleAnalysis.__dict__["build"].__func__
+    monkeypatch.setattr(cst, "parse_module", lambda text, *a, **k: parsed.append(text) or real_parse(text, *a, **k))
+    monkeypatch.setattr(ModuleAnalysis, "build",
+                        classmethod(lambda cls, tree, *a, **k: built.append(tree) or real_build(cls, tree, *a, **k)))
+    with trees_shared():
+        together = [outcome(run(SHARED, each, tmp_path)) for each in options]
+    assert together == alone
+    assert alone[0][0] and not any(f["applied"] for f in alone[1][0])  # findings, and no edit
+    assert len(parsed) == len(set(parsed)) == 2  # the pruned text and the whole module, once each
+    assert len(built) == len({id(tree) for tree in built}) == 2
+
+
 def test_whole_module_codemods_get_the_whole_module(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(Outline, "pruned_text", lambda self: calls.append(1) or None)
