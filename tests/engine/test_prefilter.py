@@ -6,7 +6,6 @@ tree check (a predict call in a loop, or where a tf.function can be) tells apart
 
 from __future__ import annotations
 
-
 import libcst as cst
 import pytest
 
