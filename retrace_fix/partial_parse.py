@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from dataclasses import dataclass, field
 
 from retrace_fix.ast_walk import TreeIndex, walk
@@ -165,11 +166,18 @@ class _Unit:
     node: ast.stmt
     first: int  # first line (1-based; the first decorator's)
     last: int  # last line
-    parent: "_Unit | None"
+    #: the class it is a member of, weakly: a class holds its members, and a strong reference back
+    #: would make every class with members a cycle, its tree left to the cyclic collector after
+    #: each file (the outline's list of units keeps the class alive); None at module level
+    parent_ref: "weakref.ReferenceType[_Unit] | None"
     own: _Names  # a def: all of it; a class: its header and the statements that are not members
     binds: set[str]  # names it binds where the module-wide analyses look
     members: list["_Unit"] = field(default_factory=list)
     kept: bool = False
+
+    @property
+    def parent(self) -> "_Unit | None":
+        return self.parent_ref() if self.parent_ref is not None else None
 
     @property
     def name(self) -> str:
@@ -304,15 +312,16 @@ def _first_line(node: ast.stmt) -> int:
 def _unit(node: ast.stmt, parent: _Unit | None, lines: list[str], units: list[_Unit], index: TreeIndex) -> _Unit | None:
     """The unit of a def or class that has its lines to itself (else None: it stays as code)."""
     first, last = _first_line(node), node.end_lineno
+    parent_ref = weakref.ref(parent) if parent is not None else None
     if last is None or last > len(lines) or not _alone_on_lines(node, first, last, lines):
         return None
     if not isinstance(node, ast.ClassDef):
         own = _Names([node], index)
-        unit = _Unit(node, first, last, parent, own, {node.name, *own.declared})  # type: ignore[attr-defined]
+        unit = _Unit(node, first, last, parent_ref, own, {node.name, *own.declared})  # type: ignore[attr-defined]
         units.append(unit)
         return unit
     header: list[ast.AST] = [*node.bases, *node.keywords, *node.decorator_list]
-    unit = _Unit(node, first, last, parent, _Names((), index), set())
+    unit = _Unit(node, first, last, parent_ref, _Names((), index), set())
     units.append(unit)
     rest: list[ast.stmt] = []
     for statement in node.body:

@@ -610,12 +610,15 @@ def _mask_lines(lines: list[str], start: int, end: int, counter: _Counter, masks
 
 
 def _syntax_error(text: str) -> SyntaxError | None:
+    """CPython's verdict on a cell's text, without a traceback: the error's traceback would hold
+    this frame, which holds the error (a cycle), and the frames of its callers with the notebook's
+    cells and trees, left to the cyclic collector after every notebook with a magic."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(text, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as exc:
-        return exc
+        return exc.with_traceback(None)
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes; nesting beyond the parser
         return SyntaxError(str(exc), ("<cell>", 1, 1, ""))
     return None
