@@ -499,8 +499,11 @@ def join_source(source: object, cell: int) -> str:
     """A cell's ``source`` (a string or a list of strings) as one string."""
     if isinstance(source, str):
         return source
-    if isinstance(source, list) and all(isinstance(part, str) for part in source):
-        return "".join(source)
+    if isinstance(source, list):
+        try:
+            return "".join(source)  # a part that is no string: TypeError
+        except TypeError:
+            pass
     raise NotebookError("cannot read the cell: its source is not a string or a list of strings", cell=cell)
 
 
