@@ -42,8 +42,8 @@ TIMED_CELL = ("code", "%%time\n@tf.function\ndef triple(x):\n    return x * 3\nf
 
 def _notebook(cells_of: list = CELLS) -> str:
     cells = []
-    for kind, source in cells_of:
-        cell = {"cell_type": kind, "metadata": {}, "source": split_source(source)}
+    for number, (kind, source) in enumerate(cells_of):
+        cell = {"cell_type": kind, "id": f"cell-{number}", "metadata": {}, "source": split_source(source)}
         if kind == "code":
             cell.update(execution_count=None, outputs=[])
         cells.append(cell)
@@ -157,8 +157,9 @@ def extension(tmp_path_factory):
 
     project = tmp_path_factory.mktemp("extension")
     (project / "pyproject.toml").write_text("[project]\nname = 'extension'\n")
-    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-              "source": split_source(source)} for source in EXTENSION_CELLS]
+    # nbformat 4.5 cells carry an id (nbformat warns about a cell without one)
+    cells = [{"cell_type": "code", "id": f"cell-{number}", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": split_source(source)} for number, source in enumerate(EXTENSION_CELLS)]
     text = json.dumps({"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                        "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
     (project / "session.ipynb").write_text(text)
