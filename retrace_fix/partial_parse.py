@@ -312,9 +312,9 @@ def _first_line(node: ast.stmt) -> int:
 def _unit(node: ast.stmt, parent: _Unit | None, lines: list[str], units: list[_Unit], index: TreeIndex) -> _Unit | None:
     """The unit of a def or class that has its lines to itself (else None: it stays as code)."""
     first, last = _first_line(node), node.end_lineno
-    parent_ref = weakref.ref(parent) if parent is not None else None
     if last is None or last > len(lines) or not _alone_on_lines(node, first, last, lines):
         return None
+    parent_ref = weakref.ref(parent) if parent is not None else None
     if not isinstance(node, ast.ClassDef):
         own = _Names([node], index)
         unit = _Unit(node, first, last, parent_ref, own, {node.name, *own.declared})  # type: ignore[attr-defined]
