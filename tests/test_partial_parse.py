@@ -248,10 +248,13 @@ def trees_shared() -> Iterator[None]:
         _SHARED_TREES.pop()
 
 
+def _in_shared_block() -> contextlib.AbstractContextManager:
+    """The innermost :func:`trees_shared` block's sharing, or nothing outside one."""
+    return sharing(_SHARED_TREES[-1]) if _SHARED_TREES else contextlib.nullcontext()
+
+
 def run(source: str, options: RunOptions, tmp_path: Path) -> object:
-    if not _SHARED_TREES:
-        return process_file(job_of(source, tmp_path), options)
-    with sharing(_SHARED_TREES[-1]):
+    with _in_shared_block():
         return process_file(job_of(source, tmp_path), options)
 
 
@@ -278,9 +281,7 @@ def with_plans(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
 
 
 def _planned(source: str, options: RunOptions, tmp_path: Path) -> RunOptions:
-    if not _SHARED_TREES:
-        return with_call_site_plans([job_of(source, tmp_path)], options)
-    with sharing(_SHARED_TREES[-1]):
+    with _in_shared_block():
         return with_call_site_plans([job_of(source, tmp_path)], options)
 
 
