@@ -32,6 +32,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
+from retrace_fix.bulk.scratch import sweep_orphans
 
 EXTRA_HINT = "pip install distributed, or retrace-fix's [dask] extra"
 CONNECT_TIMEOUT = "20s"
@@ -97,6 +98,7 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
             client.close()
             if cluster is not None:
                 cluster.close()
+                sweep_orphans()  # clones of workers that died mid-root (their memory is not the disk's)
 
 
 @contextmanager

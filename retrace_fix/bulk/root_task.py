@@ -4,10 +4,12 @@
 URL) and the run's :class:`TaskSettings`, and returns a :class:`RootOutcome`
 that the coordinator turns into output exactly as a local run would:
 
-* a git root is cloned shallowly into a scratch directory of its own (under
-  the Dask worker's local directory, else the system's temporary directory),
-  processed, and removed (on a thread of its own, :func:`discard_scratch`,
-  while the next root is processed; :func:`wait_for_scratch` waits for it);
+* a git root is cloned shallowly into a scratch directory of its own
+  (:mod:`retrace_fix.bulk.scratch`: on a memory file system with room to
+  spare, else under the Dask worker's local directory or the system's
+  temporary directory), processed, and removed (on a thread of its own,
+  :func:`~retrace_fix.bulk.scratch.discard_scratch`, while the next root is
+  processed; :func:`~retrace_fix.bulk.scratch.wait_for_scratch` waits for it);
   its files are named ``<root-name>/<path in the
   repository>``, and ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns
   apply relative to the clone;
@@ -24,11 +26,6 @@ retry; :func:`failed_outcome` is what a root that failed twice reports.
 
 from __future__ import annotations
 
-import atexit
-import multiprocessing.util
-import os
-import queue
-import shutil
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -42,8 +39,11 @@ from retrace_fix.engine.options import RunOptions
 from retrace_fix.engine.process import process_file
 from retrace_fix.engine.run import explicit_roots, make_jobs
 from retrace_fix.findings import FileResult
-from retrace_fix.bulk.git_sources import GitSource, clone
+from retrace_fix.bulk.git_sources import CloneError, GitSource, clone
 from retrace_fix.bulk.roots import contains
+from retrace_fix.bulk.scratch import (
+    discard_scratch, scratch_bases, scratch_prefix, short_of_space, wait_for_scratch,
+)
 
 #: the engine's per-file work runs one file at a time per process: a task on a
 #: multi-threaded worker waits here (git clones, outside it, still overlap)
@@ -130,18 +130,26 @@ def _process_local(task: RootTask, settings: TaskSettings) -> RootOutcome:
 def _process_clone(task: RootTask, settings: TaskSettings) -> RootOutcome:
     assert task.source is not None
     outcome = RootOutcome(task.index)
-    scratch = tempfile.mkdtemp(prefix="retrace-fix-", dir=_scratch_base())
-    try:
-        checkout = Path(scratch) / task.name
-        outcome.commit = clone(task.source, checkout)
-        found = discover([str(checkout)], [(checkout, list(settings.clone_excludes))])
-        outcome.files = _process(
-            found.files, lambda path: f"{task.name}/{path.relative_to(checkout).as_posix()}", settings.options
-        )
-        outcome.problems = [_problem(_relabel(p, str(checkout), task.name, inside=True)) for p in found.problems]
-    finally:
-        discard_scratch(scratch)
-    return outcome
+    bases = scratch_bases()
+    for attempt, base in enumerate(bases, 1):
+        scratch = tempfile.mkdtemp(prefix=scratch_prefix(), dir=base)
+        try:
+            checkout = Path(scratch) / task.name
+            try:
+                outcome.commit = clone(task.source, checkout)
+            except CloneError:
+                if attempt < len(bases) and short_of_space(base):
+                    continue  # it filled the memory file system: again on the disk
+                raise
+            found = discover([str(checkout)], [(checkout, list(settings.clone_excludes))])
+            outcome.files = _process(
+                found.files, lambda path: f"{task.name}/{path.relative_to(checkout).as_posix()}", settings.options
+            )
+            outcome.problems = [_problem(_relabel(p, str(checkout), task.name, inside=True)) for p in found.problems]
+            return outcome
+        finally:
+            discard_scratch(scratch)
+    raise AssertionError("unreachable: the last base re-raises")  # pragma: no cover
 
 
 def _process(files: list[Path], display: Callable[[Path], str], options: RunOptions) -> list[FileResult]:
@@ -158,71 +166,6 @@ def _process(files: list[Path], display: Callable[[Path], str], options: RunOpti
             result.original = result.fixed = None
     results.sort(key=lambda r: r.path)
     return results
-
-
-class _Reaper:
-    """Removes scratch directories on a daemon thread of its own, one after another."""
-
-    def __init__(self) -> None:
-        self._queue: queue.Queue[str] = queue.Queue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def discard(self, path: str) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                if self._thread is None:  # a process that ends normally leaves no scratch behind:
-                    atexit.register(self.wait)
-                    # a multiprocessing child (a Dask worker) ends with os._exit, after these only
-                    multiprocessing.util.Finalize(None, self.wait, exitpriority=10)
-                self._thread = threading.Thread(target=self._remove, name="retrace-fix-scratch", daemon=True)
-                self._thread.start()
-        self._queue.put(path)
-
-    def wait(self) -> None:
-        self._queue.join()
-
-    def _remove(self) -> None:
-        while True:
-            path = self._queue.get()
-            try:
-                shutil.rmtree(path, ignore_errors=True)
-            finally:
-                self._queue.task_done()
-
-
-_REAPER = _Reaper()
-
-
-def _new_reaper() -> None:  # a forked child starts with none: the parent's thread, queue and locks stay its own
-    global _REAPER
-    _REAPER = _Reaper()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_reaper)
-
-
-def discard_scratch(path: str) -> None:
-    """Remove a clone's scratch directory, on a thread of its own: the next root's clone and files
-    go on meanwhile (removing a checkout of hundreds of files took as long as making it, 0.04-0.3 s,
-    all of it waiting on the file system).  Also waited for when the process ends normally."""
-    _REAPER.discard(path)
-
-
-def wait_for_scratch() -> None:
-    """Return once every scratch directory discarded so far is removed."""
-    _REAPER.wait()
-
-
-def _scratch_base() -> str | None:
-    """The Dask worker's local directory when running on one, else None (the system default)."""
-    try:
-        from distributed import get_worker
-
-        return get_worker().local_directory
-    except (ImportError, ValueError):
-        return None
 
 
 def _problem(message: str) -> FileResult:

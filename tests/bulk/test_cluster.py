@@ -192,11 +192,9 @@ def test_diff_names_cloned_files_after_their_root(in_corpus, scheduler):
 
 
 def test_clones_are_removed_after_the_run(in_corpus, tmp_path, monkeypatch):
-    import tempfile
-
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where clones go outside a Dask worker
+    monkeypatch.setenv("RETRACE_FIX_SCRATCH", str(scratch))  # where the clones go
     bare = in_corpus / "bare"
     code, out, _ = run_cli("--diff", "-j", "2", f"{(bare / 'echo.git').as_uri()}@v1", (bare / "golf.git").as_uri(), (bare / "nope.git").as_uri()).outcome
     assert code == 2 and "+++ b/golf/g.py" in out and "+++ b/echo/a.py" in out

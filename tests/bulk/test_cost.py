@@ -239,7 +239,7 @@ def test_a_notebook_beside_a_root_with_traces_is_read_as_in_its_single_run(tmp_p
 
 
 def _discard_scratches(base: str) -> None:  # runs in a child process
-    from retrace_fix.bulk.root_task import discard_scratch
+    from retrace_fix.bulk.scratch import discard_scratch
 
     for index in range(8):
         scratch = Path(base) / f"scratch-{index}"
@@ -253,7 +253,7 @@ def test_a_clones_scratch_is_removed_on_its_own_thread_and_none_outlives_the_pro
     end of the process (a Dask worker ends as a multiprocessing child does), leaves none behind."""
     import multiprocessing
 
-    from retrace_fix.bulk.root_task import discard_scratch, wait_for_scratch
+    from retrace_fix.bulk.scratch import discard_scratch, wait_for_scratch
 
     scratch = tmp_path / "here"
     (scratch / "pkg").mkdir(parents=True)
