@@ -133,6 +133,10 @@ def fix_command(
     rounds: int = typer.Option(3, "--rounds", metavar="N", help="with --verify: fix rounds at most (each from the traces of the last proven run)"),
     max_runs: int = typer.Option(25, "--max-runs", metavar="N", help="with --verify: runs of CMD at most, the original's included"),
 ) -> None:
+    if scheduler == "local":  # the workers' server imports Dask and the engine while this process imports its own
+        from retrace_fix.bulk.worker_server import worker_server
+
+        ctx.with_resource(worker_server())  # stopped when the command ends, however it ends
     from retrace_fix.commands.fix import run_fix_command
     from retrace_fix.fix_request import FixRequest
 

@@ -13,8 +13,9 @@
   ``distributed`` and the engine once (the ``forkserver`` start method, where the platform
   has it), not started as fresh interpreters that each import both (Dask's default,
   ``spawn``: about a second of CPU per worker, most of the cluster's start).  The server is
-  started first thing (:func:`worker_server`), so that its imports overlap what the
-  coordinator does before the cluster is up.  The workers are still processes of their own,
+  started first thing (:func:`retrace_fix.bulk.worker_server.worker_server`: the command
+  line starts it as soon as it reads ``--scheduler local``), so that its imports overlap
+  what the coordinator does before the cluster is up.  The workers are still processes of their own,
   forked from a process that runs no thread: a worker that dies takes only itself down.
 * Only this module imports ``distributed``, and only when a run asks for it.
 """
@@ -24,21 +25,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import multiprocessing
 import os
-import signal
 import uuid
 from contextlib import ExitStack, contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, process_root
 from retrace_fix.bulk.scratch import sweep_orphans
+from retrace_fix.bulk.worker_server import worker_server
 
 EXTRA_HINT = "pip install distributed, or retrace-fix's [dask] extra"
 CONNECT_TIMEOUT = "20s"
 _RUNS = itertools.count()
-#: what the server process that ``--scheduler local``'s workers are forked from imports once
-WORKER_PRELOAD = ("distributed", "retrace_fix.engine.run")
 
 
 class SchedulerError(Exception):
@@ -99,53 +97,6 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
             if cluster is not None:
                 cluster.close()
                 sweep_orphans()  # clones of workers that died mid-root (their memory is not the disk's)
-
-
-@contextmanager
-def worker_server() -> Iterator[bool]:
-    """The server process ``--scheduler local``'s workers are forked from (:data:`WORKER_PRELOAD`
-    imported there once), started without waiting for it, for the block; yields False where the
-    platform has no ``forkserver`` (the workers then start as Dask starts them).
-
-    Entered as soon as a run knows it will start a LocalCluster, so that the server's imports
-    (about a second of CPU) overlap the coordinator's own work (importing Dask, starting the
-    scheduler).  At the end a server this block started is stopped and waited for (its CPU and
-    its workers' is then this process's children's, and no process outlives the run); one that
-    ran before is left alone.  Nesting is allowed: the outermost block that started it stops it.
-    """
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        yield False
-        return
-    from multiprocessing import forkserver
-
-    server = getattr(forkserver, "_forkserver", None)
-    ran_before = getattr(server, "_forkserver_pid", None) is not None
-    try:
-        context = multiprocessing.get_context("forkserver")
-        if not ran_before:
-            context.set_forkserver_preload(list(WORKER_PRELOAD))  # imported there; one that fails fails no run
-        forkserver.ensure_running()
-    except (OSError, ValueError, RuntimeError):  # pragma: no cover - no server: Dask's own start method
-        yield False
-        return
-    try:
-        yield True
-    finally:
-        stop = getattr(server, "_stop", None)
-        if not ran_before and stop is not None:
-            _end_server(getattr(server, "_forkserver_pid", None))
-            stop()  # reaps it, and the module forgets it (a later run starts another)
-
-
-def _end_server(pid: int | None) -> None:
-    """End the workers' server at once (its workers have ended with the cluster): it holds no
-    state, and ending politely would cost its interpreter's shutdown (0.3 s of wall time)."""
-    if pid is None:
-        return
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:  # pragma: no cover - gone already
-        pass
 
 
 @contextmanager

@@ -349,19 +349,29 @@ def test_run_here_retries_once_too(in_corpus):
 
 def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
     """``--scheduler local``'s workers are forked from one server that imported the engine (not
-    fresh interpreters importing it each); the server is ended and reaped with the cluster."""
-    from multiprocessing import forkserver
+    fresh interpreters importing it each); the server (and the resource tracker it started) is ended
+    and reaped with the cluster."""
+    from multiprocessing import forkserver, resource_tracker
 
     from retrace_fix.bulk.cluster import dask_client
 
+    tracker = resource_tracker._resource_tracker  # the server starts multiprocessing's resource tracker
+    tracker_ran_before = tracker._pid is not None
     with dask_client("local", workers=1) as client:
         server = forkserver._forkserver._forkserver_pid
+        tracker_pid = tracker._pid
         ((parent, imported),) = client.run(_parent_and_engine).values()
     assert server is not None and parent == server != os.getpid()
     assert imported  # before any task: the server imported it
     assert forkserver._forkserver._forkserver_pid is None
     with pytest.raises(ChildProcessError):
         os.waitpid(server, os.WNOHANG)  # reaped already: no process left behind
+    if tracker_ran_before:  # someone else's: left alone
+        assert tracker._pid == tracker_pid
+    else:  # stopped and reaped with the server
+        assert tracker._pid is None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(tracker_pid, os.WNOHANG)
 
 
 def _parent_and_engine():  # runs in a worker process
