@@ -22,7 +22,10 @@ the bare parse; one folder holding the trees (``--folder DIR``, else their commo
 parent when it holds nothing else, else left out); the trees as N paths; each tree
 alone, summed (a process per tree); ``--repos FILE`` listing the trees as
 ``file://`` git URLs (each is a git checkout: cloned for the run, clone included);
-and the same URLs on ``--scheduler local`` with ``--jobs`` Dask workers.  It prints
+and the same URLs on ``--scheduler local`` with ``--jobs`` Dask workers.  These two rows
+are left out, with the reason, unless every TREE is the top of a git checkout whose files
+are its commit's (``git status`` clean): a tree that cannot be cloned fails as a root, and
+the row would be timed on less work than the others.  It prints
 wall and CPU time of each, and the ratios of the issue 24 targets: N paths against
 the bare parse, N paths against each alone summed, the Dask run against N paths.  Both sides run with compiled bytecode, as an
 installed package does: the checkout is compiled first (``__pycache__``, which git
@@ -204,8 +207,27 @@ def one_folder(trees: list[str], folder: str | None) -> str | None:
     return str(parent) if inside == {Path(t).resolve() for t in trees} else None
 
 
-def bulk_commands(trees: list[str], files: list[Path], jobs: int, folder: str | None, tmp: Path) -> dict:
-    """Each row's commands (a list: "each alone" is a process per tree, summed)."""
+def checkout_problems(trees: list[str]) -> list[str]:
+    """Why the ``file://`` URL rows would not do the work the path rows do: a TREE that is not the
+    top of a git checkout cannot be cloned (its root then fails, and the row finishes sooner), and
+    one whose files differ from its commit (changed, or untracked and not ignored) clones as
+    other files."""
+    problems = []
+    for tree in trees:
+        if not (Path(tree) / ".git").exists():
+            problems.append(f"{tree}: not the top of a git checkout")
+            continue
+        status = subprocess.run(["git", "-C", tree, "status", "--porcelain"], capture_output=True, text=True,
+                                check=False)
+        if status.returncode != 0 or status.stdout.strip():
+            problems.append(f"{tree}: its files differ from its commit (git status)")
+    return problems
+
+
+def bulk_commands(trees: list[str], files: list[Path], jobs: int, folder: str | None, tmp: Path,
+                  clone_rows: bool = True) -> dict:
+    """Each row's commands (a list: "each alone" is a process per tree, summed); ``clone_rows``: the
+    rows that clone the trees from ``file://`` URLs too."""
     listing = tmp / "bulk_files.txt"
     listing.write_text("\n".join(str(p) for p in files) + "\n", encoding="utf-8")
     bare_script = tmp / "bare_parse.py"
@@ -218,8 +240,8 @@ def bulk_commands(trees: list[str], files: list[Path], jobs: int, folder: str | 
         "one folder": [[*tool, folder]] if folder else [],
         "N paths": [[*tool, *trees]],
         "each alone, summed": [[*tool, tree] for tree in trees],
-        "--repos file:// URLs": [[*tool, "--repos", str(urls)]],
-        "--scheduler local": [[*tool, "--scheduler", "local", "--repos", str(urls)]],
+        "--repos file:// URLs": [[*tool, "--repos", str(urls)]] if clone_rows else [],
+        "--scheduler local": [[*tool, "--scheduler", "local", "--repos", str(urls)]] if clone_rows else [],
     }
     return {label: command for label, command in commands.items() if command}
 
@@ -347,12 +369,16 @@ def main_bulk(options: argparse.Namespace, files: list[Path], counts: dict, jobs
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "retrace_fix"), str(ROOT / "codemods")],
                    stdout=subprocess.DEVNULL, check=False)
     folder = one_folder(options.trees, options.folder)
+    problems = checkout_problems(options.trees)
     with tempfile.TemporaryDirectory() as tmp:
-        commands = bulk_commands(options.trees, files, jobs, folder, Path(tmp))
+        commands = bulk_commands(options.trees, files, jobs, folder, Path(tmp), clone_rows=not problems)
         figures = bulk_compare(commands, options.repeat)
     print_bulk(figures, jobs, len(options.trees))
     if folder is None:
         print("one folder: left out (the trees have no common parent holding only them; see --folder)")
+    if problems:
+        print(f"--repos and --scheduler rows: left out (they would not clone the files the other rows read: "
+              f"{len(problems)} of the trees): " + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
     parsed = counts["files_parsed_by_libcst"]
     print(f"{len(files)} files, {counts['lines']} lines; LibCST parses {parsed} "
           f"({100 * parsed / len(files):.1f}%) in a run without traces")

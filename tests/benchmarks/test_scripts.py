@@ -289,6 +289,31 @@ def test_speed_script_measures_the_ways_bulk_runs_are_given_roots(tmp_path: Path
         assert label in proc.stdout
 
 
+def test_speed_script_leaves_out_the_url_rows_unless_every_tree_is_a_clean_checkout(tmp_path: Path, monkeypatch,
+                                                                                    capsys):
+    """A tree that is not a git checkout would fail to clone, and its root would be missing from
+    the URL rows: they are left out, saying why, rather than timed on less work."""
+    from tests.support.gitrepos import new_repo
+
+    corpus = tmp_path / "corpus"
+    new_repo(corpus / "first", {"train.py": RELAXED})
+    (corpus / "copied").mkdir()
+    (corpus / "copied" / "step.py").write_text(RELAXED)  # a copy, not a checkout
+    new_repo(corpus / "edited", {"step.py": RELAXED})
+    (corpus / "edited" / "new.py").write_text(PLAIN)  # untracked: read by a path run, not by a clone
+    trees = [str(corpus / name) for name in ("first", "copied", "edited")]
+    speed = _load("speed")
+    assert speed.checkout_problems(trees) == [f"{trees[1]}: not the top of a git checkout",
+                                              f"{trees[2]}: its files differ from its commit (git status)"]
+    assert speed.checkout_problems(trees[:1]) == []
+    runs: list[list[str]] = []
+    proc = _speed(monkeypatch, capsys, *trees, "--bulk", "--jobs", "1", "--repeat", "1", runs=runs)
+    assert proc.returncode == 0, proc.stderr
+    assert not any("--repos" in run for run in runs) and len(runs) == 5  # one folder, N paths, each of three
+    assert "--repos and --scheduler rows: left out" in proc.stdout and "not the top of a git checkout" in proc.stdout
+    assert "--scheduler local / N paths" not in proc.stdout
+
+
 def test_corpus_baseline_must_run_its_own_codemods(tmp_path: Path):
     corpus = _load("corpus")
     checkout = tmp_path / "base"
