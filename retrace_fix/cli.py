@@ -21,9 +21,9 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import List, Optional
+from typing import ContextManager, List, Optional
 
 import typer
 
@@ -133,10 +133,6 @@ def fix_command(
     rounds: int = typer.Option(3, "--rounds", metavar="N", help="with --verify: fix rounds at most (each from the traces of the last proven run)"),
     max_runs: int = typer.Option(25, "--max-runs", metavar="N", help="with --verify: runs of CMD at most, the original's included"),
 ) -> None:
-    if scheduler == "local":  # the workers' server imports Dask and the engine while this process imports its own
-        from retrace_fix.bulk.worker_server import worker_server
-
-        ctx.with_resource(worker_server())  # stopped when the command ends, however it ends
     from retrace_fix.commands.fix import run_fix_command
     from retrace_fix.fix_request import FixRequest
 
@@ -423,7 +419,7 @@ def main(argv: list[str] | None = None) -> None:
     command = _click_command(app)
     interrupted = False
     try:
-        with _noting_interrupts() as noted:
+        with _local_workers_server(args), _noting_interrupts() as noted:
             code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False,
                                 obj={"verify_command": verify_command})
         interrupted = bool(noted) and code == 130  # typer turns Ctrl-C into a silent exit code 130
@@ -447,6 +443,20 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo("retrace-fix: interrupted", err=True)
         code = EXIT_INTERRUPTED
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _local_workers_server(args: list[str]) -> ContextManager[object]:
+    """For a run given ``--scheduler local``: the server its Dask workers are forked from, started
+    before anything else (:func:`retrace_fix.bulk.worker_server.worker_server`), so that its
+    imports (Dask and the engine, ~0.8 s) overlap this process's own (typer parses the arguments,
+    the fix command imports the codemods); stopped when the command ends, however it ends."""
+    asked = any(arg == "--scheduler=local" or (arg == "--scheduler" and following == "local")
+                for arg, following in zip(args, [*args[1:], None]))
+    if not asked:
+        return nullcontext()
+    from retrace_fix.bulk.worker_server import worker_server
+
+    return worker_server()
 
 
 @contextmanager
