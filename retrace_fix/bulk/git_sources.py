@@ -13,7 +13,10 @@ run reads (:data:`CHECKOUT`: Python files, ``.gitignore`` files, the root's
 ``.retrace/`` traces), in three git processes (init, fetch, checkout).  A ``file://`` URL of a repository on this machine
 borrows its objects (git's alternates, as ``git clone --shared`` does) instead
 of packing and copying them: nothing is transferred, and the source is only
-read.  Git runs with :mod:`retrace_fix.bulk.git`'s protections.
+read; the commit its ``HEAD`` or ``@REV`` names is read from its files
+(:func:`local_revision`), so such a clone is two git processes (init,
+checkout), with a fetch only for what reading cannot settle.  Git runs with
+:mod:`retrace_fix.bulk.git`'s protections.
 """
 
 from __future__ import annotations
@@ -110,18 +113,22 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         (info / "sparse-checkout").write_text("".join(line + "\n" for line in CHECKOUT), encoding="utf-8")
         # the repository is this function's own (no template, nothing but what is written here):
         # its settings are not listed before each command (git.run_git's own_repository)
-        borrowed = _local_objects(source.url)
-        if borrowed is not None:  # every object is already here: fetch transfers nothing
+        local = _local_git_dir(source.url)
+        target = None  # what to check out: the object a local repository's ref names, else what was fetched
+        if local is not None:  # every object is already here: borrowed, nothing is transferred
             (dest / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
-            (dest / ".git" / "objects" / "info" / "alternates").write_text(borrowed + "\n", encoding="utf-8")
-        depth = [] if borrowed is not None else ["--depth", "1"]
-        # no housekeeping after the fetch (git maintenance --auto): the clone lives for one run
-        run_git(["-c", "maintenance.auto=false", "-c", "gc.auto=0",
-                 "fetch", "-q", *depth, "--no-tags", "--", source.url, source.rev or "HEAD"],
-                cwd=dest, timeout=timeout, own_repository=True)
+            (dest / ".git" / "objects" / "info" / "alternates").write_text(
+                str((local / "objects").absolute()) + "\n", encoding="utf-8")
+            target = local_revision(local, source.rev)
+        if target is None:
+            depth = [] if local is not None else ["--depth", "1"]
+            # no housekeeping after the fetch (git maintenance --auto): the clone lives for one run
+            run_git(["-c", "maintenance.auto=false", "-c", "gc.auto=0",
+                     "fetch", "-q", *depth, "--no-tags", "--", source.url, source.rev or "HEAD"],
+                    cwd=dest, timeout=timeout, own_repository=True)
         # the sparse checkout's setting given to the one command that reads it (no `git config` process)
         run_git(["-c", "core.sparseCheckout=true", "-c", "advice.detachedHead=false",
-                 "checkout", "-q", "--detach", "FETCH_HEAD"], cwd=dest, timeout=timeout, own_repository=True)
+                 "checkout", "-q", "--detach", target or "FETCH_HEAD"], cwd=dest, timeout=timeout, own_repository=True)
         return _detached_head(dest) or output(run_git(["rev-parse", "HEAD"], cwd=dest, own_repository=True))
     except GitError as exc:
         raise CloneError(f"cannot clone: {exc}") from None
@@ -142,11 +149,12 @@ def _detached_head(checkout: Path) -> str | None:
     return head if _COMMIT_ID.fullmatch(head) else None
 
 
-def _local_objects(url: str) -> str | None:
-    """The object directory of the repository a ``file://`` URL names on this machine, else None.
+def _local_git_dir(url: str) -> Path | None:
+    """The git directory of the repository a ``file://`` URL names on this machine, whose objects a
+    clone borrows; else None.
 
-    Found on the file system (``PATH/.git/objects``, or ``PATH/objects`` of a bare repository): no
-    git command runs in a repository someone else may have written."""
+    Found on the file system (``PATH/.git``, or ``PATH`` itself for a bare repository): no git
+    command runs in a repository someone else may have written."""
     if not url.startswith("file://"):
         return None
     from urllib.parse import urlparse
@@ -161,8 +169,59 @@ def _local_objects(url: str) -> str | None:
         git_dir = path if (path / "HEAD").is_file() and not git_dir.exists() else None
     if git_dir is None or (git_dir / "commondir").exists():
         return None
-    objects = (git_dir / "objects").absolute()
-    return str(objects) if objects.is_dir() and (objects / "pack").is_dir() else None
+    objects = git_dir / "objects"
+    return git_dir if objects.is_dir() and (objects / "pack").is_dir() else None
 
 
-__all__ = ["CLONE_TIMEOUT", "CloneError", "GitSource", "clone", "is_git_url", "parse_git_root"]
+#: where ``git fetch`` looks for a name on the remote, in its order (git's ``ref_rev_parse_rules``)
+_REF_RULES = ("refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
+_REF_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+
+
+def local_revision(git_dir: Path, rev: str | None) -> str | None:
+    """The object id that ``rev`` (None: ``HEAD``) names in the repository ``git_dir``, read from its
+    files as ``git fetch`` would find it there: ``HEAD`` (followed to its branch), else the first of
+    git's rules for a name, a loose ref before the packed ones.  None where its files do not settle
+    it (a commit id or an expression: git fetches those and says what is wrong; a ref storage other
+    than files): the caller fetches.
+
+    Only files are read -- no git command runs in the source -- and only an object id is taken
+    from them; a clone checks out that object from the borrowed objects, as it would check out what
+    a fetch of that name gives (an annotated tag is peeled to its commit by the checkout)."""
+    if rev is None or rev == "HEAD":
+        return _read_ref(git_dir, "HEAD")
+    if not _REF_NAME.fullmatch(rev) or ".." in rev or "//" in rev or rev.endswith((".lock", "/", ".")):
+        return None
+    for rule in ("{}", *_REF_RULES) if rev.startswith("refs/") else _REF_RULES:
+        found = _read_ref(git_dir, rule.format(rev))
+        if found is not None:
+            return found
+    return None
+
+
+def _read_ref(git_dir: Path, name: str, hops: int = 0) -> str | None:
+    try:
+        loose = (git_dir / name).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        loose = None
+    if loose is not None:
+        if _COMMIT_ID.fullmatch(loose):
+            return loose
+        target = loose[len("ref: "):] if loose.startswith("ref: refs/") else None
+        if target is None or hops >= 5 or ".." in target:
+            return None
+        return _read_ref(git_dir, target, hops + 1)
+    if name == "HEAD":
+        return None
+    try:
+        packed = (git_dir / "packed-refs").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in packed.splitlines():
+        object_id, _, ref = line.partition(" ")
+        if ref == name and _COMMIT_ID.fullmatch(object_id):
+            return object_id
+    return None
+
+
+__all__ = ["CLONE_TIMEOUT", "CloneError", "GitSource", "clone", "is_git_url", "local_revision", "parse_git_root"]

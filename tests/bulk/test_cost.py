@@ -157,7 +157,7 @@ def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
 def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
     """A git URL root costs its Python files and notebooks: a sparse checkout, and no object copied from a
     repository here."""
-    from retrace_fix.bulk.git_sources import GitSource, _local_objects, clone
+    from retrace_fix.bulk.git_sources import GitSource, _local_git_dir, clone
     from tests.support.gitrepos import git, state
 
     source = new_repo(tmp_path / "source", {
@@ -177,24 +177,26 @@ def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_obj
     assert git(checkout, "count-objects").startswith("0 objects")  # nothing was copied
     assert state(source) == before
     # a URL of another machine, or of no repository, is fetched as before (shallow, its objects copied)
-    assert _local_objects("file://example.com/srv/repo.git") is None
-    assert _local_objects((tmp_path / "nowhere").as_uri()) is None
-    assert _local_objects("https://example.com/org/repo.git") is None
+    assert _local_git_dir("file://example.com/srv/repo.git") is None
+    assert _local_git_dir((tmp_path / "nowhere").as_uri()) is None
+    assert _local_git_dir("https://example.com/org/repo.git") is None
 
 
 
-def test_a_clone_runs_three_git_commands_and_no_housekeeping(tmp_path, monkeypatch):
-    """A clone is three git processes: init, fetch, checkout (the sparse checkout's setting given to
-    it, the commit read from the detached ``HEAD``).  Its repository is its own (made with no
-    template), so its settings are not listed before each command, and the fetch starts no
-    ``git maintenance`` (the clone lives for one run).  A repository the clone did not make still
-    has its settings listed first."""
+def test_a_clone_runs_two_or_three_git_commands_and_no_housekeeping(tmp_path, monkeypatch):
+    """A clone of a repository on this machine is two git processes: init and checkout (the commit
+    its ``HEAD`` names read from its files, the sparse checkout's setting given to the checkout, the
+    commit read from the detached ``HEAD``); what reading files cannot settle (a commit id) is fetched
+    first, with no housekeeping (``git maintenance``: the clone lives for one run).
+    Its repository is its own (made with no template), so its settings are not listed before each
+    command; a repository the clone did not make still has its settings listed first."""
     import subprocess
 
     import retrace_fix.bulk.git as git_module
     from retrace_fix.bulk.git_sources import GitSource, clone
 
     source = new_repo(tmp_path / "source", {"pkg/model.py": RELAX})
+    head = git(source, "rev-parse", "HEAD")
     commands: list[list[str]] = []
     real = subprocess.run
 
@@ -204,16 +206,58 @@ def test_a_clone_runs_three_git_commands_and_no_housekeeping(tmp_path, monkeypat
 
     monkeypatch.setattr(git_module.subprocess, "run", recording)
     commit = clone(GitSource(source.as_uri()), tmp_path / "scratch" / "source")
-    names = [git_module._subcommand(command[1:]) for command in commands]
-    assert names == ["init", "fetch", "checkout"]
-    fetch = commands[1]
-    assert "maintenance.auto=false" in fetch and "gc.auto=0" in fetch
-    assert "core.sparseCheckout=true" in commands[2]
-    assert commit == git(source, "rev-parse", "HEAD")
+    assert [git_module._subcommand(command[1:]) for command in commands] == ["init", "checkout"]
+    assert "core.sparseCheckout=true" in commands[1] and commands[1][-1] == head
+    assert commit == head
     assert sorted(p.name for p in (tmp_path / "scratch" / "source" / "pkg").iterdir()) == ["model.py"]
+    commands.clear()
+    commit = clone(GitSource(source.as_uri(), rev=head), tmp_path / "scratch" / "by-id")
+    assert [git_module._subcommand(command[1:]) for command in commands] == ["init", "fetch", "checkout"]
+    assert "maintenance.auto=false" in commands[1] and "gc.auto=0" in commands[1]
+    assert commands[2][-1] == "FETCH_HEAD" and commit == head
     commands.clear()
     git_module.run_git(["rev-parse", "HEAD"], cwd=source)
     assert [git_module._subcommand(command[1:]) for command in commands] == ["config", "rev-parse"]
+
+
+def test_a_local_repositorys_refs_are_read_as_git_fetch_finds_them(tmp_path):
+    """What a clone checks out of a repository on this machine, read from its files, is the commit
+    ``git fetch`` would bring for the same name: ``HEAD`` (a branch, or detached), branches and tags
+    (annotated ones peeled), loose or packed, a full ref name, a tag before a branch of the same
+    name; a name no ref has, and a commit id, are fetched (git says what is wrong)."""
+    from retrace_fix.bulk.git_sources import CloneError, GitSource, clone, local_revision
+
+    source = new_repo(tmp_path / "source", {"pkg/model.py": RELAX})
+    first = git(source, "rev-parse", "HEAD")
+    git(source, "tag", "-a", "-m", "release", "v1")
+    git(source, "tag", "light")
+    git(source, "tag", "same")  # a tag and a branch named alike: fetch takes the tag
+    (source / "pkg" / "model.py").write_text(RELAX + "# second\n")
+    git(source, "commit", "-q", "-am", "second")
+    second = git(source, "rev-parse", "HEAD")
+    git(source, "branch", "same")
+    git(source, "branch", "old", first)
+    git_dir = source / ".git"
+    expected = {None: second, "HEAD": second, "main": second, "v1": first, "light": first, "same": first,
+                "old": first, "refs/heads/old": first, "heads/old": first}
+    for packed in (False, True):
+        if packed:
+            git(source, "pack-refs", "--all")
+            assert not (git_dir / "refs" / "heads" / "old").exists()
+        for rev, commit in expected.items():
+            if rev is not None:
+                assert local_revision(git_dir, rev) in (commit, git(source, "rev-parse", rev)), rev
+            checkout = tmp_path / "scratch" / f"{rev}-{packed}".replace("/", "_")
+            assert clone(GitSource(source.as_uri(), rev=rev), checkout) == commit, rev
+            assert ("# second" in (checkout / "pkg" / "model.py").read_text()) == (commit == second)
+    assert local_revision(git_dir, "v1") == git(source, "rev-parse", "v1")  # the tag object: checkout peels it
+    assert local_revision(git_dir, first) is None and local_revision(git_dir, "../../config") is None
+    assert local_revision(git_dir, "nope") is None
+    with pytest.raises(CloneError, match="couldn't find remote ref nope"):
+        clone(GitSource(source.as_uri(), rev="nope"), tmp_path / "scratch" / "nope")
+    git(source, "checkout", "-q", "--detach", first)
+    assert local_revision(git_dir, None) == first
+    assert clone(GitSource(source.as_uri()), tmp_path / "scratch" / "detached") == first
 
 
 NOTEBOOK = json.dumps({
