@@ -374,6 +374,44 @@ def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
             os.waitpid(tracker_pid, os.WNOHANG)
 
 
+@pytest.mark.parametrize("args, started", [
+    (["--check", "--scheduler", "local", "x"], True),
+    (["--check", "--scheduler=local", "x"], True),
+    (["--check", "--scheduler", "tcp://127.0.0.1:1", "x"], False),
+    (["--check", "x"], False),
+    (["--verify", "x", "--", "python", "run.py", "--scheduler", "local"], False),  # the program's own argument
+])
+def test_the_command_line_starts_the_local_workers_server_before_the_command(monkeypatch, args, started):
+    """``--scheduler local``: the workers' server is started before typer parses the command (its
+    imports overlap the coordinator's) and stopped when the command ends, even by an error."""
+    from contextlib import contextmanager
+
+    import retrace_fix.bulk.worker_server as worker_server_module
+    import retrace_fix.commands.fix as fix_command
+
+    events: list[str] = []
+
+    @contextmanager
+    def server():
+        events.append("started")
+        try:
+            yield True
+        finally:
+            events.append("stopped")
+
+    def command(request):
+        events.append("command")
+        raise RuntimeError("the command fails")
+
+    monkeypatch.setattr(worker_server_module, "worker_server", server)
+    monkeypatch.setattr(fix_command, "run_fix_command", command)
+    from retrace_fix.cli import main
+
+    with pytest.raises((RuntimeError, SystemExit)):
+        main(args)
+    assert events == (["started", "command", "stopped"] if started else ["command"])
+
+
 def _parent_and_engine():  # runs in a worker process
     return os.getppid(), "retrace_fix.engine.run" in sys.modules
 
