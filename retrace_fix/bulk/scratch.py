@@ -118,6 +118,8 @@ def _roomy_memory() -> bool:
 
 def _worker_directory() -> str | None:
     """The Dask worker's local directory when running on one, else None (the system default)."""
+    if "distributed" not in sys.modules:  # no Dask worker runs here (nor is Dask imported for nothing)
+        return None
     try:
         from distributed import get_worker
 
