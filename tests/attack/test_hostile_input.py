@@ -393,8 +393,16 @@ def test_a_forked_run_gives_what_a_run_here_gives_and_ends_only_its_copy(tree, m
     monkeypatch.setattr(cli_runner, "main", lambda argv: time.sleep(60))
     with pytest.raises(subprocess.TimeoutExpired):
         run_cli_forked("--diff", ".", cwd=tree, timeout=0.5)
-    monkeypatch.setattr(cli_runner, "main", lambda argv: os.kill(os.getpid(), signal.SIGSEGV))
+    monkeypatch.setattr(cli_runner, "main", _crash)
     assert run_cli_forked("--diff", ".", cwd=tree).outcome == (-signal.SIGSEGV, "", "")
+
+
+def _crash(argv: list[str]) -> None:  # runs in the forked copy
+    import faulthandler
+    import signal
+
+    faulthandler.disable()  # pytest's handler, inherited, would print a "Fatal Python error" into the test run's output
+    os.kill(os.getpid(), signal.SIGSEGV)
 
 
 def test_a_crashing_or_hanging_child_fails_one_file(monkeypatch):
