@@ -130,26 +130,35 @@ def _process_local(task: RootTask, settings: TaskSettings) -> RootOutcome:
 def _process_clone(task: RootTask, settings: TaskSettings) -> RootOutcome:
     assert task.source is not None
     outcome = RootOutcome(task.index)
+    scratch, checkout, outcome.commit = _clone_somewhere(task.source, task.name)
+    try:
+        found = discover([str(checkout)], [(checkout, list(settings.clone_excludes))])
+        outcome.files = _process(
+            found.files, lambda path: f"{task.name}/{path.relative_to(checkout).as_posix()}", settings.options
+        )
+        outcome.problems = [_problem(_relabel(p, str(checkout), task.name, inside=True)) for p in found.problems]
+    finally:
+        discard_scratch(scratch)
+    return outcome
+
+
+def _clone_somewhere(source: GitSource, name: str) -> tuple[str, Path, str]:
+    """A new scratch directory, the clone of ``source`` made in it (``name``) and the clone's commit:
+    in the first of :func:`~retrace_fix.bulk.scratch.scratch_bases`, and in the next one where the
+    clone failed for want of room (it filled the memory file system; asked before its scratch is
+    discarded, which frees the room again)."""
     bases = scratch_bases()
     for attempt, base in enumerate(bases, 1):
         scratch = tempfile.mkdtemp(prefix=scratch_prefix(), dir=base)
+        checkout = Path(scratch) / name
         try:
-            checkout = Path(scratch) / task.name
-            try:
-                outcome.commit = clone(task.source, checkout)
-            except CloneError:
-                if attempt < len(bases) and short_of_space(base):
-                    continue  # it filled the memory file system: again on the disk
-                raise
-            found = discover([str(checkout)], [(checkout, list(settings.clone_excludes))])
-            outcome.files = _process(
-                found.files, lambda path: f"{task.name}/{path.relative_to(checkout).as_posix()}", settings.options
-            )
-            outcome.problems = [_problem(_relabel(p, str(checkout), task.name, inside=True)) for p in found.problems]
-            return outcome
-        finally:
+            return scratch, checkout, clone(source, checkout)
+        except BaseException as exc:
+            again = isinstance(exc, CloneError) and attempt < len(bases) and short_of_space(base)
             discard_scratch(scratch)
-    raise AssertionError("unreachable: the last base re-raises")  # pragma: no cover
+            if not again:
+                raise
+    raise AssertionError("unreachable: the last base returns or raises")  # pragma: no cover
 
 
 def _process(files: list[Path], display: Callable[[Path], str], options: RunOptions) -> list[FileResult]:
