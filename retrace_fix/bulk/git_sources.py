@@ -129,7 +129,8 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         # the sparse checkout's setting given to the one command that reads it (no `git config` process)
         run_git(["-c", "core.sparseCheckout=true", "-c", "advice.detachedHead=false",
                  "checkout", "-q", "--detach", target or "FETCH_HEAD"], cwd=dest, timeout=timeout, own_repository=True)
-        return _detached_head(dest) or output(run_git(["rev-parse", "HEAD"], cwd=dest, own_repository=True))
+        # the commit its detached HEAD names (no `git rev-parse` process where the file says it)
+        return _read_ref(dest / ".git", "HEAD") or output(run_git(["rev-parse", "HEAD"], cwd=dest, own_repository=True))
     except GitError as exc:
         raise CloneError(f"cannot clone: {exc}") from None
     except OSError as exc:
@@ -137,16 +138,6 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
 
 
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-
-
-def _detached_head(checkout: Path) -> str | None:
-    """The commit a detached ``HEAD`` of this function's own repository names (``.git/HEAD`` holds
-    its id: no ``git rev-parse`` process), None where the file says anything else."""
-    try:
-        head = (checkout / ".git" / "HEAD").read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return head if _COMMIT_ID.fullmatch(head) else None
 
 
 def _local_git_dir(url: str) -> Path | None:
