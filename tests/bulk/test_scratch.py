@@ -43,6 +43,21 @@ def _settings() -> TaskSettings:
     return TaskSettings(options=RunOptions(), excludes=(), clone_excludes=(), cwd=str(Path.cwd()))
 
 
+def _recorded_clones(monkeypatch, fail=lambda made: None) -> list[Path]:
+    """Where each clone of the root is made, in order (``root_task.clone`` wrapped); ``fail(made)``
+    runs before each clone and may raise instead, as a failing git would."""
+    made: list[Path] = []
+    real_clone = root_task.clone
+
+    def clone(source, dest, *args, **kwargs):
+        made.append(Path(dest))
+        fail(made)
+        return real_clone(source, dest, *args, **kwargs)
+
+    monkeypatch.setattr(root_task, "clone", clone)
+    return made
+
+
 def test_the_memory_file_system_comes_first_while_it_has_room(places, monkeypatch):
     memory, _ = places
     assert scratch.scratch_bases() == [str(memory), None]
@@ -57,51 +72,38 @@ def test_a_directory_named_in_the_environment_takes_every_clone(places, tmp_path
 
 def test_a_clone_is_made_processed_and_removed_on_the_memory_file_system(places, tmp_path, monkeypatch):
     memory, disk = places
-    made = []
-    real_clone = root_task.clone
-
-    def clone(source, dest, *args, **kwargs):
-        made.append(dest)
-        return real_clone(source, dest, *args, **kwargs)
-
-    monkeypatch.setattr(root_task, "clone", clone)
+    made = _recorded_clones(monkeypatch)
     outcome = process_root(_task(tmp_path), _settings())
     scratch.wait_for_scratch()
     assert [r.path for r in outcome.files if r.changed] == ["trainer/model.py"]
-    assert len(made) == 1 and Path(made[0]).is_relative_to(memory)
+    assert len(made) == 1 and made[0].is_relative_to(memory)
     assert list(memory.iterdir()) == [] and list(disk.iterdir()) == []
 
 
 def test_a_clone_that_fills_the_memory_file_system_is_made_again_on_the_disk(places, tmp_path, monkeypatch):
     memory, disk = places
-    made = []
-    real_clone = root_task.clone
 
-    def clone(source, dest, *args, **kwargs):
-        made.append(dest)
+    def fill_memory(made):
         if len(made) == 1:  # as git's checkout fails when the file system is full: no room left
             monkeypatch.setattr(scratch, "MEMORY_RESERVE", 1 << 62)
             raise CloneError("cannot clone: error: unable to write file model.py")
-        return real_clone(source, dest, *args, **kwargs)
 
-    monkeypatch.setattr(root_task, "clone", clone)
+    made = _recorded_clones(monkeypatch, fill_memory)
     outcome = process_root(_task(tmp_path), _settings())
     scratch.wait_for_scratch()
-    assert [Path(dest).is_relative_to(memory) for dest in made] == [True, False]
-    assert Path(made[1]).is_relative_to(disk)
+    assert [dest.is_relative_to(memory) for dest in made] == [True, False]
+    assert made[1].is_relative_to(disk)
     assert [r.path for r in outcome.files if r.changed] == ["trainer/model.py"]
     assert list(memory.iterdir()) == [] and list(disk.iterdir()) == []
 
 
 def test_a_clone_that_fails_with_room_left_is_not_made_again(places, tmp_path, monkeypatch):
     memory, disk = places
-    made = []
 
-    def clone(source, dest, *args, **kwargs):
-        made.append(dest)
+    def not_found(made):
         raise CloneError("cannot clone: fatal: repository not found")
 
-    monkeypatch.setattr(root_task, "clone", clone)
+    made = _recorded_clones(monkeypatch, not_found)
     with pytest.raises(CloneError, match="repository not found"):
         process_root(_task(tmp_path), _settings())
     scratch.wait_for_scratch()
