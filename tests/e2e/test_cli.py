@@ -249,3 +249,36 @@ def test_non_python_file_named_is_reported(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("hello")
     proc = run_cli("--check", "notes.txt", cwd=tmp_path)
     assert proc.returncode == 2 and "notes.txt: not a Python file" in proc.stderr
+
+
+# A handler registered before the command runs (so it runs after the command's own): what the
+# interpreter's last garbage collection will find to look at, and the command's output so far.
+_AT_EXIT_PROBE = """\
+import atexit, gc, sys
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0, file=sys.stderr))
+from retrace_fix.cli import main
+sys.argv = ["retrace-fix", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_command_of_its_own_process_leaves_the_heap_out_of_the_last_collection(project, monkeypatch):
+    """Run as the process's own command (``argv`` not given), the heap is frozen as the process
+    exits, after the command's exit handlers: the interpreter's last collection looks at nothing
+    (0.3 s of a ``--scheduler local`` run); the output is whole.  Called with ``argv`` (a program or
+    a test calling it in its own process), nothing of that process is frozen."""
+    import subprocess
+    import sys
+
+    (project / "pkg" / "relax.py").write_text(RELAX_SRC)
+    done = subprocess.run([sys.executable, "-c", _AT_EXIT_PROBE, "--check", "pkg"], cwd=project,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "RTF004" in done.stdout and done.stderr.endswith("frozen at exit: True\n")
+    import atexit
+    import gc
+
+    registered: list[object] = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    assert run_cli("--check", "pkg", cwd=project).returncode == 1
+    assert gc.freeze not in registered
