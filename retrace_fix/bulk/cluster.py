@@ -76,7 +76,7 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
                     scheduler_kwargs={"allowed_failures": 0},
                 )
             client = Client(cluster)
-            client.run(warm_worker)  # this run's own workers: the engine imported, its heap frozen
+            client.run(warm_worker)  # this run's own workers: the engine imported and warmed, its heap frozen
         else:
             client = Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError, RuntimeError) as exc:
@@ -119,14 +119,11 @@ def _own_preload() -> Iterator[None]:
 
 
 def warm_worker() -> None:
-    """On a worker of ``--scheduler local`` (started for this run only): import the engine and its
-    codemods, then keep everything alive so far out of the garbage collector's passes
-    (``gc.freeze``, as the engine's own worker processes do); never on a cluster shared with others."""
-    import gc
-
-    import retrace_fix.engine.run  # noqa: F401  (the codemods and LibCST with it)
-
-    gc.freeze()
+    """On a worker of ``--scheduler local`` (started for this run only): the engine imported, its
+    caches built and everything so far kept out of the garbage collector's passes
+    (:mod:`retrace_fix.bulk.worker_preload`; nothing left to do in a worker forked from the
+    server that imported it); never on a cluster shared with others."""
+    import retrace_fix.bulk.worker_preload  # noqa: F401
 
 
 def run_on_dask(

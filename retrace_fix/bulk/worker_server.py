@@ -3,7 +3,7 @@
 Its own module, importing nothing of the engine, so that a run can start it before it
 imports anything heavy: the command line starts it as soon as it reads ``--scheduler
 local`` (:func:`worker_server`, for the whole command), and the server imports Dask and
-the engine (:data:`WORKER_PRELOAD`, about a second of CPU) while the coordinator imports
+the engine (:data:`WORKER_PRELOAD`, about a second of CPU, the engine's caches built) while the coordinator imports
 its own (the codemods, LibCST, Dask).  :func:`retrace_fix.bulk.cluster.dask_client`
 enters the same block; the outermost one stops the server.
 """
@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from typing import Iterator
 
 #: what the server process that ``--scheduler local``'s workers are forked from imports once
-WORKER_PRELOAD = ("distributed", "retrace_fix.engine.run")
+#: (the second: the engine, warmed up and frozen, :mod:`retrace_fix.bulk.worker_preload`)
+WORKER_PRELOAD = ("distributed", "retrace_fix.bulk.worker_preload")
 
 
 @contextmanager

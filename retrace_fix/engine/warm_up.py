@@ -13,7 +13,11 @@ warming it cost 0.1 s of the serial start.)
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from retrace_fix import fastvisit
+from retrace_fix.codemods import REGISTRY
+from retrace_fix.codemods._base import RetraceCodemod
 from retrace_fix.engine.options import FileJob, RunOptions, codemods_for_file
 
 #: below this many files a pool does not warm up: its workers may never need what it builds
@@ -28,9 +32,20 @@ def warm_up(work: list[FileJob], options: RunOptions) -> None:
     """
     if len(work) < MIN_FILES:
         return
+    # the codemods of a file no traces concern: those of nearly every file of a run
+    _build(codemods_for_file(options, False))
+
+
+def warm_up_every_codemod() -> None:
+    """Build what any run's workers would build on their first files, for every codemod of the
+    registry: for processes forked before a run's options are known (``--scheduler local``'s
+    workers' server, :mod:`retrace_fix.bulk.worker_preload`).  Never raises."""
+    _build(REGISTRY)
+
+
+def _build(codemods: Iterable[type[RetraceCodemod]]) -> None:
     try:
-        # the codemods of a file no traces concern: those of nearly every file of a run
-        for cls in codemods_for_file(options, False):
+        for cls in codemods:
             cls.retrace_fix_standard_dispatch()  # its dispatch table, made once per class
         fastvisit.plan_node_types()
     except (KeyboardInterrupt, SystemExit):

@@ -413,7 +413,13 @@ def test_the_command_line_starts_the_local_workers_server_before_the_command(mon
 
 
 def _parent_and_engine():  # runs in a worker process
-    return os.getppid(), "retrace_fix.engine.run" in sys.modules
+    from retrace_fix import fastvisit
+    from retrace_fix.codemods import REGISTRY
+    from retrace_fix.codemods._base import _FAST_DISPATCH
+
+    # the engine imported and its caches built, in the server, before the fork
+    warm = all(cls in _FAST_DISPATCH for cls in REGISTRY) and bool(fastvisit._PLANS)
+    return os.getppid(), "retrace_fix.engine.run" in sys.modules and warm
 
 
 def _die_on_golf(task, settings):  # runs in a worker process

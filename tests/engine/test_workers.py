@@ -117,6 +117,24 @@ def test_small_runs_and_runs_without_notebooks_build_less(cold_caches):
     assert fastvisit._PLANS
 
 
+def test_the_bulk_workers_preload_builds_every_codemods_caches_and_freezes(cold_caches, monkeypatch):
+    """``--scheduler local``'s workers' server imports it before any run's options are known: every
+    codemod's dispatch table is built (a run with ``--select``, traces or ``--unsafe-fixes`` finds
+    its own ready too), the walks' plans are made, and the heap is frozen after them."""
+    import gc
+    import importlib
+
+    import retrace_fix.bulk.worker_preload as preload
+    from retrace_fix.codemods import REGISTRY
+
+    freezes: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: freezes.append(len(_base._FAST_DISPATCH)))
+    importlib.reload(preload)
+    assert set(REGISTRY) <= set(_base._FAST_DISPATCH) and len(REGISTRY) > len(codemods_for_file(RunOptions(), False))
+    assert {cst.Module, cst.FunctionDef, cst.Call} <= set(fastvisit._PLANS)
+    assert freezes == [len(_base._FAST_DISPATCH)]  # once, after everything was built
+
+
 def test_nested_gitignores_apply_from_the_repository_root_down(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".git").mkdir()

@@ -14,8 +14,10 @@ import multiprocessing
 from contextlib import contextmanager
 from typing import Iterator
 
-#: what the server imports once, before it forks the workers
-PRELOAD = ["distributed", "retrace_fix.engine.run"]
+from retrace_fix.bulk.worker_server import WORKER_PRELOAD
+
+#: what the server imports once, before it forks the workers: what ``--scheduler local``'s imports
+PRELOAD = list(WORKER_PRELOAD)
 
 
 @contextmanager
