@@ -361,6 +361,9 @@ def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
         server = forkserver._forkserver._forkserver_pid
         tracker_pid = tracker._pid
         ((parent, imported),) = client.run(_parent_and_engine).values()
+        (quiet,) = client.run(_quiet_worker).values()
+        stealing = client.run_on_scheduler(lambda dask_scheduler: "stealing" in dask_scheduler.extensions)
+    assert quiet == {"tick": 1000, "monitor": 5000} and not stealing  # cluster.QUIET_CLUSTER reached them
     assert server is not None and parent == server != os.getpid()
     assert imported  # before any task: the server imported it
     assert forkserver._forkserver._forkserver_pid is None
@@ -420,6 +423,11 @@ def _parent_and_engine():  # runs in a worker process
     # the engine imported and its caches built, in the server, before the fork
     warm = all(cls in _FAST_DISPATCH for cls in REGISTRY) and bool(fastvisit._PLANS)
     return os.getppid(), "retrace_fix.engine.run" in sys.modules and warm
+
+
+def _quiet_worker(dask_worker):  # runs in a worker process: how often its event loop wakes for Dask's own checks
+    callbacks = dask_worker.periodic_callbacks
+    return {name: callbacks[name].callback_time for name in ("tick", "monitor") if name in callbacks}
 
 
 def _die_on_golf(task, settings):  # runs in a worker process
