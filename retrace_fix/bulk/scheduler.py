@@ -9,7 +9,7 @@ for a local run: ``--patch-dir`` patches, ``--summary``, the table, JSON,
 
 Executors: :func:`retrace_fix.bulk.cluster.run_on_dask` with ``--scheduler``;
 without it (git URL roots on one machine) :func:`run_here`, ``--jobs``
-threads that clone in parallel and process files one at a time.  Either way a
+processes forked from this one (threads where the platform does not fork).  Either way a
 root whose task fails is tried once more, then reported as an error of that
 root alone.  On a terminal a progress bar counts finished roots.
 """
@@ -124,29 +124,26 @@ def run_here(
     on_done: Callable[[RootOutcome], None] | None = None,
     task_function: Callable[[RootTask, TaskSettings], RootOutcome] = process_root,
 ) -> list[RootOutcome]:
-    """Run the tasks in this process (``jobs`` threads); each failed task once more; outcomes in task order."""
-    from retrace_fix.bulk.cluster import describe_failure
+    """Run the tasks on this machine, each failed task once more; outcomes in task order.
 
-    def attempt(task: RootTask) -> RootOutcome:
-        try:
-            return task_function(task, settings)
-        except Exception:
-            try:
-                return task_function(task, settings)
-            except Exception as exc:
-                return failed_outcome(task, describe_failure(exc, 2))
+    ``jobs`` processes forked from this one where the engine's pool forks its own (Linux:
+    :mod:`retrace_fix.bulk.forked_roots`), else ``jobs`` threads (the clones overlap, the files are
+    processed one at a time); one task after another in this process for ``jobs=1``."""
+    from retrace_fix.bulk.forked_roots import can_fork, run_forked
 
     outcomes: dict[int, RootOutcome] = {}
     workers = max(1, min(len(tasks), jobs or os.cpu_count() or 1))
     try:
         if workers == 1:
             for task in tasks:
-                outcomes[task.index] = attempt(task)
+                outcomes[task.index] = attempt(task, settings, task_function)
                 if on_done is not None:
                     on_done(outcomes[task.index])
+        elif can_fork():
+            outcomes = run_forked(tasks, settings, workers, attempt, task_function, on_done)
         else:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="retrace-fix-root") as pool:
-                futures = [pool.submit(attempt, task) for task in tasks]
+                futures = [pool.submit(attempt, task, settings, task_function) for task in tasks]
                 for future in as_completed(futures):
                     outcome = future.result()
                     outcomes[outcome.index] = outcome
@@ -155,6 +152,20 @@ def run_here(
     finally:
         wait_for_scratch()  # the clones are removed when the run's tasks are done
     return [outcomes[task.index] for task in tasks]
+
+
+def attempt(task: RootTask, settings: TaskSettings,
+            task_function: Callable[[RootTask, TaskSettings], RootOutcome] = process_root) -> RootOutcome:
+    """One task's outcome: run it, once more if it raises, then its root's error."""
+    from retrace_fix.bulk.cluster import describe_failure
+
+    try:
+        return task_function(task, settings)
+    except Exception:
+        try:
+            return task_function(task, settings)
+        except Exception as exc:
+            return failed_outcome(task, describe_failure(exc, 2))
 
 
 def gather(request: FixRequest, here: Sequence[Root], outcomes: Sequence[RootOutcome]) -> tuple[RunResult, BulkReport]:
@@ -187,4 +198,4 @@ def _progress(labels: list[str]) -> Iterator[Callable[[RootOutcome], None] | Non
         yield lambda outcome: progress.update(bar, advance=1, description=labels[outcome.index])
 
 
-__all__ = ["gather", "make_tasks", "run_here", "run_root_tasks", "unsupported", "wants_root_tasks"]
+__all__ = ["attempt", "gather", "make_tasks", "run_here", "run_root_tasks", "unsupported", "wants_root_tasks"]

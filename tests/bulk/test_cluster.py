@@ -460,6 +460,50 @@ def test_a_worker_process_that_dies_fails_only_its_roots(in_corpus, worker_proce
     assert [f.path for f in by_name["gamma"][1].files] == ["work/gamma/ok.py"]
 
 
+def _comparable(outcomes):
+    return [([(f.path, f.changed, f.fixed, [x.code for x in f.findings], f.error) for f in o.files],
+             [p.error for p in o.problems], o.commit) for o in outcomes]
+
+
+def test_roots_run_here_in_forked_processes_give_what_one_process_gives(in_corpus, monkeypatch, tmp_path):
+    """Without a cluster, ``--jobs 2`` runs the roots in processes forked from this one (the files of
+    two roots side by side): the outcomes are those of one task after another here, and the workers
+    remove their clones before they end."""
+    from retrace_fix.bulk import forked_roots
+    from retrace_fix.bulk.scheduler import run_here
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("RETRACE_FIX_SCRATCH", str(scratch))
+    tasks, settings = _tasks(in_corpus)
+    forked = []
+    real_run_forked = forked_roots.run_forked
+    monkeypatch.setattr(forked_roots, "run_forked", lambda *a, **k: forked.append(1) or real_run_forked(*a, **k))
+    done = []
+    outcomes = run_here(tasks, settings, jobs=2, on_done=lambda o: done.append(o.index))
+    assert forked and sorted(done) == list(range(len(tasks)))
+    assert _comparable(outcomes) == _comparable(run_here(tasks, settings, jobs=1))
+    assert [f.path for f in outcomes[[t.name for t in tasks].index("echo")].files] == ["echo/a.py"]
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_forked_process_that_dies_fails_only_its_root(in_corpus):
+    """A root whose process dies (every time) is reported alone; the roots that were running or
+    waiting beside it when the pool broke are run again and give their outcomes."""
+    from retrace_fix.bulk.scheduler import run_here
+
+    tasks, settings = _tasks(in_corpus)
+    tasks = [t for t in tasks if t.name in ("golf", "echo", "gamma", "alpha")]
+    tasks = [type(t)(i, t.label, t.name, t.paths, t.skip, t.source) for i, t in enumerate(tasks)]
+    outcomes = run_here(tasks, settings, jobs=2, task_function=_die_on_golf)
+    by_name = {t.name: (t, o) for t, o in zip(tasks, outcomes)}
+    golf_task, golf = by_name["golf"]
+    assert [p.error for p in golf.problems] == [f"{golf_task.label}: the process running it died (tried twice)"]
+    assert golf.files == []
+    others = [t for t in tasks if t.name != "golf"]
+    assert _comparable([by_name[t.name][1] for t in others]) == _comparable(run_here(others, settings, jobs=1))
+
+
 def test_scheduler_local_end_to_end(in_corpus, worker_processes):
     code, _, err = run_cli("--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma", f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1").outcome
     assert code == 0, err
