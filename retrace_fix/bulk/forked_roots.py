@@ -10,7 +10,8 @@ As everywhere else, a task that fails is tried once more (in the worker that ran
 reported as an error of that root alone.  A worker that dies (killed, out of memory) takes the
 pool down with it: the roots that were not finished are then run again one at a time, each in a
 process of its own, so that the one that kills its process fails alone.  A worker removes its
-clones before it returns a root (its process ends without waiting for threads).
+clones as a process that clones always does (:mod:`retrace_fix.bulk.scratch`: on a thread of its
+own while the next root goes on, waited for as the worker ends).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
-from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome, wait_for_scratch
+from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome
 
 TaskFunction = Callable[[RootTask, TaskSettings], RootOutcome]
 
@@ -45,7 +46,7 @@ def run_forked(
     """Every task's outcome by its index; ``attempt(task, settings, task_function)`` runs one task
     (and retries it) in a worker."""
     outcomes: dict[int, RootOutcome] = {}
-    call = functools.partial(_in_worker, attempt, settings, task_function)
+    call = functools.partial(attempt, settings=settings, task_function=task_function)
 
     def finish(outcome: RootOutcome) -> None:
         outcomes[outcome.index] = outcome
@@ -98,14 +99,6 @@ def _finished(future: Future[RootOutcome], finish: Callable[[RootOutcome], None]
         finish(future.result())
         return True
     return False
-
-
-def _in_worker(attempt: Callable[[RootTask, TaskSettings, TaskFunction], RootOutcome], settings: TaskSettings,
-               task_function: TaskFunction, task: RootTask) -> RootOutcome:
-    try:
-        return attempt(task, settings, task_function)
-    finally:
-        wait_for_scratch()  # the worker's process ends without waiting for the thread that removes clones
 
 
 __all__ = ["can_fork", "run_forked"]
