@@ -11,7 +11,8 @@ reported as an error of that root alone.  A worker that dies (killed, out of mem
 pool down with it: the roots that were not finished are then run again one at a time, each in a
 process of its own, so that the one that kills its process fails alone.  A worker removes its
 clones as a process that clones always does (:mod:`retrace_fix.bulk.scratch`: on a thread of its
-own while the next root goes on, waited for as the worker ends).
+own while the next root goes on, waited for as the worker ends); the clones of a worker that died
+or was ended (Ctrl-C) are removed by the run once its workers are gone.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome
+from retrace_fix.bulk.scratch import sweep_orphans
 
 TaskFunction = Callable[[RootTask, TaskSettings], RootOutcome]
 
@@ -66,6 +68,7 @@ def run_forked(
     finally:
         if frozen:
             gc.unfreeze()
+        sweep_orphans()  # the clones of workers that died or were ended mid-root (all are reaped now)
     return outcomes
 
 
@@ -87,10 +90,22 @@ def _run_pool(tasks: Sequence[RootTask], call: Callable[[RootTask], RootOutcome]
                         return [task, *(t for f, t in pending.items() if not _finished(f, finish))]
         except KeyboardInterrupt:
             pool.shutdown(wait=False, cancel_futures=True)
-            for child in multiprocessing.active_children():
-                child.terminate()
+            _end_workers()
             raise
     return []
+
+
+def _end_workers(grace: float = 5.0) -> None:
+    """Ctrl-C: end every worker now (nothing has been written yet) and reap it, so that the clones
+    it leaves are known to be a dead process's."""
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    for child in children:
+        child.join(timeout=grace)
+        if child.is_alive():  # pragma: no cover - one that ignores SIGTERM
+            child.kill()
+            child.join()
 
 
 def _finished(future: Future[RootOutcome], finish: Callable[[RootOutcome], None]) -> bool:

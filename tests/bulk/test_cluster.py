@@ -487,19 +487,36 @@ def test_roots_run_here_in_forked_processes_give_what_one_process_gives(in_corpu
     assert list(scratch.iterdir()) == []
 
 
-def test_a_forked_process_that_dies_fails_only_its_root(in_corpus):
-    """A root whose process dies (every time) is reported alone; the roots that were running or
-    waiting beside it when the pool broke are run again and give their outcomes."""
+def _die_on_golf_after_cloning(task, settings):  # runs in a forked worker process
+    from retrace_fix.bulk.root_task import _clone_somewhere, process_root
+
+    if task.name == "golf":
+        _clone_somewhere(task.source, task.name)
+        os._exit(1)
+    return process_root(task, settings)
+
+
+def test_a_forked_process_that_dies_fails_only_its_root(in_corpus, monkeypatch, tmp_path):
+    """A root whose process dies (every time, its clone made) is reported alone; the roots that were
+    running or waiting beside it when the pool broke are run again and give their outcomes; the
+    dead processes' clones are removed by the run."""
+    from retrace_fix.bulk import scratch
     from retrace_fix.bulk.scheduler import run_here
 
+    memory = tmp_path / "mem"  # a stand-in memory file system with room, for the workers' clones
+    memory.mkdir()
+    monkeypatch.delenv(scratch.SCRATCH_ENV, raising=False)
+    monkeypatch.setattr(scratch, "MEMORY_SCRATCH", str(memory))
+    monkeypatch.setattr(scratch, "MEMORY_RESERVE", 0)
     tasks, settings = _tasks(in_corpus)
     tasks = [t for t in tasks if t.name in ("golf", "echo", "gamma", "alpha")]
     tasks = [type(t)(i, t.label, t.name, t.paths, t.skip, t.source) for i, t in enumerate(tasks)]
-    outcomes = run_here(tasks, settings, jobs=2, task_function=_die_on_golf)
+    outcomes = run_here(tasks, settings, jobs=2, task_function=_die_on_golf_after_cloning)
     by_name = {t.name: (t, o) for t, o in zip(tasks, outcomes)}
     golf_task, golf = by_name["golf"]
     assert [p.error for p in golf.problems] == [f"{golf_task.label}: the process running it died (tried twice)"]
     assert golf.files == []
+    assert list(memory.iterdir()) == []  # golf's two clones (its process died after each) removed
     others = [t for t in tasks if t.name != "golf"]
     assert _comparable([by_name[t.name][1] for t in others]) == _comparable(run_here(others, settings, jobs=1))
 
