@@ -1,9 +1,10 @@
 """Root tasks on this machine without a cluster (git URL roots, no ``--scheduler``): forked workers.
 
 :func:`run_forked` runs each :class:`~retrace_fix.bulk.root_task.RootTask` in one of ``workers``
-processes forked from this one (the engine is imported here already, as the engine's own pool
-forks its workers), so that the roots' files are processed side by side, not one at a time under
-one interpreter lock as threads would.  Over the 34 corpus roots given as ``file://`` URLs,
+processes forked from this one where the engine's own pool forks its workers
+(:func:`~retrace_fix.engine.pool.fork_context`; the engine is imported here already), so that the
+roots' files are processed side by side, not one at a time under one interpreter lock as threads
+would.  Over the 34 corpus roots given as ``file://`` URLs,
 ``--jobs 2``: 9.4 s with threads, 5.5 s forked (N local paths: about 5 s).
 
 As everywhere else, a task that fails is tried once more (in the worker that ran it) and then
@@ -18,7 +19,6 @@ or was ended (Ctrl-C) are removed by the run once its workers are gone.
 from __future__ import annotations
 
 import functools
-import gc
 import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -26,15 +26,9 @@ from typing import Callable, Sequence
 
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome
 from retrace_fix.bulk.scratch import sweep_orphans
+from retrace_fix.engine.pool import fork_context, frozen_heap, stop_workers
 
 TaskFunction = Callable[[RootTask, TaskSettings], RootOutcome]
-
-
-def can_fork() -> bool:
-    """Forked workers are used where the engine's own pool uses them (Linux)."""
-    import sys
-
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 def run_forked(
@@ -55,19 +49,16 @@ def run_forked(
         if on_done is not None:
             on_done(outcome)
 
-    context = multiprocessing.get_context("fork")
-    frozen = gc.get_freeze_count() == 0
-    if frozen:
-        gc.freeze()  # this process's objects stay out of the workers' collections (pages shared)
+    context = fork_context()
+    assert context is not None, "run_forked where fork_context() gives none"
     try:
-        unfinished = _run_pool(tasks, call, workers, context, finish)
-        for task in unfinished:  # a worker died: the rest one at a time, each in a process of its own
-            lost = _run_pool([task], call, 1, context, finish)
-            if lost:
-                finish(failed_outcome(task, "the process running it died (tried twice)"))
+        with frozen_heap():
+            unfinished = _run_pool(tasks, call, workers, context, finish)
+            for task in unfinished:  # a worker died: the rest one at a time, each in a process of its own
+                lost = _run_pool([task], call, 1, context, finish)
+                if lost:
+                    finish(failed_outcome(task, "the process running it died (tried twice)"))
     finally:
-        if frozen:
-            gc.unfreeze()
         sweep_orphans()  # the clones of workers that died or were ended mid-root (all are reaped now)
     return outcomes
 
@@ -76,10 +67,9 @@ def _run_pool(tasks: Sequence[RootTask], call: Callable[[RootTask], RootOutcome]
               context: multiprocessing.context.BaseContext, finish: Callable[[RootOutcome], None]) -> list[RootTask]:
     """Run ``tasks`` in a pool of ``workers`` forked processes; the tasks whose outcome was lost
     with a worker that died (none when every worker lived)."""
-    pending: dict[Future[RootOutcome], RootTask] = {}
     with ProcessPoolExecutor(max_workers=max(1, min(workers, len(tasks))), mp_context=context) as pool:
         try:
-            pending = {pool.submit(call, task): task for task in tasks}
+            pending: dict[Future[RootOutcome], RootTask] = {pool.submit(call, task): task for task in tasks}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -90,22 +80,9 @@ def _run_pool(tasks: Sequence[RootTask], call: Callable[[RootTask], RootOutcome]
                         return [task, *(t for f, t in pending.items() if not _finished(f, finish))]
         except KeyboardInterrupt:
             pool.shutdown(wait=False, cancel_futures=True)
-            _end_workers()
+            stop_workers()  # and reaped: the clones they leave are known to be dead processes'
             raise
     return []
-
-
-def _end_workers(grace: float = 5.0) -> None:
-    """Ctrl-C: end every worker now (nothing has been written yet) and reap it, so that the clones
-    it leaves are known to be a dead process's."""
-    children = multiprocessing.active_children()
-    for child in children:
-        child.terminate()
-    for child in children:
-        child.join(timeout=grace)
-        if child.is_alive():  # pragma: no cover - one that ignores SIGTERM
-            child.kill()
-            child.join()
 
 
 def _finished(future: Future[RootOutcome], finish: Callable[[RootOutcome], None]) -> bool:
@@ -116,4 +93,4 @@ def _finished(future: Future[RootOutcome], finish: Callable[[RootOutcome], None]
     return False
 
 
-__all__ = ["can_fork", "run_forked"]
+__all__ = ["run_forked"]

@@ -129,7 +129,8 @@ def run_here(
     ``jobs`` processes forked from this one where the engine's pool forks its own (Linux:
     :mod:`retrace_fix.bulk.forked_roots`), else ``jobs`` threads (the clones overlap, the files are
     processed one at a time); one task after another in this process for ``jobs=1``."""
-    from retrace_fix.bulk.forked_roots import can_fork, run_forked
+    from retrace_fix.bulk.forked_roots import run_forked
+    from retrace_fix.engine.pool import fork_context
 
     outcomes: dict[int, RootOutcome] = {}
     workers = max(1, min(len(tasks), jobs or os.cpu_count() or 1))
@@ -139,7 +140,7 @@ def run_here(
                 outcomes[task.index] = attempt(task, settings, task_function)
                 if on_done is not None:
                     on_done(outcomes[task.index])
-        elif can_fork():
+        elif fork_context() is not None:
             outcomes = run_forked(tasks, settings, workers, attempt, task_function, on_done)
         else:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="retrace-fix-root") as pool:

@@ -8,8 +8,9 @@ import multiprocessing
 import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable
+from typing import Callable, Iterator
 
 from retrace_fix.engine.isolation import isolated
 from retrace_fix.engine.options import FileJob, RunOptions
@@ -27,7 +28,28 @@ def _init_worker(options: RunOptions) -> None:
     gc.freeze()  # the imported modules never become garbage: keep them out of collections
 
 
-def _stop_workers(grace: float = 5.0, deadline: float = 30.0) -> None:
+def fork_context() -> multiprocessing.context.BaseContext | None:
+    """The start method of worker processes that share this process's imports and heap: ``fork``,
+    where it is safe to use (Linux); None elsewhere (no forked workers)."""
+    return multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """While forked workers run: the objects made so far outlive the run, so the parent's
+    collections skip them, and a worker's never touches them (their pages stay shared after the
+    fork).  Nothing is done where the heap is frozen already."""
+    frozen = gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if frozen:
+            gc.unfreeze()
+
+
+def stop_workers(grace: float = 5.0, deadline: float = 30.0) -> None:
     """Terminate every worker process of this run, and any the pool's manager thread starts while
     it winds down (workers are started on demand): until none is left.  One that ignores SIGTERM
     for ``grace`` seconds (a loaded machine) is killed; no worker outlives the run."""
@@ -100,20 +122,12 @@ def _work_isolated(job: FileJob, options: RunOptions) -> FileResult:
 def run_in_workers(work: list[FileJob], options: RunOptions, workers: int, emit: Callable[[FileResult], None]) -> None:
     """Process ``work`` in up to ``workers`` processes, calling ``emit`` with each file's result as it
     comes back (in chunk order, not path order)."""
-    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    context = fork_context()
     chunks = chunk_jobs(work, workers)
     if context is not None:
         warm_up(work, options)  # what each worker would build on its first files, built once
-    # the objects made so far outlive the run: the parent's collections skip them while the
-    # workers run, and a worker's never touches them (their pages stay shared after the fork)
-    frozen = context is not None and gc.get_freeze_count() == 0
-    if frozen:
-        gc.freeze()
-    try:
+    with frozen_heap() if context is not None else nullcontext():
         _run_chunks(work, chunks, options, workers, context, emit)
-    finally:
-        if frozen:
-            gc.unfreeze()
 
 
 def _run_chunks(work: list[FileJob], chunks: list[list[FileJob]], options: RunOptions, workers: int,
@@ -137,7 +151,7 @@ def _run_chunks(work: list[FileJob], chunks: list[list[FileJob]], options: RunOp
                 # Ctrl-C: drop the queued tasks and stop the workers now rather
                 # than after the chunks they hold (nothing has been written yet)
                 pool.shutdown(wait=False, cancel_futures=True)
-                _stop_workers()
+                stop_workers()
                 raise
     except BrokenProcessPool:
         # A worker died (killed, or a crash no guard foresaw).  Chunks that
