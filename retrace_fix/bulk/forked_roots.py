@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome
-from retrace_fix.bulk.scratch import sweep_orphans
-from retrace_fix.engine.pool import fork_context, frozen_heap, stop_workers
+from retrace_fix.bulk.scratch import sweep_orphans, wait_for_scratch
+from retrace_fix.engine.pool import abandon, fork_context, frozen_heap
 
 TaskFunction = Callable[[RootTask, TaskSettings], RootOutcome]
 
@@ -67,9 +69,12 @@ def _run_pool(tasks: Sequence[RootTask], call: Callable[[RootTask], RootOutcome]
               context: multiprocessing.context.BaseContext, finish: Callable[[RootOutcome], None]) -> list[RootTask]:
     """Run ``tasks`` in a pool of ``workers`` forked processes; the tasks whose outcome was lost
     with a worker that died (none when every worker lived)."""
-    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(tasks))), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(tasks))), mp_context=context,
+                             initializer=_worker_signals) as pool:
         try:
-            pending: dict[Future[RootOutcome], RootTask] = {pool.submit(call, task): task for task in tasks}
+            pending: dict[Future[RootOutcome], RootTask] = {
+                pool.submit(_run_root, call, task): task for task in tasks
+            }
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -79,10 +84,37 @@ def _run_pool(tasks: Sequence[RootTask], call: Callable[[RootTask], RootOutcome]
                     except BrokenProcessPool:
                         return [task, *(t for f, t in pending.items() if not _finished(f, finish))]
         except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            stop_workers()  # and reaped: the clones they leave are known to be dead processes'
+            abandon(pool)  # the workers ended and reaped: the clones they leave are dead processes'
             raise
     return []
+
+
+_IN_ROOT = False  # in a worker: whether it is running a root now
+
+
+def _worker_signals() -> None:
+    """A worker's signals: Ctrl-C is the coordinator's to act on (it ends the workers); the
+    coordinator's SIGTERM stops the root being run as an exception would (git is ended and waited
+    for, the clone removed), and a worker between roots leaves once its clones are removed: no git
+    outlives its worker to write into a clone the run has already swept."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_terminate)
+
+
+def _on_terminate(signum: int, frame: object) -> None:
+    if _IN_ROOT:
+        raise KeyboardInterrupt
+    wait_for_scratch()
+    os._exit(128 + signum)
+
+
+def _run_root(call: Callable[[RootTask], RootOutcome], task: RootTask) -> RootOutcome:
+    global _IN_ROOT
+    _IN_ROOT = True
+    try:
+        return call(task)
+    finally:
+        _IN_ROOT = False
 
 
 def _finished(future: Future[RootOutcome], finish: Callable[[RootOutcome], None]) -> bool:

@@ -49,6 +49,20 @@ def frozen_heap() -> Iterator[None]:
             gc.unfreeze()
 
 
+def abandon(pool: ProcessPoolExecutor) -> None:
+    """Ctrl-C: drop ``pool``'s queued tasks and end its workers now (:func:`stop_workers`).
+
+    A worker ended while it wrote a result leaves half a message in the results pipe; the pool's
+    manager thread would wait for the rest forever, and the interpreter waits for that thread as it
+    exits.  This process's own end of the pipe's writing side is closed once every worker is gone:
+    the manager thread then reads the end of the pipe and stops."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    stop_workers()
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:  # CPython's ProcessPoolExecutor (a SimpleQueue's two connections)
+        writer.close()
+
+
 def stop_workers(grace: float = 5.0, deadline: float = 30.0) -> None:
     """Terminate every worker process of this run, and any the pool's manager thread starts while
     it winds down (workers are started on demand): until none is left.  One that ignores SIGTERM
@@ -150,8 +164,7 @@ def _run_chunks(work: list[FileJob], chunks: list[list[FileJob]], options: RunOp
             except KeyboardInterrupt:
                 # Ctrl-C: drop the queued tasks and stop the workers now rather
                 # than after the chunks they hold (nothing has been written yet)
-                pool.shutdown(wait=False, cancel_futures=True)
-                stop_workers()
+                abandon(pool)
                 raise
     except BrokenProcessPool:
         # A worker died (killed, or a crash no guard foresaw).  Chunks that

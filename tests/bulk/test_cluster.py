@@ -521,6 +521,58 @@ def test_a_forked_process_that_dies_fails_only_its_root(in_corpus, monkeypatch, 
     assert _comparable([by_name[t.name][1] for t in others]) == _comparable(run_here(others, settings, jobs=1))
 
 
+def _slow_after_cloning(task, settings):  # runs in a forked worker process: a clone, then a slow git
+    import subprocess
+
+    from retrace_fix.bulk.root_task import _clone_somewhere
+    from retrace_fix.bulk.scratch import discard_scratch
+
+    scratch, _, _ = _clone_somewhere(task.source, task.name)
+    try:  # run as run_git runs git (subprocess.run), with its process id written down
+        subprocess.run(["sh", "-c", f"echo $$ > slow-{task.name}.pid; exec sleep 30"], cwd=settings.cwd)
+    finally:
+        discard_scratch(scratch)
+    raise AssertionError("the root was not stopped")
+
+
+def test_ctrl_c_stops_forked_roots_and_their_git_and_removes_their_clones(in_corpus, monkeypatch, tmp_path,
+                                                                          ctrl_c_delivered):
+    """Ctrl-C during a run without a cluster: the workers stop the roots they run as an exception
+    would (their git processes ended, not left to write into swept clones), and end; no clone stays."""
+    import multiprocessing
+    import signal
+    import threading
+    import time
+
+    from retrace_fix.bulk import scratch
+    from retrace_fix.bulk.scheduler import run_here
+
+    memory = tmp_path / "mem"
+    memory.mkdir()
+    monkeypatch.delenv(scratch.SCRATCH_ENV, raising=False)
+    monkeypatch.setattr(scratch, "MEMORY_SCRATCH", str(memory))
+    monkeypatch.setattr(scratch, "MEMORY_RESERVE", 0)
+    tasks, settings = _tasks(in_corpus)
+    tasks = [t for t in tasks if t.name in ("golf", "echo")]
+    settings = type(settings)(options=settings.options, excludes=(), clone_excludes=(), cwd=str(tmp_path))
+    pid_files = [tmp_path / "slow-golf.pid", tmp_path / "slow-echo.pid"]
+
+    def interrupt_when_both_wait():
+        deadline = time.monotonic() + 60
+        while not all(f.exists() and f.read_text().strip() for f in pid_files) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_when_both_wait, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        run_here(tasks, settings, jobs=2, task_function=_slow_after_cloning)
+    for pid_file in pid_files:
+        pid = int(pid_file.read_text())
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # the worker ended its child (and reaped it) before it ended itself
+    assert multiprocessing.active_children() == [] and list(memory.iterdir()) == []
+
+
 def test_scheduler_local_end_to_end(in_corpus, worker_processes):
     code, _, err = run_cli("--patch-dir", "proc", "--scheduler", "local", "--jobs", "2", "work/alpha", "work/gamma", f"{(in_corpus / 'bare' / 'echo.git').as_uri()}@v1").outcome
     assert code == 0, err
