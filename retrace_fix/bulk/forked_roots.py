@@ -26,6 +26,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
+from retrace_fix.bulk.git import raise_stopped
 from retrace_fix.bulk.root_task import RootOutcome, RootTask, TaskSettings, failed_outcome
 from retrace_fix.bulk.scratch import sweep_orphans, wait_for_scratch
 from retrace_fix.engine.pool import abandon, fork_context, frozen_heap
@@ -103,7 +104,7 @@ def _worker_signals() -> None:
 
 def _on_terminate(signum: int, frame: object) -> None:
     if _IN_ROOT:
-        raise KeyboardInterrupt
+        raise_stopped(signum, frame)
     wait_for_scratch()
     os._exit(128 + signum)
 

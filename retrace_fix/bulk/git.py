@@ -94,6 +94,18 @@ class GitError(Exception):
     """A git command failed; the message is one line."""
 
 
+class Stopped(BaseException):
+    """Raised by a signal handler to stop a process in the middle of its work, a git command
+    perhaps: ``subprocess.run`` then kills git *and waits for it*, so that nothing writes into the
+    clone any more once the process has ended.  (On ``KeyboardInterrupt`` it kills git but does not
+    wait: it takes Ctrl-C to have reached git too.)"""
+
+
+def raise_stopped(signum: int, frame: object) -> None:
+    """A signal handler (SIGTERM): :class:`Stopped` where the process is."""
+    raise Stopped
+
+
 def git_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in REDIRECTING_VARIABLES}
     env.update({
