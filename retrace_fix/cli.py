@@ -23,9 +23,9 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
-from typing import ContextManager, List, Optional
+from typing import Iterator, List, Optional
 
 import typer
 
@@ -423,7 +423,7 @@ def main(argv: list[str] | None = None) -> None:
     command = _click_command(app)
     interrupted = False
     try:
-        with _local_workers_server(args), _noting_interrupts() as noted:
+        with _local_workers_server(args, own_process=argv is None), _noting_interrupts() as noted:
             code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False,
                                 obj={"verify_command": verify_command})
         interrupted = bool(noted) and code == 130  # typer turns Ctrl-C into a silent exit code 130
@@ -468,18 +468,21 @@ def _no_collection_at_exit() -> None:
 _COLLECTION_SKIPPED = False
 
 
-def _local_workers_server(args: list[str]) -> ContextManager[object]:
+@contextmanager
+def _local_workers_server(args: list[str], own_process: bool) -> Iterator[None]:
     """For a run given ``--scheduler local``: the server its Dask workers are forked from, started
-    before anything else (:func:`retrace_fix.bulk.worker_server.worker_server`), so that its
-    imports (Dask and the engine, ~0.8 s) overlap this process's own (typer parses the arguments,
-    the fix command imports the codemods); stopped when the command ends, however it ends."""
+    before anything else (:func:`retrace_fix.bulk.worker_server.worker_server`; forked from this
+    process where it is the command's own), so that its work overlaps this process's own (typer
+    parsing the arguments, the cluster's start); stopped when the command ends, however it ends."""
     asked = any(arg == "--scheduler=local" or (arg == "--scheduler" and following == "local")
                 for arg, following in zip(args, [*args[1:], None]))
     if not asked:
-        return nullcontext()
+        yield
+        return
     from retrace_fix.bulk.worker_server import worker_server
 
-    return worker_server()
+    with worker_server(fork_here=own_process):
+        yield
 
 
 @contextmanager

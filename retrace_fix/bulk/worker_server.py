@@ -1,11 +1,19 @@
 """The server process ``--scheduler local``'s Dask workers are forked from (the ``forkserver`` start method).
 
-Its own module, importing nothing of the engine, so that a run can start it before it
-imports anything heavy: the command line starts it as soon as it reads ``--scheduler
-local`` (:func:`worker_server`, for the whole command), and the server imports Dask and
-the engine (:data:`WORKER_PRELOAD`, about a second of CPU, the engine's caches built) while the coordinator imports
-its own (the codemods, LibCST, Dask).  :func:`retrace_fix.bulk.cluster.dask_client`
-enters the same block; the outermost one stops the server.
+Its own module, importing nothing of the engine, so that a run can start it before it imports
+anything heavy: the command line starts it as soon as it reads ``--scheduler local``
+(:func:`worker_server`, for the whole command).  The server holds Dask and the engine
+(:data:`WORKER_PRELOAD`, the engine's caches built) before it forks a worker.  Two ways:
+
+* the command's own process (the console script, ``python -m retrace_fix``) imports Dask and the
+  engine itself (0.75 s) and the server is *forked* from it, then builds the caches (0.25 s)
+  while the command parses its arguments and starts the cluster: the imports are made once, not
+  in both processes (0.75 s of CPU less);
+* elsewhere (a caller's own process, which may run threads; a platform without ``fork``), a fresh
+  interpreter is started as the server and imports both itself, while the caller imports its own.
+
+:func:`retrace_fix.bulk.cluster.dask_client` enters the same block; the outermost one stops the
+server.
 """
 
 from __future__ import annotations
@@ -13,8 +21,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, Sequence
 
 #: what the server process that ``--scheduler local``'s workers are forked from imports once
 #: (the second: the engine, warmed up and frozen, :mod:`retrace_fix.bulk.worker_preload`)
@@ -22,10 +32,13 @@ WORKER_PRELOAD = ("distributed", "retrace_fix.bulk.worker_preload")
 
 
 @contextmanager
-def worker_server() -> Iterator[bool]:
+def worker_server(fork_here: bool = False) -> Iterator[bool]:
     """The server process ``--scheduler local``'s workers are forked from (:data:`WORKER_PRELOAD`
     imported there once), started without waiting for it, for the block; yields False where the
     platform has no ``forkserver`` (the workers then start as Dask starts them).
+
+    ``fork_here``: this process is the command's own, and may import Dask and the engine here and
+    fork the server from itself (:func:`_forked_server`), where it runs no other thread.
 
     Entered as soon as a run knows it will start a LocalCluster, so that the server's imports
     (about a second of CPU) overlap the coordinator's own work (importing Dask, starting the
@@ -47,6 +60,9 @@ def worker_server() -> Iterator[bool]:
         context = multiprocessing.get_context("forkserver")
         if not ran_before:
             context.set_forkserver_preload(list(WORKER_PRELOAD))  # imported there; one that fails fails no run
+            if fork_here and _may_fork_server():
+                with _forked_server():
+                    forkserver.ensure_running()
         forkserver.ensure_running()
     except (OSError, ValueError, RuntimeError):  # pragma: no cover - no server: Dask's own start method
         yield False
@@ -61,6 +77,72 @@ def worker_server() -> Iterator[bool]:
         stop_tracker = getattr(tracker, "_stop", None)
         if not tracker_ran_before and stop_tracker is not None:
             stop_tracker()  # and waits for it: no process of the run outlives it (one starts again on demand)
+
+
+def _may_fork_server() -> bool:
+    """Whether the server can be forked from this process: Linux (as the engine's own pool forks),
+    no other thread (a forked copy would hold the locks other threads held), and Dask at hand (its
+    import, with the engine's, is made here first)."""
+    if not sys.platform.startswith("linux") or threading.active_count() != 1:
+        return False
+    try:
+        import distributed  # noqa: F401
+
+        import retrace_fix.engine.run  # noqa: F401
+    except ImportError:
+        return False
+    return threading.active_count() == 1
+
+
+@contextmanager
+def _forked_server() -> Iterator[None]:
+    """While ``forkserver.ensure_running()`` runs: the server it starts is a fork of this process
+    running ``multiprocessing.forkserver.main``, not a new interpreter (``spawnv_passfds``)."""
+    from multiprocessing import resource_tracker, util
+
+    resource_tracker.ensure_running()  # spawned as ever (the server's start would start it first)
+    spawn = util.spawnv_passfds
+
+    def fork_instead(path: str, args: Sequence[str], passfds: Sequence[int]) -> int:
+        if len(passfds) != 2 or "multiprocessing.forkserver" not in args[-1]:
+            return spawn(path, args, passfds)  # another protocol (Python 3.14 passes a key too)
+        return _fork_server(*passfds)
+
+    util.spawnv_passfds = fork_instead
+    try:
+        yield
+    finally:
+        util.spawnv_passfds = spawn
+
+
+def _fork_server(listener_fd: int, alive_r: int) -> int:
+    """Fork the server: it keeps the standard streams and the two descriptors a spawned server is
+    passed, closes every other this process had open (the ``alive`` pipe's writing end above all:
+    the server ends when the last process holding it ends), and never returns to this process's
+    code (``os._exit``: no exit handler of the command runs there)."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 0
+    try:
+        keep = {0, 1, 2, listener_fd, alive_r}
+        for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
+            if fd not in keep:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        from multiprocessing import forkserver
+
+        forkserver.main(listener_fd, alive_r, list(WORKER_PRELOAD))
+    except SystemExit:  # the last client is gone
+        pass
+    except BaseException:  # pragma: no cover - reported as a spawned server would
+        code = 1
+        sys.excepthook(*sys.exc_info())
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def _end_server(pid: int | None) -> None:

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -386,7 +387,9 @@ def test_local_workers_are_forked_from_a_server_that_ends_with_the_run():
 ])
 def test_the_command_line_starts_the_local_workers_server_before_the_command(monkeypatch, args, started):
     """``--scheduler local``: the workers' server is started before typer parses the command (its
-    imports overlap the coordinator's) and stopped when the command ends, even by an error."""
+    imports overlap the coordinator's) and stopped when the command ends, even by an error; it is
+    forked from the command's process only where that process is the command's own (not when
+    ``main`` is called with arguments, as here: the caller's process may run threads)."""
     from contextlib import contextmanager
 
     import retrace_fix.bulk.worker_server as worker_server_module
@@ -395,8 +398,8 @@ def test_the_command_line_starts_the_local_workers_server_before_the_command(mon
     events: list[str] = []
 
     @contextmanager
-    def server():
-        events.append("started")
+    def server(fork_here=False):
+        events.append(f"started{' by forking' if fork_here else ''}")
         try:
             yield True
         finally:
@@ -413,6 +416,70 @@ def test_the_command_line_starts_the_local_workers_server_before_the_command(mon
     with pytest.raises((RuntimeError, SystemExit)):
         main(args)
     assert events == (["started", "command", "stopped"] if started else ["command"])
+
+
+#: a command's own process (``python -c``): the workers' server forked from it, or, with a thread
+#: running (argv[1] == "thread"), spawned as a fresh interpreter; what a worker sees of its server
+FORKED_SERVER = r"""
+import json, os, sys, threading
+from multiprocessing import forkserver
+from retrace_fix.bulk.cluster import dask_client
+from retrace_fix.bulk.worker_server import worker_server
+
+def probe():
+    from retrace_fix import fastvisit
+    server = os.getppid()
+    with open(f"/proc/{server}/cmdline", "rb") as f:
+        command = [part.decode() for part in f.read().split(b"\0") if part]
+    return server, command, "retrace_fix.engine.run" in sys.modules and bool(fastvisit._PLANS)
+
+if sys.argv[1] == "thread":
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+with worker_server(fork_here=True):
+    server = forkserver._forkserver._forkserver_pid
+    if sys.argv[1] == "die":
+        print(server, flush=True)
+        os.kill(os.getpid(), 9)
+    with dask_client("local", workers=1) as client:
+        ((parent, command, engine),) = client.run(probe).values()
+try:
+    os.waitpid(server, os.WNOHANG)
+    reaped = False
+except ChildProcessError:
+    reaped = True
+print(json.dumps({"server": server, "parent": parent, "command": command, "engine": engine,
+                  "own_command": [sys.executable, "-c"], "reaped": reaped}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the server is forked on Linux only")
+@pytest.mark.parametrize("threads", ["none", "thread"])
+def test_the_command_s_own_process_forks_the_workers_server_from_itself(threads):
+    """``worker_server(fork_here=True)``: in a process running no other thread the server is a fork
+    of it (its command line is the process's own, not ``multiprocessing.forkserver``'s), with the
+    engine imported and its caches built before the worker is forked from it; with a thread
+    running, a fresh interpreter as before.  Either way it is reaped with the cluster."""
+    done = subprocess.run([sys.executable, "-c", FORKED_SERVER, threads], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["parent"] == seen["server"] and seen["engine"] and seen["reaped"]
+    spawned = any("multiprocessing.forkserver" in part for part in seen["command"])
+    assert spawned == (threads == "thread")
+    if not spawned:
+        assert seen["command"][:2] == seen["own_command"] and FORKED_SERVER.strip() in seen["command"][2]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the server is forked on Linux only")
+def test_a_forked_workers_server_ends_when_the_command_s_process_is_killed():
+    """The forked server holds no copy of the pipe whose end tells it the last client is gone: the
+    command's process killed (``kill -9``), it ends by itself, as a spawned one does."""
+    done = subprocess.run([sys.executable, "-c", FORKED_SERVER, "die"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9
+    server = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{server}").exists() and "Z" not in Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1][:3]:
+        assert time.monotonic() < deadline, "the forked server outlived its command"
+        time.sleep(0.05)
 
 
 def _parent_and_engine():  # runs in a worker process
