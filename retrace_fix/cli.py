@@ -472,17 +472,39 @@ _COLLECTION_SKIPPED = False
 def _local_workers_server(args: list[str], own_process: bool) -> Iterator[None]:
     """For a run given ``--scheduler local``: the server its Dask workers are forked from, started
     before anything else (:func:`retrace_fix.bulk.worker_server.worker_server`; forked from this
-    process where it is the command's own), so that its work overlaps this process's own (typer
-    parsing the arguments, the cluster's start); stopped when the command ends, however it ends."""
+    process where it is the command's own), and before it the cloner of the git roots the
+    arguments name (:func:`retrace_fix.bulk.clone_ahead.clones_ahead`), so that their work
+    overlaps this process's own (imports, typer parsing the arguments, the cluster's start); both
+    stopped when the command ends, however it ends."""
     asked = any(arg == "--scheduler=local" or (arg == "--scheduler" and following == "local")
                 for arg, following in zip(args, [*args[1:], None]))
     if not asked:
         yield
         return
+    from retrace_fix.bulk.clone_ahead import clones_ahead
     from retrace_fix.bulk.worker_server import worker_server
 
-    with worker_server(fork_here=own_process):
+    with clones_ahead(_named_roots(args)), worker_server(fork_here=own_process):
         yield
+
+
+def _named_roots(args: list[str]) -> list[str]:
+    """What may be roots in ``args`` before typer reads them, for the cloner: every argument and
+    the lines of a ``--repos`` file (not standard input); the cloner keeps the git URLs of
+    repositories on this machine.  A run of ``--shard`` has none: it runs part of them only."""
+    if any(arg == "--shard" or arg.startswith("--shard=") for arg in args):
+        return []
+    named = list(args)
+    for arg, following in zip(args, [*args[1:], None]):
+        listing = following if arg == "--repos" else arg[len("--repos="):] if arg.startswith("--repos=") else None
+        if listing and listing != "-":
+            from retrace_fix.bulk.run import BulkError, read_repos_file
+
+            try:
+                named += read_repos_file(listing)
+            except BulkError:
+                continue  # typer's turn to say so
+    return named
 
 
 @contextmanager

@@ -113,7 +113,7 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
         (info / "sparse-checkout").write_text("".join(line + "\n" for line in CHECKOUT), encoding="utf-8")
         # the repository is this function's own (no template, nothing but what is written here):
         # its settings are not listed before each command (git.run_git's own_repository)
-        local = _local_git_dir(source.url)
+        local = local_git_dir(source.url)
         target = None  # what to check out: the object a local repository's ref names, else what was fetched
         if local is not None:  # every object is already here: borrowed, nothing is transferred
             (dest / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
@@ -140,7 +140,7 @@ def clone(source: GitSource, dest: Path, timeout: float = CLONE_TIMEOUT) -> str:
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
-def _local_git_dir(url: str) -> Path | None:
+def local_git_dir(url: str) -> Path | None:
     """The git directory of the repository a ``file://`` URL names on this machine, whose objects a
     clone borrows; else None.
 
@@ -215,4 +215,5 @@ def _read_ref(git_dir: Path, name: str, hops: int = 0) -> str | None:
     return None
 
 
-__all__ = ["CLONE_TIMEOUT", "CloneError", "GitSource", "clone", "is_git_url", "local_revision", "parse_git_root"]
+__all__ = ["CLONE_TIMEOUT", "CloneError", "GitSource", "clone", "is_git_url", "local_git_dir", "local_revision",
+           "parse_git_root"]

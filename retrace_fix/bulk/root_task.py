@@ -12,7 +12,9 @@ that the coordinator turns into output exactly as a local run would:
   processed; :func:`~retrace_fix.bulk.scratch.wait_for_scratch` waits for it);
   its files are named ``<root-name>/<path in the
   repository>``, and ``--exclude`` / ``[tool.retrace-fix] exclude`` patterns
-  apply relative to the clone;
+  apply relative to the clone; on a ``--scheduler local`` run the clone may have been
+  made ahead, while the cluster started (:mod:`retrace_fix.bulk.clone_ahead`): the task
+  takes it rather than making its own;
 * a local root is read where it is (the worker must see the same paths as the
   coordinator: a LocalCluster, or a shared file system); its files are named
   relative to the coordinator's current directory, as a local run names them;
@@ -39,6 +41,7 @@ from retrace_fix.engine.options import RunOptions
 from retrace_fix.engine.process import process_file
 from retrace_fix.engine.run import explicit_roots, make_jobs
 from retrace_fix.findings import FileResult
+from retrace_fix.bulk.clone_ahead import take
 from retrace_fix.bulk.git_sources import CloneError, GitSource, clone
 from retrace_fix.bulk.roots import contains
 from retrace_fix.bulk.scratch import (
@@ -63,6 +66,7 @@ class TaskSettings:
     clone_excludes: tuple[str, ...]  # patterns applied relative to each cloned root
     cwd: str  # the coordinator's current directory: local roots' files are named relative to it
     version: str = __version__
+    ahead: str | None = None  # where git roots may be cloned ahead on this machine (:mod:`~retrace_fix.bulk.clone_ahead`)
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,8 @@ def _process_local(task: RootTask, settings: TaskSettings) -> RootOutcome:
 def _process_clone(task: RootTask, settings: TaskSettings) -> RootOutcome:
     assert task.source is not None
     outcome = RootOutcome(task.index)
-    scratch, checkout, outcome.commit = _clone_somewhere(task.source, task.name)
+    taken = take(settings.ahead, task.source) if settings.ahead is not None else None
+    scratch, checkout, outcome.commit = taken or _clone_somewhere(task.source, task.name)
     try:
         found = discover([str(checkout)], [(checkout, list(settings.clone_excludes))])
         outcome.files = _process(

@@ -20,12 +20,14 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
 from retrace_fix.output import render as output
 from retrace_fix.bulk.run import BulkReport
 from retrace_fix.engine.options import RunResult
 from retrace_fix.findings import FileResult
+from retrace_fix.bulk.clone_ahead import active_directory
 from retrace_fix.bulk.roots import Root, RootError, contains, has_git_urls, group_roots, root_key
 from retrace_fix.bulk.root_task import (
     RootOutcome, RootTask, TaskSettings, failed_outcome, process_root, wait_for_scratch,
@@ -71,6 +73,8 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
         if request.scheduler is not None:
             from retrace_fix.bulk.cluster import SchedulerError, dask_client, run_on_dask
 
+            if request.scheduler == "local":  # workers on this machine: they take the clones made ahead
+                settings = replace(settings, ahead=active_directory())
             try:
                 with dask_client(request.scheduler, request.jobs) as client:
                     outcomes = run_on_dask(client, tasks, settings, on_done)

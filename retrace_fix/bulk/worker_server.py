@@ -8,7 +8,8 @@ anything heavy: the command line starts it as soon as it reads ``--scheduler loc
 * the command's own process (the console script, ``python -m retrace_fix``) imports Dask and the
   engine itself (0.75 s) and the server is *forked* from it, then builds the caches (0.25 s)
   while the command parses its arguments and starts the cluster: the imports are made once, not
-  in both processes (0.75 s of CPU less);
+  in both processes (0.75 s of CPU less), and the other core is left to the clones made ahead
+  (:mod:`retrace_fix.bulk.clone_ahead`);
 * elsewhere (a caller's own process, which may run threads; a platform without ``fork``), a fresh
   interpreter is started as the server and imports both itself, while the caller imports its own.
 

@@ -157,7 +157,7 @@ def test_verify_fixer_parses_only_the_files_the_traces_mention(roots):
 def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_objects(tmp_path):
     """A git URL root costs its Python files and notebooks: a sparse checkout, and no object copied from a
     repository here."""
-    from retrace_fix.bulk.git_sources import GitSource, _local_git_dir, clone
+    from retrace_fix.bulk.git_sources import GitSource, local_git_dir, clone
     from tests.support.gitrepos import git, state
 
     source = new_repo(tmp_path / "source", {
@@ -177,9 +177,9 @@ def test_a_clone_checks_out_what_a_run_reads_and_borrows_a_local_repositorys_obj
     assert git(checkout, "count-objects").startswith("0 objects")  # nothing was copied
     assert state(source) == before
     # a URL of another machine, or of no repository, is fetched as before (shallow, its objects copied)
-    assert _local_git_dir("file://example.com/srv/repo.git") is None
-    assert _local_git_dir((tmp_path / "nowhere").as_uri()) is None
-    assert _local_git_dir("https://example.com/org/repo.git") is None
+    assert local_git_dir("file://example.com/srv/repo.git") is None
+    assert local_git_dir((tmp_path / "nowhere").as_uri()) is None
+    assert local_git_dir("https://example.com/org/repo.git") is None
 
 
 
