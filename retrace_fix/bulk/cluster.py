@@ -97,7 +97,9 @@ def dask_client(address: str, workers: int | None = None) -> Iterator[Any]:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         what = "cannot start a LocalCluster" if address == "local" else "cannot connect"
         raise SchedulerError(f"--scheduler {address}: {what}: {message}") from None
-    except BaseException:
+    except BaseException:  # Ctrl-C while the cluster starts or the client connects
+        if cluster is not None:
+            cluster.close()
         stack.close()
         raise
     with stack:

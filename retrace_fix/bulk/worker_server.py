@@ -147,14 +147,37 @@ def _fork_server(listener_fd: int, alive_r: int) -> int:
 
 
 def _end_server(pid: int | None) -> None:
-    """End the workers' server at once (its workers have ended with the cluster): it holds no
-    state, and ending politely would cost its interpreter's shutdown (0.3 s of wall time)."""
+    """End the workers' server at once: it holds no state, and ending politely would cost its
+    interpreter's shutdown (0.3 s of wall time).  Its workers have ended with the cluster -- unless
+    the cluster never finished starting (Ctrl-C in the middle, when Dask cannot always close it):
+    those left are ended first, since they hold multiprocessing's resource tracker open, which the
+    run then stops and waits for."""
     if pid is None:
         return
+    for worker in [*_children(pid), pid]:
+        try:
+            os.kill(worker, signal.SIGKILL)
+        except OSError:  # gone already
+            pass
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's ``/proc``; none found elsewhere)."""
+    found = []
     try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:  # pragma: no cover - gone already
-        pass
+        entries = os.listdir("/proc")
+    except OSError:  # pragma: no cover - no /proc
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
 
 
 __all__ = ["WORKER_PRELOAD", "worker_server"]

@@ -502,6 +502,56 @@ def test_a_forked_workers_server_ends_when_the_command_s_process_is_killed():
         time.sleep(0.05)
 
 
+#: Ctrl-C (a SIGINT to itself) once the LocalCluster's workers run, before the cluster is handed back
+INTERRUPTED_START = r"""
+import os, signal, sys
+import distributed.deploy.spec as spec
+from retrace_fix.bulk.cluster import dask_client
+from retrace_fix.bulk.worker_server import worker_server
+
+original = spec.SpecCluster._correct_state_internal
+
+async def started_then_interrupted(self):
+    result = await original(self)
+    os.kill(os.getpid(), signal.SIGINT)
+    return result
+
+spec.SpecCluster._correct_state_internal = started_then_interrupted
+try:
+    with worker_server(fork_here=True):
+        with dask_client("local", workers=2):
+            print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def _session_processes(session: int) -> list[str]:
+    listed = subprocess.run(["ps", "-o", "stat=,pid=,args=", "-s", str(session)], capture_output=True, text=True)
+    return [line for line in listed.stdout.splitlines() if line.strip() and not line.strip().startswith("Z")]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table with ps")
+def test_ctrl_c_while_the_local_cluster_starts_ends_everything_without_hanging():
+    """Ctrl-C once the workers run but before the cluster is handed back: Dask does not close such a
+    cluster, and its workers held multiprocessing's resource tracker open, whose stop at the end of
+    the run then waited for ever (the run hung after "interrupted").  Now the run ends and leaves no
+    process behind."""
+    process = subprocess.Popen([sys.executable, "-c", INTERRUPTED_START], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, 9)
+        process.communicate()
+        pytest.fail("the run hung after Ctrl-C")
+    assert out.strip() == "interrupted", err
+    deadline = time.monotonic() + 10
+    while _session_processes(process.pid):
+        assert time.monotonic() < deadline, _session_processes(process.pid)
+        time.sleep(0.05)
+
+
 def _parent_and_engine():  # runs in a worker process
     from retrace_fix import fastvisit
     from retrace_fix.codemods import REGISTRY
