@@ -14,10 +14,12 @@
   has it), not started as fresh interpreters that each import both (Dask's default,
   ``spawn``: about a second of CPU per worker, most of the cluster's start).  The server is
   started first thing (:func:`retrace_fix.bulk.worker_server.worker_server`: the command
-  line starts it as soon as it reads ``--scheduler local``), so that its imports overlap
-  what the coordinator does before the cluster is up.  The workers are still processes of their own,
-  forked from a process that runs no thread: a worker that dies takes only itself down.
-* Only this module imports ``distributed``, and only when a run asks for it.
+  line starts it as soon as it reads ``--scheduler local``; run as its own command, it imports
+  Dask and the engine and forks the server from itself), and the ``file://`` roots are cloned
+  ahead meanwhile (:mod:`retrace_fix.bulk.clone_ahead`).  The workers are still processes of
+  their own, forked from a process that runs no thread: a worker that dies takes only itself down.
+* Only this module and :mod:`~retrace_fix.bulk.worker_server` import ``distributed``, and
+  only when a run asks for it.
 """
 
 from __future__ import annotations
