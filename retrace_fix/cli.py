@@ -490,14 +490,15 @@ def _local_workers_server(args: list[str], own_process: bool) -> Iterator[None]:
 
 def _named_roots(args: list[str]) -> list[str]:
     """What may be roots in ``args`` before typer reads them, for the cloner: every argument and
-    the lines of a ``--repos`` file (not standard input); the cloner keeps the git URLs of
-    repositories on this machine.  A run of ``--shard`` has none: it runs part of them only."""
+    the lines of a ``--repos`` file (a regular file: not standard input, nor a pipe, which would
+    be read empty after); the cloner keeps the git URLs of repositories on this machine.  A run
+    of ``--shard`` has none: it runs part of them only."""
     if any(arg == "--shard" or arg.startswith("--shard=") for arg in args):
         return []
     named = list(args)
     for arg, following in zip(args, [*args[1:], None]):
         listing = following if arg == "--repos" else arg[len("--repos="):] if arg.startswith("--repos=") else None
-        if listing and listing != "-":
+        if listing and os.path.isfile(listing):  # not standard input, a pipe or a device: typer reads those
             from retrace_fix.bulk.run import BulkError, read_repos_file
 
             try:

@@ -209,6 +209,9 @@ def test_the_command_line_clones_ahead_the_roots_it_is_given(tmp_path, monkeypat
         "--diff", "--scheduler", "local", "--repos", str(listing), "file:///srv/c", "file:///srv/a", "file:///srv/b@v2"]
     assert _named_roots(["--repos=" + str(listing)])[1:] == ["file:///srv/a", "file:///srv/b@v2"]
     assert _named_roots(["--repos", "-", "file:///srv/c"]) == ["--repos", "-", "file:///srv/c"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it to read would wait for a writer; read by the cloner, typer would find it empty
+    assert _named_roots(["--repos", str(fifo)]) == ["--repos", str(fifo)]
     assert _named_roots(["--repos", str(tmp_path / "missing.txt")]) == ["--repos", str(tmp_path / "missing.txt")]
     assert _named_roots(["--shard", "1/2", "file:///srv/c"]) == []
     assert _named_roots(["--shard=1/2", "file:///srv/c"]) == []
