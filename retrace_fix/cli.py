@@ -23,7 +23,7 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator, List, Optional
 
@@ -423,7 +423,7 @@ def main(argv: list[str] | None = None) -> None:
     command = _click_command(app)
     interrupted = False
     try:
-        with _local_workers_server(args, own_process=argv is None), _noting_interrupts() as noted:
+        with _started_first(args, own_process=argv is None), _noting_interrupts() as noted:
             code = command.main(args=args, prog_name="retrace-fix", standalone_mode=False,
                                 obj={"verify_command": verify_command})
         interrupted = bool(noted) and code == 130  # typer turns Ctrl-C into a silent exit code 130
@@ -469,22 +469,30 @@ _COLLECTION_SKIPPED = False
 
 
 @contextmanager
-def _local_workers_server(args: list[str], own_process: bool) -> Iterator[None]:
-    """For a run given ``--scheduler local``: the server its Dask workers are forked from, started
-    before anything else (:func:`retrace_fix.bulk.worker_server.worker_server`; forked from this
-    process where it is the command's own), and before it the cloner of the git roots the
-    arguments name (:func:`retrace_fix.bulk.clone_ahead.clones_ahead`), so that their work
-    overlaps this process's own (imports, typer parsing the arguments, the cluster's start); both
-    stopped when the command ends, however it ends."""
-    asked = any(arg == "--scheduler=local" or (arg == "--scheduler" and following == "local")
-                for arg, following in zip(args, [*args[1:], None]))
-    if not asked:
-        yield
-        return
-    from retrace_fix.bulk.clone_ahead import clones_ahead
-    from retrace_fix.bulk.worker_server import worker_server
+def _started_first(args: list[str], own_process: bool) -> Iterator[None]:
+    """What a run starts before anything else, so that its work overlaps this process's own
+    (imports, typer parsing the arguments, a cluster's start), stopped when the command ends,
+    however it ends:
 
-    with clones_ahead(_named_roots(args)), worker_server(fork_here=own_process):
+    * the cloner of the git roots the arguments name, where they are ``file://`` URLs of
+      repositories on this machine (:func:`retrace_fix.bulk.clone_ahead.clones_ahead`): for a run
+      that clones them here, ``--scheduler local`` or none;
+    * for ``--scheduler local``, the server its Dask workers are forked from
+      (:func:`retrace_fix.bulk.worker_server.worker_server`; forked from this process where it is
+      the command's own)."""
+    local = any(arg == "--scheduler=local" or (arg == "--scheduler" and following == "local")
+                for arg, following in zip(args, [*args[1:], None]))
+    clones_here = local or not any(arg == "--scheduler" or arg.startswith("--scheduler=") for arg in args)
+    names_git_roots = any("://" in arg or arg == "--repos" or arg.startswith("--repos=") for arg in args)
+    with ExitStack() as started:  # nothing imported for a run of local paths
+        if clones_here and names_git_roots:
+            from retrace_fix.bulk.clone_ahead import clones_ahead
+
+            started.enter_context(clones_ahead(_named_roots(args)))
+        if local:
+            from retrace_fix.bulk.worker_server import worker_server
+
+            started.enter_context(worker_server(fork_here=own_process))
         yield
 
 

@@ -81,7 +81,8 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
             except SchedulerError as exc:
                 raise UsageProblem(str(exc)) from None
         else:
-            outcomes = run_here(tasks, settings, request.jobs, on_done)
+            # forked from this process (or its threads): they take the clones made ahead
+            outcomes = run_here(tasks, replace(settings, ahead=active_directory()), request.jobs, on_done)
     by_index = {outcome.index: outcome for outcome in outcomes}
     for index, root in enumerate(here):  # a malformed git URL: that root's error, the others ran
         if root.url_error is not None:

@@ -215,3 +215,31 @@ def test_the_command_line_clones_ahead_the_roots_it_is_given(tmp_path, monkeypat
     assert _named_roots(["--repos", str(tmp_path / "missing.txt")]) == ["--repos", str(tmp_path / "missing.txt")]
     assert _named_roots(["--shard", "1/2", "file:///srv/c"]) == []
     assert _named_roots(["--shard=1/2", "file:///srv/c"]) == []
+
+
+@pytest.mark.parametrize("args, cloned, server", [
+    (["--diff", "--repos", "repos.txt"], True, False),  # git roots cloned here, by forked workers
+    (["--diff", "file:///srv/a"], True, False),
+    (["--diff", "--scheduler", "local", "--repos", "repos.txt"], True, True),
+    (["--diff", "--scheduler=local", "file:///srv/a"], True, True),
+    (["--diff", "--scheduler", "tcp://127.0.0.1:8786", "--repos", "repos.txt"], False, False),  # cloned elsewhere
+    (["--diff", "src/", "tests/"], False, False),  # local paths: nothing started, nothing imported
+])
+def test_the_command_line_starts_the_cloner_where_roots_are_cloned_here(monkeypatch, args, cloned, server):
+    from contextlib import contextmanager
+
+    import retrace_fix.bulk.worker_server as worker_server_module
+    from retrace_fix import cli
+
+    started = []
+
+    @contextmanager
+    def fake(what):
+        started.append(what)
+        yield None
+
+    monkeypatch.setattr(clone_ahead, "clones_ahead", lambda entries: fake("cloner"))
+    monkeypatch.setattr(worker_server_module, "worker_server", lambda fork_here=False: fake("server"))
+    with cli._started_first(args, own_process=False):
+        pass
+    assert started == [what for what, on in (("cloner", cloned), ("server", server)) if on]

@@ -202,17 +202,19 @@ def test_clones_are_removed_after_the_run(in_corpus, tmp_path, monkeypatch):
     assert list(scratch.iterdir()) == []
 
 
-def test_the_command_s_own_process_on_a_local_cluster_gives_the_patches_of_one_process(in_corpus, whole_runs, tmp_path):
-    """As users run it (``python -m retrace_fix``: the workers' server forked from the command's
-    process, the URL roots cloned ahead while the cluster starts): the patches and summary of the
-    whole corpus in one process; the scratch place and the process table left as they were."""
+@pytest.mark.parametrize("where", [["--scheduler", "local"], []])
+def test_the_command_s_own_process_gives_the_patches_of_one_process(in_corpus, whole_runs, tmp_path, where):
+    """As users run it (``python -m retrace_fix``; the URL roots cloned ahead while the run starts;
+    with ``--scheduler local`` the workers' server forked from the command, without it the
+    workers forked from the command): the patches and summary of the whole corpus in one
+    process; the scratch place left empty."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     env = {**os.environ, "RETRACE_FIX_SCRATCH": str(scratch)}
     out_dir = tmp_path / "own"
     done = subprocess.run(
         [sys.executable, "-m", "retrace_fix", "--patch-dir", str(out_dir), "--summary", str(out_dir / "SUMMARY.md"),
-         "--scheduler", "local", "--jobs", "2", "--repos", "repos.txt", "--format", "json"],
+         *where, "--jobs", "2", "--repos", "repos.txt", "--format", "json"],
         cwd=in_corpus, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 2, done.stderr
