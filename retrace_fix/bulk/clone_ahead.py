@@ -1,13 +1,15 @@
-"""Clones made ahead, on the core a ``--scheduler local`` run leaves idle while its cluster starts.
+"""Clones made ahead, on the core a run leaves idle while it starts.
 
 A root given as a ``file://`` URL of a repository on this machine is cloned by the task that
 processes it (:mod:`retrace_fix.bulk.root_task`): a ``git checkout`` from the borrowed objects,
-20-70 ms of CPU a root.  Before the first task runs, the coordinator imports Dask and the engine
-(0.75 s) and the workers' server is forked from it (:mod:`retrace_fix.bulk.worker_server`): one
-core has nothing to do.  The command line starts a *cloner* first (:func:`clones_ahead`, given
-the git URLs the arguments and the ``--repos`` file name), which clones those roots meanwhile,
-from the last backwards (the workers take them from the first); a worker that reaches a root the
-cloner has finished takes that clone instead of making one (:func:`take`).
+20-70 ms of CPU a root.  Before the first task runs, the command imports the engine (and, for
+``--scheduler local``, Dask, and the workers' server is forked from it:
+:mod:`retrace_fix.bulk.worker_server`); one core has nothing to do.  The command line starts a
+*cloner* first (:func:`clones_ahead`, given the arguments and the ``--repos`` file's lines) for a
+run whose roots are cloned on this machine -- ``--scheduler local``, or no ``--scheduler`` (the
+workers forked from the command, :mod:`retrace_fix.bulk.forked_roots`) -- which clones those
+roots meanwhile, from the last backwards (the workers take them from the first); a worker that
+reaches a root the cloner has finished takes that clone instead of making one (:func:`take`).
 
 * The cloner is a process of its own at the lowest priority (``nice 19``, which its git
   inherits), in this process's session: it runs on what the run leaves idle.  (As a thread it
