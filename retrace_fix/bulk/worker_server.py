@@ -126,6 +126,10 @@ def _fork_server(listener_fd: int, alive_r: int) -> int:
         return pid
     code = 0
     try:
+        # Ctrl-C is the command's to act on (it closes the cluster): ignored here before the preload,
+        # it is what the server gives each worker it forks (the handlers it finds after its preload),
+        # so that a worker interrupted inside Dask prints no tracebacks (30-70 lines) on the terminal
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         keep = {0, 1, 2, listener_fd, alive_r}
         for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
             if fd not in keep:

@@ -443,7 +443,7 @@ def test_the_command_line_starts_the_local_workers_server_before_the_command(mon
 #: a command's own process (``python -c``): the workers' server forked from it, or, with a thread
 #: running (argv[1] == "thread"), spawned as a fresh interpreter; what a worker sees of its server
 FORKED_SERVER = r"""
-import json, os, sys, threading
+import json, os, signal, sys, threading
 from multiprocessing import forkserver
 from retrace_fix.bulk.cluster import dask_client
 from retrace_fix.bulk.worker_server import worker_server
@@ -453,7 +453,8 @@ def probe():
     server = os.getppid()
     with open(f"/proc/{server}/cmdline", "rb") as f:
         command = [part.decode() for part in f.read().split(b"\0") if part]
-    return server, command, "retrace_fix.engine.run" in sys.modules and bool(fastvisit._PLANS)
+    ignores = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    return server, command, "retrace_fix.engine.run" in sys.modules and bool(fastvisit._PLANS), ignores
 
 if sys.argv[1] == "thread":
     threading.Thread(target=threading.Event().wait, daemon=True).start()
@@ -463,14 +464,14 @@ with worker_server(fork_here=True):
         print(server, flush=True)
         os.kill(os.getpid(), 9)
     with dask_client("local", workers=1) as client:
-        ((parent, command, engine),) = client.run(probe).values()
+        ((parent, command, engine, ignores),) = client.run(probe).values()
 try:
     os.waitpid(server, os.WNOHANG)
     reaped = False
 except ChildProcessError:
     reaped = True
 print(json.dumps({"server": server, "parent": parent, "command": command, "engine": engine,
-                  "own_command": [sys.executable, "-c"], "reaped": reaped}))
+                  "ignores_ctrl_c": ignores, "own_command": [sys.executable, "-c"], "reaped": reaped}))
 """
 
 
@@ -480,7 +481,8 @@ def test_the_command_s_own_process_forks_the_workers_server_from_itself(threads)
     """``worker_server(fork_here=True)``: in a process running no other thread the server is a fork
     of it (its command line is the process's own, not ``multiprocessing.forkserver``'s), with the
     engine imported and its caches built before the worker is forked from it; with a thread
-    running, a fresh interpreter as before.  Either way it is reaped with the cluster."""
+    running, a fresh interpreter as before.  Either way it is reaped with the cluster.  The workers
+    of a forked server ignore Ctrl-C (the command closes the cluster)."""
     done = subprocess.run([sys.executable, "-c", FORKED_SERVER, threads], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
@@ -489,6 +491,8 @@ def test_the_command_s_own_process_forks_the_workers_server_from_itself(threads)
     assert spawned == (threads == "thread")
     if not spawned:
         assert seen["command"][:2] == seen["own_command"] and FORKED_SERVER.strip() in seen["command"][2]
+    # Ctrl-C reaches every process of the run; the workers of a forked server leave it to the command
+    assert seen["ignores_ctrl_c"] == (not spawned)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the server is forked on Linux only")
