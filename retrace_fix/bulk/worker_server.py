@@ -24,12 +24,15 @@ import os
 import signal
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 #: what the server process that ``--scheduler local``'s workers are forked from imports once
 #: (the second: the engine, warmed up and frozen, :mod:`retrace_fix.bulk.worker_preload`)
 WORKER_PRELOAD = ("distributed", "retrace_fix.bulk.worker_preload")
+#: seconds the end of a run waits for multiprocessing's resource tracker to end (it takes a few ms)
+TRACKER_WAIT = 5.0
 
 
 @contextmanager
@@ -75,9 +78,42 @@ def worker_server(fork_here: bool = False) -> Iterator[bool]:
         if not ran_before and stop is not None:
             _end_server(getattr(server, "_forkserver_pid", None))
             stop()  # reaps it, and the module forgets it (a later run starts another)
-        stop_tracker = getattr(tracker, "_stop", None)
-        if not tracker_ran_before and stop_tracker is not None:
-            stop_tracker()  # and waits for it: no process of the run outlives it (one starts again on demand)
+        if not tracker_ran_before and tracker is not None:
+            _stop_tracker(tracker)  # and waits for it: no process of the run outlives it (one starts again on demand)
+
+
+def _stop_tracker(tracker: object) -> None:
+    """Stop multiprocessing's resource tracker (started by this run's server) and wait for it to
+    end -- for :data:`TRACKER_WAIT` seconds at most.  It ends once every process holding it open has
+    closed it, and a cluster whose start was interrupted (Ctrl-C) goes on starting workers on its
+    own thread, which then hold it: waiting for ever there hung the run (while that thread waited
+    on the tracker's lock).  Such workers still alive are ended first; one started after that leaves
+    the tracker to end with it, after this process (a zombie until then, reaped by the system)."""
+    lock, pid = getattr(tracker, "_lock", None), getattr(tracker, "_pid", None)
+    if lock is None or not hasattr(tracker, "_fd"):  # pragma: no cover - another Python
+        getattr(tracker, "_stop", lambda: None)()
+        return
+    for child in multiprocessing.active_children():  # none after a cluster closed as it should
+        child.kill()
+    if not lock.acquire(timeout=TRACKER_WAIT):  # pragma: no cover - held by a thread that is stuck
+        return
+    try:
+        if tracker._fd is None:  # type: ignore[attr-defined]
+            return
+        os.close(tracker._fd)  # type: ignore[attr-defined]  # its "alive" pipe: it ends at EOF
+        tracker._fd = tracker._pid = None  # type: ignore[attr-defined]
+        deadline = time.monotonic() + TRACKER_WAIT
+        pause = 0.001
+        while pid is not None and time.monotonic() < deadline:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    return
+            except ChildProcessError:  # reaped already
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+    finally:
+        lock.release()
 
 
 def _may_fork_server() -> bool:

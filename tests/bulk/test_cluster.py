@@ -508,6 +508,35 @@ def test_a_forked_workers_server_ends_when_the_command_s_process_is_killed():
         time.sleep(0.05)
 
 
+def test_the_resource_tracker_is_waited_for_a_bounded_time(monkeypatch):
+    """A tracker held open by a process that does not end (a worker a half-started cluster went on
+    starting): its pipe is closed, the wait gives up after ``TRACKER_WAIT`` and the lock is free
+    again -- ``ResourceTracker._stop`` waited for ever there, holding the lock."""
+    import threading
+
+    from retrace_fix.bulk import worker_server as worker_server_module
+
+    class Tracker:  # what _stop_tracker reads of multiprocessing's ResourceTracker
+        def __init__(self, pid, fd):
+            self._lock, self._pid, self._fd = threading.RLock(), pid, fd
+
+    monkeypatch.setattr(worker_server_module, "TRACKER_WAIT", 0.3)
+    held_open = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    read_end, write_end = os.pipe()
+    tracker = Tracker(held_open.pid, write_end)
+    try:
+        started = time.monotonic()
+        worker_server_module._stop_tracker(tracker)
+        assert time.monotonic() - started < 3
+        assert tracker._fd is None and tracker._pid is None
+        assert os.read(read_end, 1) == b""  # its end of the pipe was closed: a real tracker ends at EOF
+        assert tracker._lock.acquire(blocking=False)  # released
+    finally:
+        held_open.kill()
+        held_open.wait()
+        os.close(read_end)
+
+
 #: Ctrl-C (a SIGINT to itself) once the LocalCluster's workers run, before the cluster is handed back
 INTERRUPTED_START = r"""
 import os, signal, sys
