@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Collection, Iterator, Sequence
 
 #: what the server process that ``--scheduler local``'s workers are forked from imports once
 #: (the second: the engine, warmed up and frozen, :mod:`retrace_fix.bulk.worker_preload`)
@@ -54,6 +54,7 @@ def worker_server(fork_here: bool = False) -> Iterator[bool]:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         yield False
         return
+    children_before = {child.pid for child in multiprocessing.active_children()}  # the caller's own
     from multiprocessing import forkserver, resource_tracker
 
     server = getattr(forkserver, "_forkserver", None)
@@ -79,22 +80,26 @@ def worker_server(fork_here: bool = False) -> Iterator[bool]:
             _end_server(getattr(server, "_forkserver_pid", None))
             stop()  # reaps it, and the module forgets it (a later run starts another)
         if not tracker_ran_before and tracker is not None:
-            _stop_tracker(tracker)  # and waits for it: no process of the run outlives it (one starts again on demand)
+            # and waits for it: no process of the run outlives it (one starts again on demand)
+            _stop_tracker(tracker, spare=children_before)
 
 
-def _stop_tracker(tracker: object) -> None:
+def _stop_tracker(tracker: object, spare: Collection[int | None] = ()) -> None:
     """Stop multiprocessing's resource tracker (started by this run's server) and wait for it to
     end -- for :data:`TRACKER_WAIT` seconds at most.  It ends once every process holding it open has
     closed it, and a cluster whose start was interrupted (Ctrl-C) goes on starting workers on its
     own thread, which then hold it: waiting for ever there hung the run (while that thread waited
-    on the tracker's lock).  Such workers still alive are ended first; one started after that leaves
-    the tracker to end with it, after this process (a zombie until then, reaped by the system)."""
+    on the tracker's lock).  Such workers still alive are ended first (the multiprocessing children
+    of this process but those in ``spare``, which it had before the run); one started after that
+    leaves the tracker to end with it, after this process (a zombie until then, reaped by the
+    system)."""
     lock, pid = getattr(tracker, "_lock", None), getattr(tracker, "_pid", None)
     if lock is None or not hasattr(tracker, "_fd"):  # pragma: no cover - another Python
         getattr(tracker, "_stop", lambda: None)()
         return
     for child in multiprocessing.active_children():  # none after a cluster closed as it should
-        child.kill()
+        if child.pid not in spare:
+            child.kill()
     if not lock.acquire(timeout=TRACKER_WAIT):  # pragma: no cover - held by a thread that is stuck
         return
     try:

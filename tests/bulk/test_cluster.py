@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -511,7 +512,8 @@ def test_a_forked_workers_server_ends_when_the_command_s_process_is_killed():
 def test_the_resource_tracker_is_waited_for_a_bounded_time(monkeypatch):
     """A tracker held open by a process that does not end (a worker a half-started cluster went on
     starting): its pipe is closed, the wait gives up after ``TRACKER_WAIT`` and the lock is free
-    again -- ``ResourceTracker._stop`` waited for ever there, holding the lock."""
+    again -- ``ResourceTracker._stop`` waited for ever there, holding the lock.  Multiprocessing
+    children started during the run are ended first; the caller's own are spared."""
     import threading
 
     from retrace_fix.bulk import worker_server as worker_server_module
@@ -524,14 +526,23 @@ def test_the_resource_tracker_is_waited_for_a_bounded_time(monkeypatch):
     held_open = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     read_end, write_end = os.pipe()
     tracker = Tracker(held_open.pid, write_end)
+    spawn = multiprocessing.get_context("spawn")
+    callers, runs = spawn.Process(target=time.sleep, args=(60,)), spawn.Process(target=time.sleep, args=(60,))
+    callers.start()
+    runs.start()
     try:
         started = time.monotonic()
-        worker_server_module._stop_tracker(tracker)
+        worker_server_module._stop_tracker(tracker, spare={callers.pid})
         assert time.monotonic() - started < 3
         assert tracker._fd is None and tracker._pid is None
         assert os.read(read_end, 1) == b""  # its end of the pipe was closed: a real tracker ends at EOF
         assert tracker._lock.acquire(blocking=False)  # released
+        runs.join(5)
+        assert runs.exitcode == -9 and callers.is_alive()  # the run's children ended, the caller's spared
     finally:
+        for process in (callers, runs):
+            process.kill()
+            process.join()
         held_open.kill()
         held_open.wait()
         os.close(read_end)
