@@ -70,19 +70,18 @@ def run_root_tasks(request: FixRequest) -> tuple[RunResult, BulkReport]:
         cwd=os.getcwd(),
     )
     with _progress([task.label for task in tasks]) as on_done:
+        if request.scheduler in (None, "local"):  # workers on this machine: they take the clones made ahead
+            settings = replace(settings, ahead=active_directory())
         if request.scheduler is not None:
             from retrace_fix.bulk.cluster import SchedulerError, dask_client, run_on_dask
 
-            if request.scheduler == "local":  # workers on this machine: they take the clones made ahead
-                settings = replace(settings, ahead=active_directory())
             try:
                 with dask_client(request.scheduler, request.jobs) as client:
                     outcomes = run_on_dask(client, tasks, settings, on_done)
             except SchedulerError as exc:
                 raise UsageProblem(str(exc)) from None
         else:
-            # forked from this process (or its threads): they take the clones made ahead
-            outcomes = run_here(tasks, replace(settings, ahead=active_directory()), request.jobs, on_done)
+            outcomes = run_here(tasks, settings, request.jobs, on_done)
     by_index = {outcome.index: outcome for outcome in outcomes}
     for index, root in enumerate(here):  # a malformed git URL: that root's error, the others ran
         if root.url_error is not None:

@@ -54,13 +54,14 @@ def worker_server(fork_here: bool = False) -> Iterator[bool]:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         yield False
         return
-    children_before = {child.pid for child in multiprocessing.active_children()}  # the caller's own
     from multiprocessing import forkserver, resource_tracker
 
     server = getattr(forkserver, "_forkserver", None)
     ran_before = getattr(server, "_forkserver_pid", None) is not None
     tracker = getattr(resource_tracker, "_resource_tracker", None)  # the server starts it too
     tracker_ran_before = getattr(tracker, "_pid", None) is not None
+    # the caller's own children, left alone at the end (only a run that starts the tracker looks)
+    children_before = set() if tracker_ran_before else {child.pid for child in multiprocessing.active_children()}
     try:
         context = multiprocessing.get_context("forkserver")
         if not ran_before:
